@@ -1,0 +1,63 @@
+"""Rank texts by a qualitative criterion with an LLM judge in a multi-elimination tournament.
+
+Example:
+    >>> import asyncio
+    >>> from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+    >>> sorter = QualitativeSorter(MockLLMProvider(seed=0), criteria="larger number",
+    ...                            seed=0, checkpointer=None)
+    >>> asyncio.run(sorter.sort(["1", "50", "99"])).rankings[0]
+    (1, ['99'])
+"""
+
+from llm_qualitative_sort._storage import default_checkpoint_path
+from llm_qualitative_sort.cache import (
+    CacheError,
+    CacheKey,
+    ComparisonCache,
+    FileCache,
+    MemoryCache,
+)
+from llm_qualitative_sort.errors import (
+    PermanentProviderError,
+    ProviderError,
+    RunMismatchError,
+    RunStoppedError,
+    TransientProviderError,
+)
+from llm_qualitative_sort.graph import build_graph
+from llm_qualitative_sort.models import (
+    ComparisonResult,
+    EventType,
+    MatchResult,
+    ProgressEvent,
+    RoundResult,
+    SortResult,
+    Statistics,
+)
+from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
+from llm_qualitative_sort.sorter import QualitativeSorter
+
+__all__ = [
+    "CacheError",
+    "CacheKey",
+    "ComparisonCache",
+    "ComparisonResult",
+    "EventType",
+    "FileCache",
+    "LLMProvider",
+    "MatchResult",
+    "MemoryCache",
+    "MockLLMProvider",
+    "PermanentProviderError",
+    "ProgressEvent",
+    "ProviderError",
+    "QualitativeSorter",
+    "RoundResult",
+    "RunMismatchError",
+    "RunStoppedError",
+    "SortResult",
+    "Statistics",
+    "TransientProviderError",
+    "build_graph",
+    "default_checkpoint_path",
+]

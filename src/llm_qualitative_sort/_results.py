@@ -1,0 +1,58 @@
+"""Turning the graph's stored state into the public result types."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llm_qualitative_sort.graph.state import MatchLog, RoundLog
+from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
+
+
+def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
+    """A `MatchResult` from its stored form."""
+    a, b, winner, calls = log
+    rounds = [
+        RoundResult(order=o, winner=w, reasoning=r, cached=c, input_tokens=i, output_tokens=t)
+        for o, w, r, c, i, t in calls
+    ]
+    return MatchResult(items[a], items[b], winner, rounds, round_number)
+
+
+def history_matches(items: Sequence[str], history: Sequence[RoundLog]) -> list[MatchResult]:
+    """Every match of the run, in the order played."""
+    return [
+        match_from_log(items, log, entry["round"]) for entry in history for log in entry["matches"]
+    ]
+
+
+def statistics(matches: Sequence[MatchResult], rounds: int, elapsed: float) -> Statistics:
+    """Counts over the whole run."""
+    calls = [call for match in matches for call in match.rounds]
+    paid = [call for call in calls if not call.cached]
+    return Statistics(
+        total_matches=len(matches),
+        total_api_calls=len(paid),
+        cache_hits=len(calls) - len(paid),
+        elapsed_time=elapsed,
+        failed_calls=sum(call.winner is None for call in calls),
+        draws=sum(match.winner is None for match in matches),
+        rounds=rounds,
+        input_tokens=sum(call.input_tokens for call in paid),
+        output_tokens=sum(call.output_tokens for call in paid),
+    )
+
+
+def sort_result(values: dict[str, Any], run_id: str, elapsed: float) -> SortResult:
+    """The `SortResult` of a finished run from its final state."""
+    items: list[str] = values["items"]
+    history: list[RoundLog] = values.get("history", [])
+    matches = history_matches(items, history)
+    rankings = [(rank, list(group)) for rank, group in values["rankings"]]
+    return SortResult(rankings, matches, statistics(matches, len(history), elapsed), run_id)
+
+
+def trivial_result(items: Sequence[str], run_id: str, elapsed: float) -> SortResult:
+    """The result for fewer than two items: no match, no call."""
+    rankings = [(1, [items[0]])] if items else []
+    return SortResult(rankings, [], Statistics(0, 0, 0, elapsed), run_id)

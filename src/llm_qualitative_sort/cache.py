@@ -1,0 +1,193 @@
+"""Reuse of comparisons already paid for: `MemoryCache`, `FileCache` and their base.
+
+A key names one LLM call: the text shown first, the text shown second, the criterion, the
+repetition index of the call within its presentation order, and the judge's model
+identity. Each field is hashed on its own (SHA-256) and the digests are hashed together, so
+no two different calls can share a key whatever characters the texts contain.
+
+The key follows the presentation order, not the match's orientation: a match (x, y) in order
+"BA" and a match (y, x) in order "AB" send the same prompt and share a key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from llm_qualitative_sort.models import ComparisonResult
+
+
+class CacheError(RuntimeError):
+    """A cache file cannot be used (corrupt, unreadable, or not a cache)."""
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """Identity of one LLM call. Build it with `CacheKey.of(...)`."""
+
+    first_hash: str
+    second_hash: str
+    criteria_hash: str
+    repetition: int
+    model_hash: str
+
+    @classmethod
+    def of(
+        cls, first: str, second: str, criteria: str, repetition: int, model_identity: str
+    ) -> CacheKey:
+        """The key of showing `first` then `second` under `criteria` to a model."""
+        return cls(_sha(first), _sha(second), _sha(criteria), repetition, _sha(model_identity))
+
+    @property
+    def digest(self) -> str:
+        """One hex string naming the call."""
+        fields = (self.first_hash, self.second_hash, self.criteria_hash)
+        tail = (_sha(str(self.repetition)), self.model_hash)
+        return _sha("".join(fields + tail))
+
+
+class ComparisonCache(ABC):
+    """Where answers of earlier calls are kept. Subclass it to store them elsewhere.
+
+    Only answers with a verdict are stored: a failed or verdict-less call is never cached.
+    """
+
+    @abstractmethod
+    async def get(self, key: CacheKey) -> ComparisonResult | None:
+        """The stored answer for `key`, or None."""
+
+    @abstractmethod
+    async def set(self, key: CacheKey, result: ComparisonResult) -> None:
+        """Store the answer for `key`."""
+
+
+class MemoryCache(ComparisonCache):
+    """A cache that lives as long as the object.
+
+    Example:
+        >>> cache = MemoryCache()
+        >>> len(cache)
+        0
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[str, ComparisonResult] = {}
+
+    async def get(self, key: CacheKey) -> ComparisonResult | None:
+        """The stored answer for `key`, or None."""
+        return self._entries.get(key.digest)
+
+    async def set(self, key: CacheKey, result: ComparisonResult) -> None:
+        """Store the answer for `key`."""
+        self._entries[key.digest] = result
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class FileCache(ComparisonCache):
+    """A cache in a directory, kept across processes.
+
+    The answers live in one SQLite database (`comparisons.sqlite3`) inside `directory`.
+    SQLite makes every write atomic and lets several processes share the file (a writer
+    waits for the lock), so the cache is never left half-written, even by a killed process.
+
+    Args:
+        directory: Where to keep the cache; created if missing.
+
+    Example:
+        >>> import tempfile
+        >>> cache = FileCache(tempfile.mkdtemp())
+        >>> cache.path.name
+        'comparisons.sqlite3'
+    """
+
+    def __init__(self, directory: str | Path) -> None:
+        root = Path(directory)
+        root.mkdir(parents=True, exist_ok=True)
+        self.path = root / "comparisons.sqlite3"
+        self._table = SqliteTable(self.path, "comparisons")
+
+    async def get(self, key: CacheKey) -> ComparisonResult | None:
+        """The stored answer for `key`, or None."""
+        record = self._table.get(key.digest)
+        return None if record is None else result_from_record(record, self.path)
+
+    async def set(self, key: CacheKey, result: ComparisonResult) -> None:
+        """Store the answer for `key`."""
+        self._table.set(key.digest, result_to_record(result))
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._table.close()
+
+
+def result_to_record(result: ComparisonResult) -> str:
+    """A JSON text for a `ComparisonResult`."""
+    return json.dumps(asdict(result), ensure_ascii=False, default=str)
+
+
+def result_from_record(record: str, source: Path | str) -> ComparisonResult:
+    """Rebuild a `ComparisonResult`; a malformed record is an error naming `source`."""
+    try:
+        data: dict[str, Any] = json.loads(record)
+        result = ComparisonResult(**data)
+    except (ValueError, TypeError) as exc:
+        raise CacheError(f"corrupt entry in {source}: {exc}") from exc
+    if result.winner not in ("A", "B", None):
+        raise CacheError(f"corrupt entry in {source}: winner {result.winner!r}")
+    return result
+
+
+class SqliteTable:
+    """A key/value table in an SQLite file, written through on every `set`.
+
+    The calls are synchronous on purpose: in WAL mode with `synchronous=NORMAL` a one-row
+    commit takes tens of microseconds, less than handing the work to a thread would cost,
+    and a commit in WAL mode survives a killed process.
+    """
+
+    def __init__(self, path: Path, table: str) -> None:
+        self.path = path
+        self._table = table
+        try:
+            self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+            )
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(f"cannot use {path} as a comparison store: {exc}") from exc
+
+    def get(self, key: str) -> str | None:
+        """The value stored under `key`, or None."""
+        try:
+            row = self._conn.execute(
+                f"SELECT value FROM {self._table} WHERE key = ?", (key,)
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(f"cannot read {self.path}: {exc}") from exc
+        return None if row is None else str(row[0])
+
+    def set(self, key: str, value: str) -> None:
+        """Store `value` under `key` and commit."""
+        try:
+            self._conn.execute(
+                f"INSERT OR REPLACE INTO {self._table} (key, value) VALUES (?, ?)", (key, value)
+            )
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(f"cannot write {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()

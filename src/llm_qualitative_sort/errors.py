@@ -1,0 +1,49 @@
+"""Exceptions raised by the library.
+
+Provider implementations raise `TransientProviderError` for failures worth retrying (rate
+limits, 5xx, timeouts, dropped connections) and `PermanentProviderError` for failures that
+no retry can fix (bad key, unknown model, invalid request). The engine turns either, when it
+stops a run, into a `RunStoppedError` that carries the run id and says how to resume.
+"""
+
+from __future__ import annotations
+
+
+class ProviderError(Exception):
+    """A provider could not produce an answer."""
+
+
+class TransientProviderError(ProviderError):
+    """A failure that a later attempt may not repeat.
+
+    Args:
+        message: What happened.
+        retry_after: Seconds the server asked us to wait, if it said so.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentProviderError(ProviderError):
+    """A failure that retrying cannot fix; the run stops at once."""
+
+
+class RunStoppedError(RuntimeError):
+    """A run stopped before its end; everything finished so far is saved.
+
+    Attributes:
+        run_id: The id to pass to `QualitativeSorter.resume` to continue the run.
+    """
+
+    def __init__(self, message: str, *, run_id: str) -> None:
+        super().__init__(
+            f"{message} (run id {run_id!r}; continue it with "
+            f"`await sorter.resume({run_id!r})`)"
+        )
+        self.run_id = run_id
+
+
+class RunMismatchError(ValueError):
+    """A run id was reused with items or settings that differ from the stored run."""

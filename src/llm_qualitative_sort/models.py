@@ -1,0 +1,123 @@
+"""Public result and event types.
+
+Names and fields follow the specification; extra fields have defaults so that code written
+against the specification keeps working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+Side = Literal["A", "B"]
+Order = Literal["AB", "BA"]
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """What a provider answered for one comparison call.
+
+    `winner` is stated in the terms of the call: "A" is the text that was shown first.
+    `None` means the call gave no usable verdict (unparseable or refused answer).
+
+    Example:
+        >>> ComparisonResult(winner="A", reasoning="A cites evidence.").winner
+        'A'
+    """
+
+    winner: Side | None
+    reasoning: str
+    raw_response: dict[str, Any] = field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """One LLM call of a match.
+
+    `winner` is stated in the match's own terms (`MatchResult.item_a` / `item_b`), whatever
+    the order shown to the LLM; `None` means the call gave no verdict and counted for neither.
+    `cached` is true when the answer came from the user's cache instead of a paid call.
+    """
+
+    order: Order
+    winner: Side | None
+    reasoning: str
+    cached: bool
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A match: `comparison_rounds` calls, half in each presentation order.
+
+    `winner` is None for a draw (equal numbers of calls won), which costs both items a loss.
+    """
+
+    item_a: str
+    item_b: str
+    winner: Side | None
+    rounds: list[RoundResult]
+    round_number: int = 0
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """Counts and timings of a run.
+
+    `total_api_calls` counts calls paid for (cache hits excluded); `failed_calls` counts
+    calls that gave no verdict; `rounds` counts tournament rounds. `elapsed_time` is the
+    wall time, in seconds, of the call that finished the run.
+    """
+
+    total_matches: int
+    total_api_calls: int
+    cache_hits: int
+    elapsed_time: float
+    failed_calls: int = 0
+    draws: int = 0
+    rounds: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class SortResult:
+    """The outcome of a sort.
+
+    `rankings` lists `(rank, items)` from the best; items with equal wins share a rank
+    (competition ranking: 1, 2, 2, 4).
+    """
+
+    rankings: list[tuple[int, list[str]]]
+    match_history: list[MatchResult]
+    statistics: Statistics
+    run_id: str = ""
+
+
+class EventType(StrEnum):
+    """Kinds of progress events."""
+
+    MATCH_START = "match_start"
+    MATCH_END = "match_end"
+    ROUND_END = "round_end"
+    BRACKET_CHANGE = "bracket_change"
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """A progress notification.
+
+    `completed` counts finished matches; `total` is an upper bound on the number of
+    matches of the whole run (N·n−1 at the start, tightened as losses accumulate), so
+    `completed <= total` always and the last event has them equal.
+    """
+
+    type: EventType
+    message: str
+    completed: int
+    total: int
+    data: dict[str, Any] = field(default_factory=dict)

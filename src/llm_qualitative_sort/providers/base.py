@@ -1,0 +1,74 @@
+"""The provider interface: one comparison of two texts by an LLM."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from pydantic import SecretStr
+
+from llm_qualitative_sort.models import ComparisonResult
+
+
+class LLMProvider(ABC):
+    """Compares two texts under a criterion.
+
+    Subclasses implement `compare`. The engine calls `compare_call`, which also passes the
+    repetition index of the call within its match; providers whose answers should differ
+    between repetitions of the same prompt (such as the seeded mock) override it.
+
+    Args:
+        api_key: Secret credential; kept as a `SecretStr` so it never shows in a repr.
+        base_url: Endpoint override (proxy, compatible server).
+        model: Model name.
+
+    Example:
+        >>> class Longer(LLMProvider):
+        ...     async def compare(self, item_a, item_b, criteria):
+        ...         winner = "A" if len(item_a) >= len(item_b) else "B"
+        ...         return ComparisonResult(winner=winner, reasoning="longer wins")
+        >>> Longer(model="len").model_identity
+        'Longer:len'
+    """
+
+    def __init__(
+        self, api_key: str | None = None, base_url: str | None = None, model: str = "default"
+    ) -> None:
+        self._api_key = SecretStr(api_key) if api_key is not None else None
+        self.base_url = base_url
+        self.model = model
+
+    @property
+    def model_identity(self) -> str:
+        """What distinguishes this judge's answers from another's, for cache keys.
+
+        Never contains the API key.
+        """
+        return f"{type(self).__name__}:{self.model}"
+
+    @abstractmethod
+    async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
+        """Judge which of two texts better meets the criterion.
+
+        Args:
+            item_a: The text shown first.
+            item_b: The text shown second.
+            criteria: The user's criterion.
+
+        Returns:
+            The verdict in the call's terms ("A" = `item_a`), or `winner=None` when the
+            model gave no usable verdict.
+
+        Raises:
+            TransientProviderError: A failure worth retrying.
+            PermanentProviderError: A failure that retrying cannot fix.
+        """
+
+    async def compare_call(
+        self, item_a: str, item_b: str, criteria: str, *, repetition: int
+    ) -> ComparisonResult:
+        """One call of a match; `repetition` counts calls with this same presentation order."""
+        del repetition  # a real LLM samples afresh on every call
+        return await self.compare(item_a, item_b, criteria)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"

@@ -1,0 +1,243 @@
+"""`QualitativeSorter`: the public entry point that drives the tournament graph."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.types import RetryPolicy
+
+from llm_qualitative_sort._journal import Journal
+from llm_qualitative_sort._results import sort_result, trivial_result
+from llm_qualitative_sort._storage import RunStore, default_checkpoint_path
+from llm_qualitative_sort._validation import check_criteria, check_items, check_settings
+from llm_qualitative_sort.cache import ComparisonCache
+from llm_qualitative_sort.errors import RunMismatchError, RunStoppedError
+from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
+from llm_qualitative_sort.graph.context import DEFAULT_RETRY
+from llm_qualitative_sort.models import EventType, ProgressEvent, SortResult
+from llm_qualitative_sort.providers.base import LLMProvider
+
+ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
+Checkpointer = str | os.PathLike[str] | BaseCheckpointSaver[Any] | None
+
+
+class _Default:
+    def __repr__(self) -> str:
+        return "<default: embedded SQLite file>"
+
+
+DEFAULT_CHECKPOINTER: Any = _Default()
+
+
+class QualitativeSorter:
+    """Ranks texts by a criterion with pairwise LLM judgements in a multi-elimination tournament.
+
+    Args:
+        provider: The judge.
+        criteria: What "better" means, in the user's words.
+        elimination_count: Losses that eliminate (N); 1 single, 2 double elimination.
+        comparison_rounds: Calls per match, a positive even number, half in each order.
+        max_concurrent_requests: Upper bound on LLM calls in flight.
+        cache: Where to reuse answers already paid for.
+        on_progress: Called (plain or async) with every `ProgressEvent`.
+        seed: Fixes placement and pairing; None draws a seed (stored with the run).
+        checkpointer: An SQLite file path, a LangGraph `BaseCheckpointSaver`, or None for
+            memory only. By default an embedded SQLite file (see `default_checkpoint_path`).
+        retry_policy: How transient provider failures are retried, per call.
+
+    Example:
+        >>> import asyncio
+        >>> from llm_qualitative_sort import MockLLMProvider
+        >>> sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger",
+        ...                            seed=1, checkpointer=None)
+        >>> result = asyncio.run(sorter.sort(["3", "10", "7"]))
+        >>> result.rankings[0]
+        (1, ['10'])
+    """
+
+    def __init__(
+        self,
+        provider: LLMProvider,
+        *,
+        criteria: str,
+        elimination_count: int = 2,
+        comparison_rounds: int = 2,
+        max_concurrent_requests: int = 10,
+        cache: ComparisonCache | None = None,
+        on_progress: ProgressCallback | None = None,
+        seed: int | None = None,
+        checkpointer: Checkpointer = DEFAULT_CHECKPOINTER,
+        retry_policy: RetryPolicy = DEFAULT_RETRY,
+    ) -> None:
+        if not isinstance(provider, LLMProvider):
+            raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
+        check_criteria(criteria)
+        check_settings(
+            elimination_count=elimination_count,
+            comparison_rounds=comparison_rounds,
+            max_concurrent_requests=max_concurrent_requests,
+        )
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        if cache is not None and not isinstance(cache, ComparisonCache):
+            raise TypeError(f"cache must be a ComparisonCache, got {type(cache).__name__}")
+        if on_progress is not None and not callable(on_progress):
+            raise TypeError("on_progress must be callable")
+        self.provider = provider
+        self.criteria = criteria
+        self.elimination_count = elimination_count
+        self.comparison_rounds = comparison_rounds
+        self.max_concurrent_requests = max_concurrent_requests
+        self.cache = cache
+        self.on_progress = on_progress
+        self.seed = seed
+        self.retry_policy = retry_policy
+        if checkpointer is DEFAULT_CHECKPOINTER:
+            checkpointer = default_checkpoint_path()
+        self._store = RunStore(checkpointer)
+
+    async def sort(self, items: Sequence[str], run_id: str | None = None) -> SortResult:
+        """Rank `items`, best first.
+
+        With the `run_id` of an unfinished run of the same items this continues that run; of
+        a finished one, it returns the stored result without any LLM call.
+
+        Raises:
+            TypeError, ValueError: Bad items, before any call.
+            RunMismatchError: `run_id` names a run of other items or settings.
+            RunStoppedError: The run stopped (provider failure, callback error); resume it.
+        """
+        started = time.perf_counter()
+        texts = check_items(items)
+        run_id = _check_run_id(run_id) if run_id is not None else uuid.uuid4().hex
+        if len(texts) < 2:
+            return trivial_result(texts, run_id, time.perf_counter() - started)
+        async with self._store.open() as (saver, journal):
+            graph = build_graph(saver)
+            config: RunnableConfig = {"configurable": {"thread_id": run_id}}
+            stored = (await graph.aget_state(config)).values
+            start: dict[str, Any] | None = None
+            if stored:
+                self._check_same_run(stored, texts, run_id)
+            else:
+                start = {
+                    "items": texts,
+                    "criteria": self.criteria,
+                    "elimination_count": self.elimination_count,
+                    "comparison_rounds": self.comparison_rounds,
+                    "seed": self.seed,
+                }
+            return await self._finish(graph, start, config, run_id, journal, started)
+
+    async def resume(self, run_id: str) -> SortResult:
+        """Continue the unfinished run `run_id` (or return its result if it finished).
+
+        Raises:
+            KeyError: No run with this id in this sorter's checkpointer.
+        """
+        started = time.perf_counter()
+        _check_run_id(run_id)
+        async with self._store.open() as (saver, journal):
+            graph = build_graph(saver)
+            config: RunnableConfig = {"configurable": {"thread_id": run_id}}
+            stored = (await graph.aget_state(config)).values
+            if not stored:
+                raise KeyError(f"no run {run_id!r} in {self._where()}")
+            self._check_same_run(stored, stored["items"], run_id)
+            return await self._finish(graph, None, config, run_id, journal, started)
+
+    async def _finish(
+        self,
+        graph: TournamentGraph,
+        start: dict[str, Any] | None,
+        config: RunnableConfig,
+        run_id: str,
+        journal: Journal,
+        started: float,
+    ) -> SortResult:
+        snapshot = await graph.aget_state(config)
+        if start is not None or snapshot.next:
+            context = TournamentContext(
+                provider=self.provider,
+                max_concurrent_requests=self.max_concurrent_requests,
+                cache=self.cache,
+                retry=self.retry_policy,
+                run_id=run_id,
+                journal=journal,
+            )
+            await self._drive(graph, start, config, context)
+            snapshot = await graph.aget_state(config)
+        return sort_result(snapshot.values, run_id, time.perf_counter() - started)
+
+    async def _drive(
+        self,
+        graph: TournamentGraph,
+        start: dict[str, Any] | None,
+        config: RunnableConfig,
+        context: TournamentContext,
+    ) -> None:
+        modes: list[Any] = ["custom"] if self.on_progress is not None else ["updates"]
+        start_input: Any = start
+        try:
+            stream: AsyncIterator[Any] = graph.astream(
+                start_input, config, context=context, stream_mode=modes, durability="async"
+            )
+            async for mode, chunk in stream:
+                if mode == "custom":
+                    await self._notify(chunk)
+        except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+            exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)")
+            raise
+        except Exception as exc:
+            raise RunStoppedError(f"run stopped: {exc}", run_id=context.run_id) from exc
+
+    async def _notify(self, payload: dict[str, Any]) -> None:
+        assert self.on_progress is not None
+        outcome = self.on_progress(
+            ProgressEvent(
+                type=EventType(payload["event"]),
+                message=payload["message"],
+                completed=payload["completed"],
+                total=payload["total"],
+                data=payload["data"],
+            )
+        )
+        if inspect.isawaitable(outcome):
+            await outcome
+
+    def _check_same_run(self, stored: dict[str, Any], texts: Sequence[str], run_id: str) -> None:
+        if sorted(texts) != sorted(stored["items"]):
+            raise RunMismatchError(
+                f"run {run_id!r} holds {len(stored['items'])} other items; "
+                "use a new run id for other items"
+            )
+        expected = {
+            "criteria": self.criteria,
+            "elimination_count": self.elimination_count,
+            "comparison_rounds": self.comparison_rounds,
+        }
+        if self.seed is not None:
+            expected["rng_seed"] = self.seed
+        for name, value in expected.items():
+            if name in stored and stored[name] != value:
+                raise RunMismatchError(
+                    f"run {run_id!r} was started with {name}={stored[name]!r}, "
+                    f"not {value!r}"
+                )
+
+    def _where(self) -> str:
+        return str(self._store.path) if self._store.path else "this sorter's checkpointer"
+
+
+def _check_run_id(run_id: Any) -> str:
+    if not isinstance(run_id, str) or not run_id.strip():
+        raise ValueError(f"run_id must be a non-empty str, got {run_id!r}")
+    return run_id

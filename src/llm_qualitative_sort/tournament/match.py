@@ -1,0 +1,36 @@
+"""The verdict of a match from its calls, and the presentation orders of its calls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from llm_qualitative_sort.models import Order, Side
+
+
+def presentation_orders(comparison_rounds: int) -> list[tuple[Order, int]]:
+    """The calls of a match as (order, repetition within that order), half in each order.
+
+    Example:
+        >>> presentation_orders(4)
+        [('AB', 0), ('BA', 0), ('AB', 1), ('BA', 1)]
+    """
+    orders: list[tuple[Order, int]] = []
+    for repetition in range(comparison_rounds // 2):
+        orders += [("AB", repetition), ("BA", repetition)]
+    return orders
+
+
+def match_winner(call_winners: Iterable[Side | None]) -> Side | None:
+    """The side that won more calls; `None` (a draw) when both won as many.
+
+    Calls without a verdict (`None`) count for neither side.
+
+    Example:
+        >>> match_winner(["A", "B", "A", None])
+        'A'
+    """
+    winners = list(call_winners)
+    a_wins, b_wins = winners.count("A"), winners.count("B")
+    if a_wins == b_wins:
+        return None
+    return "A" if a_wins > b_wins else "B"
