@@ -41,19 +41,23 @@ class Judge:
         journaled = self.journal.get(place)
         if journaled is not None:
             return journaled
-        key = CacheKey.of(
-            place.first, place.second, self.criteria, repetition, self.provider.model_identity
-        )
-        cached = await self.cache.get(key) if self.cache is not None else None
-        if cached is not None:
-            self.journal.put(place, cached, cached=True)
-            return cached, True
+        key = None
+        if self.cache is not None:
+            key = CacheKey.of(
+                place.first, place.second, self.criteria, repetition, self.provider.model_identity
+            )
+            cached = await self.cache.get(key)
+            if cached is not None:
+                self.journal.put(place, cached, cached=True)
+                return cached, True
         async with self.semaphore:
             if self.stop.is_set():
                 raise CallsStopped
             result = await self._ask(place, repetition)
-        self.journal.put(place, result, cached=False)
-        if self.cache is not None and result.winner is not None:
+            # Journal before releasing the slot: the journal's flush is then scheduled
+            # ahead of the next waiter, so no new call starts before this one is on disk.
+            self.journal.put(place, result, cached=False)
+        if self.cache is not None and key is not None and result.winner is not None:
             await self.cache.set(key, result)
         return result, False
 

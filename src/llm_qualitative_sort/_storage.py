@@ -14,7 +14,6 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from llm_qualitative_sort._journal import Journal
-from llm_qualitative_sort.cache import SqliteTable
 
 HOME_VARIABLE = "LLM_QUALITATIVE_SORT_HOME"
 
@@ -67,14 +66,14 @@ class RunStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # The journal has a file of its own: a synchronous writer on the saver's file would
         # wait for the lock that the saver's connection holds across an `await` (deadlock).
-        table = SqliteTable(journal_path(self.path), "journal")
+        journal = Journal(journal_path(self.path))
         conn = await aiosqlite.connect(self.path)
         try:
             # WAL with synchronous=NORMAL: a commit survives a killed process and costs
             # tens of microseconds instead of an fsync.
             await conn.execute("PRAGMA journal_mode=WAL")
             await conn.execute("PRAGMA synchronous=NORMAL")
-            yield AsyncSqliteSaver(conn), Journal(table)
+            yield AsyncSqliteSaver(conn), journal
         finally:
             await conn.close()
-            table.close()
+            journal.close()

@@ -15,7 +15,7 @@ import hashlib
 import json
 import sqlite3
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -131,21 +131,40 @@ class FileCache(ComparisonCache):
         self._table.close()
 
 
-def result_to_record(result: ComparisonResult) -> str:
-    """A JSON text for a `ComparisonResult`."""
-    return json.dumps(asdict(result), ensure_ascii=False, default=str)
+def result_to_dict(result: ComparisonResult) -> dict[str, Any]:
+    """A JSON-ready dictionary for a `ComparisonResult`."""
+    return {
+        "winner": result.winner,
+        "reasoning": result.reasoning,
+        "raw_response": result.raw_response,
+        "input_tokens": result.input_tokens,
+        "output_tokens": result.output_tokens,
+    }
 
 
-def result_from_record(record: str, source: Path | str) -> ComparisonResult:
-    """Rebuild a `ComparisonResult`; a malformed record is an error naming `source`."""
+def result_from_dict(data: Any, source: Path | str) -> ComparisonResult:
+    """Rebuild a `ComparisonResult`; a malformed entry is an error naming `source`."""
     try:
-        data: dict[str, Any] = json.loads(record)
         result = ComparisonResult(**data)
-    except (ValueError, TypeError) as exc:
+    except TypeError as exc:
         raise CacheError(f"corrupt entry in {source}: {exc}") from exc
     if result.winner not in ("A", "B", None):
         raise CacheError(f"corrupt entry in {source}: winner {result.winner!r}")
     return result
+
+
+def result_to_record(result: ComparisonResult) -> str:
+    """A JSON text for a `ComparisonResult`."""
+    return json.dumps(result_to_dict(result), ensure_ascii=False, default=str)
+
+
+def result_from_record(record: str, source: Path | str) -> ComparisonResult:
+    """Rebuild a `ComparisonResult` from JSON text; malformed text is an error naming `source`."""
+    try:
+        data = json.loads(record)
+    except ValueError as exc:
+        raise CacheError(f"corrupt entry in {source}: {exc}") from exc
+    return result_from_dict(data, source)
 
 
 class SqliteTable:

@@ -164,7 +164,10 @@ class QualitativeSorter:
         started: float,
     ) -> SortResult:
         snapshot = await graph.aget_state(config)
-        if start is not None or snapshot.next:
+        # Not `snapshot.next`: it is empty too when the last task saved its writes before
+        # a crash and its successors were never scheduled. Only the ranking node writes
+        # `rankings`, so its presence is what marks a finished run.
+        if start is not None or "rankings" not in snapshot.values:
             context = TournamentContext(
                 provider=self.provider,
                 max_concurrent_requests=self.max_concurrent_requests,
