@@ -9,6 +9,7 @@ import sys
 import traceback
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 
 from llm_qualitative_sort._validation import check_settings
 from llm_qualitative_sort.cache import CacheError
@@ -19,6 +20,7 @@ from llm_qualitative_sort.cli._parser import build_parser
 from llm_qualitative_sort.cli._providers import ProviderUnavailable, demo_set
 from llm_qualitative_sort.cli._run import checkpoint_path, execute
 from llm_qualitative_sort.errors import RunStoppedError
+from llm_qualitative_sort.reports import REPORT_FORMATS
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -73,6 +75,9 @@ def _run(config: RunConfig, items: list[str] | None) -> int:
 def _prepare(args: argparse.Namespace) -> tuple[RunConfig, list[str] | None]:
     common = {"checkpoint": args.checkpoint, "out": args.out, "progress": args.progress,
               "verbose": args.verbose}
+    if args.out and Path(args.out).suffix.lower() not in REPORT_FORMATS:
+        raise UsageError(f"cannot tell the report format of {args.out!r}: use one of "
+                         + ", ".join(REPORT_FORMATS))
     if args.command == "demo":
         demo = demo_set()
         config = RunConfig(criteria=demo["criteria"], run_id=uuid.uuid4().hex, seed=args.seed,

@@ -33,7 +33,7 @@ def write_report(
         text = json.dumps(to_json_dict(result, settings), ensure_ascii=False, indent=2) + "\n"
     elif suffix == ".csv":
         text = to_csv(result)
-    elif suffix in (".html", ".htm"):
+    elif suffix == ".html":
         text = to_html(result, settings)
     else:
         raise ValueError(
