@@ -28,7 +28,11 @@ EXIT_USAGE = 2
 EXIT_STOPPED = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 
-_USAGE_ERRORS = (InputError, ProviderUnavailable, ValueError, TypeError, KeyError, CacheError,
+class UnknownRun(KeyError):
+    """Stands for the `KeyError` that `QualitativeSorter.resume` raises for an unknown id."""
+
+
+_USAGE_ERRORS = (InputError, ProviderUnavailable, ValueError, TypeError, UnknownRun, CacheError,
                  OSError)
 
 
@@ -59,17 +63,26 @@ def _run(config: RunConfig, items: list[str] | None) -> int:
     except KeyboardInterrupt:
         _fail_resumable("interrupted", config)
         return EXIT_INTERRUPTED
+    except KeyError as exc:
+        # Only "no run ..." is the user's mistake; any other KeyError is a bug.
+        if str(exc.args[0] if exc.args else "").startswith("no run "):
+            return _fail(UnknownRun(*exc.args), config.verbose)
+        return _internal(exc, config)
     except RunStoppedError as exc:
         _fail_resumable(f"run stopped: {_message(exc.__cause__ or exc)}", config)
         return EXIT_STOPPED
     except _USAGE_ERRORS as exc:
         return _fail(exc, config.verbose)
     except Exception as exc:
-        _fail(exc, config.verbose, f"internal error ({type(exc).__name__}): ")
-        print(f"run id {config.run_id}; please report this, with the --verbose output",
-              file=sys.stderr)
-        return EXIT_ERROR
+        return _internal(exc, config)
     return EXIT_OK
+
+
+def _internal(exc: Exception, config: RunConfig) -> int:
+    _fail(exc, config.verbose, f"internal error ({type(exc).__name__}): ")
+    print(f"run id {config.run_id}; please report this, with the --verbose output",
+          file=sys.stderr)
+    return EXIT_ERROR
 
 
 def _prepare(args: argparse.Namespace) -> tuple[RunConfig, list[str] | None]:
