@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import copy
 import inspect
 import os
 import time
@@ -14,6 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import RetryPolicy
 
+from llm_qualitative_sort._events import progress_event
 from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort._results import sort_result, trivial_result
 from llm_qualitative_sort._storage import RunStore, default_checkpoint_path
@@ -22,7 +25,7 @@ from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import RunMismatchError, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_RETRY
-from llm_qualitative_sort.models import EventType, ProgressEvent, SortResult
+from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
@@ -137,6 +140,40 @@ class QualitativeSorter:
                 }
             return await self._finish(graph, start, config, run_id, journal, started)
 
+    async def astream(
+        self, items: Sequence[str], run_id: str | None = None
+    ) -> AsyncIterator[ProgressEvent | SortResult]:
+        """Like `sort`, but yield every `ProgressEvent` as it happens, then the `SortResult`.
+
+        The sort runs as a task that feeds an unbounded queue, so a slow consumer never
+        holds up LLM calls. `on_progress`, if set, is still called. Closing the iterator
+        early cancels the run (resume it with its `run_id`).
+
+        Example:
+            >>> import asyncio
+            >>> from llm_qualitative_sort import MockLLMProvider
+            >>> sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger",
+            ...                            seed=1, checkpointer=None)
+            >>> async def last():
+            ...     return [x async for x in sorter.astream(["3", "10", "7"])][-1]
+            >>> asyncio.run(last()).rankings[0]
+            (1, ['10'])
+        """
+        events: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
+        worker = copy.copy(self)  # shares the store, so in-memory runs stay resumable
+        worker.on_progress = _Tee(events, self.on_progress)
+        task = asyncio.create_task(worker.sort(items, run_id))
+        task.add_done_callback(lambda _: events.put_nowait(None))
+        try:
+            while (item := await events.get()) is not None:
+                yield item
+            yield task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
     async def resume(self, run_id: str) -> SortResult:
         """Continue the unfinished run `run_id` (or return its result if it finished).
 
@@ -204,15 +241,7 @@ class QualitativeSorter:
 
     async def _notify(self, payload: dict[str, Any]) -> None:
         assert self.on_progress is not None
-        outcome = self.on_progress(
-            ProgressEvent(
-                type=EventType(payload["event"]),
-                message=payload["message"],
-                completed=payload["completed"],
-                total=payload["total"],
-                data=payload["data"],
-            )
-        )
+        outcome = self.on_progress(progress_event(payload))
         if inspect.isawaitable(outcome):
             await outcome
 
@@ -238,6 +267,23 @@ class QualitativeSorter:
 
     def _where(self) -> str:
         return str(self._store.path) if self._store.path else "this sorter's checkpointer"
+
+
+class _Tee:
+    """Puts each event on a queue, then passes it to the user's callback, if any."""
+
+    def __init__(
+        self, queue: asyncio.Queue[ProgressEvent | None], then: ProgressCallback | None
+    ) -> None:
+        self._queue = queue
+        self._then = then
+
+    async def __call__(self, event: ProgressEvent) -> None:
+        self._queue.put_nowait(event)
+        if self._then is not None:
+            outcome = self._then(event)
+            if inspect.isawaitable(outcome):
+                await outcome
 
 
 def _check_run_id(run_id: Any) -> str:

@@ -62,7 +62,8 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
 
     async def play(index: int, a: int, b: int) -> MatchLog:
         emit(event(EventType.MATCH_START, f"{items[a][:30]!r} vs {items[b][:30]!r}",
-                   progress.completed, progress.total, round=round_number, match=index))
+                   progress.completed, progress.total, round=round_number, match=index,
+                   item_a=items[a], item_b=items[b]))
         calls = []
         for call, (order, repetition) in enumerate(presentation_orders(state["comparison_rounds"])):
             first, second = (a, b) if order == "AB" else (b, a)
@@ -73,7 +74,8 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         progress.finish(winner)
         log = [a, b, winner, logs]
         emit(event(EventType.MATCH_END, _verdict(items, a, b, winner), progress.completed,
-                   progress.total, round=round_number, match=index, result=log))
+                   progress.total, round=round_number, match=index, result=log,
+                   item_a=items[a], item_b=items[b]))
         return log
 
     pairs = state["pairs"]

@@ -1,0 +1,79 @@
+"""Render HTML reports in headless Chromium and save screenshots to look at.
+
+Not part of CI (it needs Debian's `chromium`). Usage:
+
+    PYTHONPATH=src python scripts/screenshot_report.py [OUT_DIR]
+
+Writes `demo.html` (the bundled demo) and `tricky.html` (Japanese text, markup and a
+script tag as items, a draw-prone judge) with a PNG of each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, SortResult
+from llm_qualitative_sort.cli._providers import demo_set, mock_score
+from llm_qualitative_sort.reports import write_report
+
+TRICKY = {
+    "吾輩は猫である。名前はまだ無い。": 90,
+    "国境の長いトンネルを抜けると雪国であった。": 88,
+    "<script>alert('xss')</script> should show as text": 70,
+    'A "quoted" & <b>bold</b> claim\nspanning two lines': 60,
+    "メロスは激怒した。必ず、かの邪智暴虐の王を除かなければならぬと決意した。": 85,
+    "An ordinary sentence about the weather.": 20,
+    "</details></td></tr></table><h1>broken?</h1>": 40,
+    "Plain text number seven": 30,
+}
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--hide-scrollbars",
+]
+
+
+async def _sort(texts: dict[str, int], criteria: str, n_losses: int) -> SortResult:
+    judge = MockLLMProvider(seed=7, score=lambda text: texts[text])
+    sorter = QualitativeSorter(judge, criteria=criteria, elimination_count=n_losses, seed=7,
+                               checkpointer=None)
+    return await sorter.sort(list(texts))
+
+
+def screenshot(html: Path, png: Path, height: int = 2000) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        sys.exit("chromium not found: apt-get install -y chromium")
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run(
+            [browser, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={png}",
+             f"--window-size=1280,{height}", html.resolve().as_uri()],
+            check=True, capture_output=True, timeout=120,
+        )
+    print(f"{png} ({png.stat().st_size} bytes)")
+
+
+def main() -> None:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    demo = demo_set()
+    texts = {text: int(mock_score(text)) for text in demo["texts"]}
+    reports = {
+        "demo": (asyncio.run(_sort(texts, demo["criteria"], 3)), demo["criteria"], 3),
+        "tricky": (asyncio.run(_sort(TRICKY, "どちらの文がより印象的か", 2)),
+                   "どちらの文がより印象的か <i>(criterion with markup)</i>", 2),
+    }
+    for name, (result, criteria, n_losses) in reports.items():
+        settings = {"criteria": criteria, "provider": "mock", "elimination_count": n_losses,
+                    "comparison_rounds": 2, "seed": 7}
+        html = write_report(result, out / f"{name}.html", settings)
+        screenshot(html, out / f"{name}.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""`sort --dry-run`: what a run would cost, without calling anything."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TextIO
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Bounds on a run's matches and LLM calls (before cache hits)."""
+
+    items: int
+    min_matches: int
+    max_matches: int
+    calls_per_match: int
+
+    @property
+    def min_calls(self) -> int:
+        """Calls if no match is drawn and the fewest matches are played."""
+        return self.min_matches * self.calls_per_match
+
+    @property
+    def max_calls(self) -> int:
+        """Calls at most."""
+        return self.max_matches * self.calls_per_match
+
+
+def estimate(items: int, elimination_count: int, comparison_rounds: int) -> Estimate:
+    """The specification's N·n−N … N·n−1 matches (none for fewer than two items).
+
+    Example:
+        >>> estimate(16, 2, 2).max_calls
+        62
+    """
+    if items < 2:
+        return Estimate(items, 0, 0, comparison_rounds)
+    most = elimination_count * items - 1
+    return Estimate(items, most - (elimination_count - 1), most, comparison_rounds)
+
+
+def print_estimate(plan: Estimate, price_per_call: float | None, out: TextIO) -> None:
+    """The estimate as a few lines of text."""
+    print(f"items: {plan.items}", file=out)
+    print(f"matches: {plan.min_matches} … {plan.max_matches} "
+          "(fewer when matches are drawn)", file=out)
+    print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
+          f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
+    if price_per_call is not None:
+        print(f"cost: at most {plan.max_calls * price_per_call:.4f} "
+              f"at {price_per_call} per call", file=out)
+    print("dry run: nothing was called", file=out)

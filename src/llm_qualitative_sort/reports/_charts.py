@@ -1,0 +1,99 @@
+"""Inline SVG charts for the HTML report: no script, no network, escaped text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+# Bracket 0 (no loss) is the darkest blue; more losses are lighter; eliminated is grey.
+_BRACKET_COLOURS = ("#1d4e89", "#3a7cc3", "#6fa8dc", "#9fc5e8", "#c9def2")
+_ELIMINATED = "#c8c8c8"
+
+
+def bracket_colour(bracket: int, elimination_count: int) -> str:
+    """The colour of a bracket (`elimination_count` = the eliminated)."""
+    if bracket >= elimination_count:
+        return _ELIMINATED
+    return _BRACKET_COLOURS[min(bracket, len(_BRACKET_COLOURS) - 1)]
+
+
+def brackets_chart(rows: Sequence[Sequence[int]], width: int = 860, height: int = 260) -> str:
+    """Stacked columns: how many players sat in each bracket after each round.
+
+    Args:
+        rows: From `bracket_history`: per round, counts of brackets 0 … N−1 then eliminated.
+        width: Width of the drawing in pixels.
+        height: Height of the drawing in pixels.
+    """
+    if not rows:
+        return ""
+    n_brackets = len(rows[0]) - 1
+    total = max(sum(rows[0]), 1)
+    left, bottom, top = 44, 28, 10
+    plot_h = height - bottom - top
+    step = (width - left - 10) / len(rows)
+    bar_w = max(step * 0.8, 1.0)
+    parts = [_axis(left, top, plot_h, total, width)]
+    for index, row in enumerate(rows):
+        x = left + index * step + (step - bar_w) / 2
+        y: float = top + plot_h
+        for bracket, count in enumerate(row):
+            h = plot_h * count / total
+            y -= h
+            label = "eliminated" if bracket == n_brackets else f"{bracket} losses"
+            tip = f"{'start' if index == 0 else f'after round {index}'}: {count} {label}"
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" '
+                f'fill="{bracket_colour(bracket, n_brackets)}"><title>{escape(tip)}</title></rect>'
+            )
+        if index % max(1, len(rows) // 12) == 0:
+            parts.append(
+                f'<text x="{x + bar_w / 2:.1f}" y="{height - 10}" text-anchor="middle">'
+                f"{'start' if index == 0 else index}</text>"
+            )
+    return _svg(width, height, "Players per bracket, round by round", parts)
+
+
+def wins_chart(rows: Sequence[tuple[str, int]], width: int = 860, bar_h: int = 18) -> str:
+    """Horizontal bars: wins per item, in ranking order.
+
+    Args:
+        rows: (item, wins) pairs, best first.
+        width: Width of the drawing in pixels.
+        bar_h: Height of one bar in pixels.
+    """
+    if not rows:
+        return ""
+    label_w, most = 300, max(max(wins for _, wins in rows), 1)
+    height = len(rows) * (bar_h + 4) + 8
+    parts = []
+    for index, (item, wins) in enumerate(rows):
+        y = 4 + index * (bar_h + 4)
+        w = (width - label_w - 50) * wins / most
+        short = item if len(item) <= 40 else item[:39] + "…"
+        parts.append(
+            f'<text x="{label_w - 8}" y="{y + bar_h - 5}" text-anchor="end">{escape(short)}'
+            f"<title>{escape(item)}</title></text>"
+            f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="#3a7cc3"/>'
+            f'<text x="{label_w + w + 6:.1f}" y="{y + bar_h - 5}">{wins}</text>'
+        )
+    return _svg(width, height, "Wins per item", parts)
+
+
+def _axis(left: int, top: int, plot_h: float, total: int, width: int) -> str:
+    lines = []
+    for share in (0.0, 0.5, 1.0):
+        y = top + plot_h * (1 - share)
+        lines.append(
+            f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e2e2e2"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{round(total * share)}</text>'
+        )
+    return "".join(lines)
+
+
+def _svg(width: int, height: int, title: str, parts: Sequence[str]) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {width} {height}" '
+        f'width="100%" style="max-width:{width}px" font-size="12">'
+        f"<title>{escape(title)}</title>{''.join(parts)}</svg>"
+    )

@@ -1,0 +1,50 @@
+"""The HTML report's stylesheet (inline, so the page needs nothing else)."""
+
+CSS = """
+:root { color-scheme: light; --ink: #1f2328; --muted: #656d76; --line: #d8dee4; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #f6f8fa; color: var(--ink);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK JP",
+  "Hiragino Sans", "Yu Gothic", sans-serif; }
+main { max-width: 960px; margin: 0 auto; padding: 24px 32px 64px; background: #fff;
+  min-height: 100vh; }
+h1 { font-size: 26px; margin: 8px 0 4px; overflow-wrap: anywhere; }
+h2 { font-size: 18px; margin: 32px 0 8px; border-bottom: 1px solid var(--line);
+  padding-bottom: 4px; }
+.run { color: var(--muted); font-size: 13px; display: flex; flex-wrap: wrap; gap: 4px 16px;
+  margin: 0; }
+.run b { font-weight: 600; color: var(--ink); }
+.note { color: var(--muted); font-size: 13px; margin: 4px 0 8px; }
+.stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 8px; }
+.stat { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
+.stat .value { font-size: 20px; font-weight: 600; }
+.stat .label { color: var(--muted); font-size: 12px; }
+.legend { display: flex; gap: 16px; font-size: 13px; margin-bottom: 6px; }
+.legend i { display: inline-block; width: 12px; height: 12px; margin-right: 4px;
+  vertical-align: -1px; border-radius: 2px; }
+svg text { fill: var(--ink); }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 6px 8px; vertical-align: top; }
+th { font-size: 12px; color: var(--muted); border-bottom: 2px solid var(--line); }
+.ranking > tbody > tr > td { border-bottom: 1px solid var(--line); }
+.ranking tr.g1 > td { background: #f6f8fa; }
+td.rank { font-weight: 700; font-size: 18px; width: 80px; white-space: nowrap; }
+.tie { display: block; font-size: 11px; font-weight: 500; color: #9a6700; }
+td.num { text-align: right; width: 60px; font-variant-numeric: tabular-nums; }
+.item { overflow-wrap: anywhere; white-space: pre-wrap; }
+summary.item { cursor: pointer; max-height: 4.5em; overflow: hidden; }
+details[open] summary.item { color: var(--muted); max-height: 1.5em; }
+.full { white-space: pre-wrap; overflow-wrap: anywhere; padding: 8px; margin: 6px 0;
+  border-left: 3px solid #3a7cc3; background: #f0f6fc; }
+.matches { font-size: 13px; margin: 4px 0 8px; background: #fff; }
+.matches td { border-top: 1px solid #eaeef2; overflow-wrap: anywhere; }
+.matches td:nth-child(3) { width: 64px; }
+.matches td:nth-child(2) { width: 34%; }
+.matches ol { margin: 0; padding-left: 18px; }
+.won, .lost, .draw { white-space: nowrap; border-radius: 10px; padding: 1px 8px;
+  font-size: 12px; font-weight: 600; }
+.won { background: #dafbe1; color: #1a7f37; }
+.lost { background: #ffebe9; color: #cf222e; }
+.draw { background: #fff8c5; color: #9a6700; }
+.cached { background: #eaeef2; border-radius: 8px; padding: 0 6px; }
+"""

@@ -1,0 +1,175 @@
+"""The command line, called in-process (and through `python -m` where a process matters)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import llm_qualitative_sort
+from llm_qualitative_sort import PermanentProviderError
+from llm_qualitative_sort.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
+from llm_qualitative_sort.providers import MockLLMProvider
+
+ITEMS = [str(n) for n in range(10, 200, 10)]  # 19 items
+SRC = str(Path(llm_qualitative_sort.__file__).parents[1])
+
+
+def _ranked_items(stdout: str) -> list[str]:
+    return [line.split(None, 1)[1] for line in stdout.splitlines()]
+
+
+def _sort(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["sort", "--criteria", "larger", "--seed", "3", "--progress", "none", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_demo_prints_the_bundled_ranking(capsys, tmp_path) -> None:
+    assert main(["demo", "--out", str(tmp_path / "demo.html")]) == EXIT_OK
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert len(lines) == 16 and lines[0].split()[0] == "1"
+    assert "run id" in err and (tmp_path / "demo.html").exists()
+
+
+def test_the_three_file_formats_and_stdin_give_the_same_ranking(capsys, tmp_path,
+                                                               monkeypatch) -> None:
+    (tmp_path / "a.txt").write_text("\n".join(ITEMS) + "\n\n", encoding="utf-8")
+    (tmp_path / "a.jsonl").write_text(
+        "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(ITEMS)))
+    (tmp_path / "a.csv").write_text("id,text\n" + "".join(f"{i},{t}\n" for i, t in
+                                                          enumerate(ITEMS)))
+    rankings = []
+    for args in (["a.txt"], ["a.jsonl", "--field", "text"], ["a.csv", "--column", "text"]):
+        code, out, _ = _sort(capsys, str(tmp_path / args[0]), *args[1:])
+        assert code == EXIT_OK
+        rankings.append(out)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(ITEMS)))
+    code, out, _ = _sort(capsys)
+    rankings.append(out)
+    assert code == EXIT_OK and len(set(rankings)) == 1
+    assert sorted(_ranked_items(rankings[0])) == sorted(ITEMS)
+    assert _ranked_items(rankings[0])[0] in ("190", "180", "170")
+
+
+def test_out_writes_the_report_the_extension_names(capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(ITEMS)))
+    code, _, err = _sort(capsys, "--out", str(tmp_path / "r.json"), "--run-id", "r1")
+    assert code == EXIT_OK and "report written" in err
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["run_id"] == "r1" and report["settings"]["seed"] == 3
+    assert len(report["standings"]) == len(ITEMS)
+
+
+def test_dry_run_prints_bounds_and_cost_and_calls_nothing(capsys, tmp_path, monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("a dry run must not build a judge")
+
+    monkeypatch.setattr("llm_qualitative_sort.cli._run.make_provider", refuse)
+    (tmp_path / "a.txt").write_text("\n".join(ITEMS[:16]))
+    code = main(["sort", str(tmp_path / "a.txt"), "--dry-run", "--comparison-rounds", "4",
+                 "--price-per-call", "0.01"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK
+    assert "matches: 30 … 31" in out and "LLM calls: 120 … 124" in out
+    assert "cost: at most 1.2400" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sort", "x.txt"], "--criteria is required"),
+        (["sort", "--criteria", "c", "{dir}/a.jsonl"], "needs --field"),
+        (["sort", "--criteria", "c", "{dir}/a.csv", "--column", "nope"], "no column 'nope'"),
+        (["sort", "--criteria", "c", "{dir}/dup.txt"], "duplicates"),
+        (["sort", "--criteria", "c", "--resume", "nope"], "no run 'nope'"),
+        (["sort", "--criteria", "c", "--resume", "r", "{dir}/a.csv"], "--resume continues"),
+        (["sort", "--criteria", "c", "{dir}/a.txt", "--comparison-rounds", "3"], "even"),
+        (["sort", "--criteria", "c", "{dir}/a.txt", "--out", "r.pdf"], "report format"),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(capsys, tmp_path, args, message) -> None:
+    for name, text in {"a.txt": "1\n2\n", "a.jsonl": '{"t": "1"}\n', "a.csv": "t\n1\n",
+                       "dup.txt": "1\n2\n1\n"}.items():
+        (tmp_path / name).write_text(text)
+    args = [a.replace("{dir}", str(tmp_path)) for a in args]
+    code = main([*args, "--progress", "none", "--checkpoint", str(tmp_path / "runs.db")])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE
+    assert message in err and err.startswith("error: ") and "Traceback" not in err
+
+
+def test_a_missing_provider_says_what_to_install(capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "llm_qualitative_sort.providers.openai", None)
+    (tmp_path / "a.txt").write_text("1\n2\n")
+    code = main(["sort", str(tmp_path / "a.txt"), "--criteria", "c", "--provider", "openai"])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE and 'pip install "llm-qualitative-sort[openai]"' in err
+
+
+def test_verbose_adds_the_traceback(capsys, tmp_path) -> None:
+    (tmp_path / "dup.txt").write_text("1\n1\n")
+    assert main(["sort", str(tmp_path / "dup.txt"), "--criteria", "c", "-v"]) == EXIT_USAGE
+    assert "Traceback" in capsys.readouterr().err
+
+
+class _Broken(MockLLMProvider):
+    async def compare_call(self, item_a, item_b, criteria, *, repetition):
+        raise PermanentProviderError("401 invalid api key")
+
+
+def test_a_stopped_run_prints_its_resume_command_which_finishes_it(capsys, tmp_path,
+                                                                   monkeypatch) -> None:
+    (tmp_path / "a.txt").write_text("\n".join(ITEMS))
+    checkpoint = str(tmp_path / "runs.db")
+    monkeypatch.setattr("llm_qualitative_sort.cli._run.make_provider", lambda c: _Broken(seed=1))
+    code, _, err = _sort(capsys, str(tmp_path / "a.txt"), "--checkpoint", checkpoint,
+                         "--run-id", "stopped-1")
+    assert code == EXIT_STOPPED
+    first, *rest = err.splitlines()
+    assert first == "run stopped: 401 invalid api key"
+    command = shlex.split(rest[-1])
+    assert command[:4] == ["llm-qualitative-sort", "sort", "--resume", "stopped-1"]
+    monkeypatch.undo()
+    assert main([*command[1:], "--progress", "none"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert sorted(_ranked_items(out)) == sorted(ITEMS)
+
+
+def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(capsys, tmp_path) -> None:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    (tmp_path / "a.txt").write_text("\n".join(ITEMS))
+    command = [sys.executable, "-m", "llm_qualitative_sort", "sort", str(tmp_path / "a.txt"),
+               "--criteria", "larger", "--seed", "3", "--concurrency", "1",
+               "--mock-latency", "0.02", "--progress", "lines",
+               "--checkpoint", str(tmp_path / "runs.db")]
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, encoding="utf-8") as process:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("round 1:")
+        # Interrupt in the middle of round 2's calls. (An interrupt in the instant round 1's
+        # reassignment is checkpointed trips an engine bug in `_finish`, reported apart.)
+        time.sleep(0.1)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == EXIT_INTERRUPTED, err
+    assert err.startswith("interrupted\nrun id ") and "Traceback" not in err
+    resume = shlex.split(err.splitlines()[-1])
+    assert "--resume" in resume and "--seed" in resume
+    finished = subprocess.run([sys.executable, "-m", "llm_qualitative_sort", *resume[1:]],
+                              env=env, capture_output=True, text=True, encoding="utf-8",
+                              timeout=120)
+    assert finished.returncode == EXIT_OK, finished.stderr
+    # The same ranking as a run that was never interrupted.
+    assert main([*command[3:11], "--progress", "none", "--checkpoint", str(tmp_path / "b.db")]
+                ) == EXIT_OK
+    assert finished.stdout == capsys.readouterr().out
