@@ -1,0 +1,151 @@
+"""Orchestration cost of the LangGraph engine against a plain asyncio loop, in the same run.
+
+Plays the same tournament (same pure pairing and reassignment functions, same seeded mock)
+twice per setting: once through `QualitativeSorter` (LangGraph, SQLite checkpoint and run
+journal on, as by default) and once through a bare round-by-round asyncio loop (the floor).
+Each variant runs in its own subprocess so that peak memory (max RSS) is its own.
+
+    python scripts/bench_engine.py            # n=1000, N=10, comparison_rounds=2
+    python scripts/bench_engine.py --quick    # n=200, for a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort.tournament import (
+    active_players,
+    apply_round,
+    competition_ranks,
+    match_winner,
+    pair_round,
+    presentation_orders,
+    round_rng,
+)
+
+CRITERIA = "the larger number"
+
+
+async def plain_loop(items: list[str], judge: MockLLMProvider, n_losses: int, rounds: int,
+                     concurrency: int, seed: int) -> tuple[list[Any], int]:
+    """The same tournament with nothing but asyncio: no graph, no checkpoint, no journal."""
+    texts = sorted(items)
+    losses, wins = [0] * len(texts), [0] * len(texts)
+    semaphore = asyncio.Semaphore(concurrency)
+    calls = 0
+
+    async def call(first: int, second: int, repetition: int) -> str | None:
+        nonlocal calls
+        async with semaphore:
+            calls += 1
+            result = await judge.compare_call(texts[first], texts[second], CRITERIA,
+                                              repetition=repetition)
+            return result.winner
+
+    async def play(a: int, b: int) -> str | None:
+        coros = [call(a, b, rep) if order == "AB" else call(b, a, rep)
+                 for order, rep in presentation_orders(rounds)]
+        verdicts = await asyncio.gather(*coros)
+        flipped = [v if order == "AB" else {"A": "B", "B": "A"}.get(v or "")
+                   for v, (order, _) in zip(verdicts, presentation_orders(rounds), strict=True)]
+        return match_winner(flipped)  # type: ignore[arg-type]
+
+    round_number = 0
+    while len(active_players(losses, n_losses)) >= 2:
+        round_number += 1
+        pairing = pair_round(losses, n_losses, round_rng(seed, round_number))
+        winners = await asyncio.gather(*(play(a, b) for a, b in pairing.pairs))
+        losses, wins, _ = apply_round(losses, wins, pairing.pairs, winners, n_losses)  # type: ignore[arg-type]
+    ranks = [[r, [texts[i] for i in group]] for r, group in competition_ranks(wins)]
+    return ranks, calls
+
+
+async def run_variant(args: argparse.Namespace) -> dict[str, Any]:
+    items = [str(i) for i in range(args.n)]
+    judge = MockLLMProvider(seed=1, latency=args.latency)
+    started = time.perf_counter()
+    if args.variant == "plain":
+        rankings, calls = await plain_loop(items, judge, args.N, 2, args.concurrency, seed=7)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            sorter = QualitativeSorter(
+                judge, criteria=CRITERIA, elimination_count=args.N,
+                max_concurrent_requests=args.concurrency, seed=7,
+                checkpointer=os.path.join(tmp, "runs.sqlite3"),
+                on_progress=(lambda event: None) if args.variant == "graph+progress" else None,
+            )
+            result = await sorter.sort(items)
+            rankings = [[r, g] for r, g in result.rankings]
+            calls = result.statistics.total_api_calls
+    elapsed = time.perf_counter() - started
+    return {
+        "variant": args.variant,
+        "seconds": elapsed,
+        "calls": calls,
+        "us_per_call": elapsed / calls * 1e6,
+        "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rankings_digest": hash(json.dumps(rankings)),
+    }
+
+
+def spawn(variant: str, n: int, n_losses: int, latency: float, concurrency: int) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--variant", variant, "--n", str(n), "--N",
+               str(n_losses), "--latency", str(latency), "--concurrency", str(concurrency)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONHASHSEED": "0"})
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--variant")
+    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--N", type=int, default=10)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--concurrency", type=int, default=10)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    if args.variant:
+        print(json.dumps(asyncio.run(run_variant(args))))
+        return
+    n = 200 if args.quick else args.n
+    print(f"n={n}, N={args.N}, comparison_rounds=2, SQLite checkpoint + journal on\n")
+    print("| setting | variant | calls | wall s | µs/call | peak RSS MB |")
+    print("|---|---|---|---|---|---|")
+    rows = {}
+    for setting, latency, concurrency in (("zero latency", 0.0, 10), ("20 ms, 100 in flight",
+                                                                       0.02, 100)):
+        for variant in ("plain", "graph", "graph+progress"):
+            row = spawn(variant, n, args.N, latency, concurrency)
+            rows[(setting, variant)] = row
+            print(f"| {setting} | {variant} | {row['calls']} | {row['seconds']:.2f} | "
+                  f"{row['us_per_call']:.0f} | {row['max_rss_mb']:.0f} |")
+        digests = {rows[(setting, v)]["rankings_digest"] for v in ("plain", "graph")}
+        assert len(digests) == 1, "graph and plain loop ranked differently"
+    zero_plain, zero_graph = rows[("zero latency", "plain")], rows[("zero latency", "graph")]
+    overhead = zero_graph["us_per_call"] - zero_plain["us_per_call"]
+    print(f"\nzero latency: graph {zero_graph['us_per_call']:.0f} µs/call vs plain "
+          f"{zero_plain['us_per_call']:.0f} µs/call (orchestration + durability "
+          f"{overhead:.0f} µs/call)")
+    slow_plain, slow_graph = rows[("20 ms, 100 in flight", "plain")], rows[
+        ("20 ms, 100 in flight", "graph")]
+    ideal = slow_graph["calls"] * 0.02 / 100
+    print(f"20 ms latency: graph {slow_graph['seconds']:.2f} s = "
+          f"{slow_graph['seconds'] / slow_plain['seconds']:.3f} × plain "
+          f"({slow_plain['seconds']:.2f} s); ideal {ideal:.2f} s → graph "
+          f"{slow_graph['seconds'] / ideal:.2f} × ideal, plain "
+          f"{slow_plain['seconds'] / ideal:.2f} × ideal")
+
+
+if __name__ == "__main__":
+    main()
