@@ -138,7 +138,7 @@ class QualitativeSorter:
                     "comparison_rounds": self.comparison_rounds,
                     "seed": self.seed,
                 }
-            return await self._finish(graph, start, config, run_id, journal, started)
+            return await self._finish(graph, start, config, stored, journal, started)
 
     async def astream(
         self, items: Sequence[str], run_id: str | None = None
@@ -189,22 +189,22 @@ class QualitativeSorter:
             if not stored:
                 raise KeyError(f"no run {run_id!r} in {self._where()}")
             self._check_same_run(stored, stored["items"], run_id)
-            return await self._finish(graph, None, config, run_id, journal, started)
+            return await self._finish(graph, None, config, stored, journal, started)
 
     async def _finish(
         self,
         graph: TournamentGraph,
         start: dict[str, Any] | None,
         config: RunnableConfig,
-        run_id: str,
+        stored: dict[str, Any],
         journal: Journal,
         started: float,
     ) -> SortResult:
-        snapshot = await graph.aget_state(config)
+        run_id = str(config["configurable"]["thread_id"])
         # Not `snapshot.next`: it is empty too when the last task saved its writes before
         # a crash and its successors were never scheduled. Only the ranking node writes
         # `rankings`, so its presence is what marks a finished run.
-        if start is not None or "rankings" not in snapshot.values:
+        if start is not None or "rankings" not in stored:
             context = TournamentContext(
                 provider=self.provider,
                 max_concurrent_requests=self.max_concurrent_requests,
@@ -213,9 +213,8 @@ class QualitativeSorter:
                 run_id=run_id,
                 journal=journal,
             )
-            await self._drive(graph, start, config, context)
-            snapshot = await graph.aget_state(config)
-        return sort_result(snapshot.values, run_id, time.perf_counter() - started)
+            stored = await self._drive(graph, start, config, context)
+        return sort_result(stored, run_id, time.perf_counter() - started)
 
     async def _drive(
         self,
@@ -223,21 +222,35 @@ class QualitativeSorter:
         start: dict[str, Any] | None,
         config: RunnableConfig,
         context: TournamentContext,
-    ) -> None:
-        modes: list[Any] = ["custom"] if self.on_progress is not None else ["updates"]
+    ) -> dict[str, Any]:
+        """Run the graph to its end and return the final state.
+
+        The final state comes from the stream ("values" of the keys a result needs), not
+        from `aget_state`, which would rebuild the history from every stored checkpoint.
+        """
+        modes: list[Any] = ["values", "custom"] if self.on_progress is not None else ["values"]
         start_input: Any = start
+        final: dict[str, Any] = {}
         try:
             stream: AsyncIterator[Any] = graph.astream(
-                start_input, config, context=context, stream_mode=modes, durability="async"
+                start_input,
+                config,
+                context=context,
+                stream_mode=modes,
+                output_keys=["items", "history", "rankings"],
+                durability="async",
             )
             async for mode, chunk in stream:
                 if mode == "custom":
                     await self._notify(chunk)
+                else:
+                    final = chunk
         except (KeyboardInterrupt, asyncio.CancelledError) as exc:
             exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)")
             raise
         except Exception as exc:
             raise RunStoppedError(f"run stopped: {exc}", run_id=context.run_id) from exc
+        return final
 
     async def _notify(self, payload: dict[str, Any]) -> None:
         assert self.on_progress is not None
