@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
+from llm_qualitative_sort.bradley_terry import call_observations, fit_strengths, rank_by_score
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
 
@@ -43,16 +44,27 @@ def statistics(matches: Sequence[MatchResult], rounds: int, elapsed: float) -> S
     )
 
 
-def sort_result(values: dict[str, Any], run_id: str, elapsed: float) -> SortResult:
+Ranking = Literal["wins", "bradley_terry"]
+
+
+def sort_result(
+    values: dict[str, Any], run_id: str, elapsed: float, ranking: Ranking = "wins"
+) -> SortResult:
     """The `SortResult` of a finished run from its final state."""
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
     matches = history_matches(items, history)
-    rankings = [(rank, list(group)) for rank, group in values["rankings"]]
-    return SortResult(rankings, matches, statistics(matches, len(history), elapsed), run_id)
+    scores = fit_strengths(items, call_observations(matches))
+    if ranking == "bradley_terry":
+        rankings = rank_by_score(scores)
+    else:
+        rankings = [(rank, list(group)) for rank, group in values["rankings"]]
+    stats = statistics(matches, len(history), elapsed)
+    return SortResult(rankings, matches, stats, run_id, scores=scores)
 
 
 def trivial_result(items: Sequence[str], run_id: str, elapsed: float) -> SortResult:
     """The result for fewer than two items: no match, no call."""
     rankings = [(1, [items[0]])] if items else []
-    return SortResult(rankings, [], Statistics(0, 0, 0, elapsed), run_id)
+    scores = {item: 0.0 for item in items}
+    return SortResult(rankings, [], Statistics(0, 0, 0, elapsed), run_id, scores=scores)

@@ -89,13 +89,17 @@ class SortResult:
     """The outcome of a sort.
 
     `rankings` lists `(rank, items)` from the best; items with equal wins share a rank
-    (competition ranking: 1, 2, 2, 4).
+    (competition ranking: 1, 2, 2, 4). With `ranking="bradley_terry"` they follow `scores`
+    instead, and items share a rank only when their scores are equal. `scores` holds each
+    item's Bradley–Terry log-strength fitted to every call of the run (see
+    `llm_qualitative_sort.bradley_terry`), whichever ranking was asked for.
     """
 
     rankings: list[tuple[int, list[str]]]
     match_history: list[MatchResult]
     statistics: Statistics
     run_id: str = ""
+    scores: dict[str, float] | None = None
 
 
 class EventType(StrEnum):
