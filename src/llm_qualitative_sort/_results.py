@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
+from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
 
@@ -43,13 +44,23 @@ def statistics(matches: Sequence[MatchResult], rounds: int, elapsed: float) -> S
     )
 
 
-def sort_result(values: dict[str, Any], run_id: str, elapsed: float) -> SortResult:
+Ranking = Literal["wins", "bradley_terry"]
+
+
+def sort_result(
+    values: dict[str, Any], run_id: str, elapsed: float, ranking: Ranking = "wins"
+) -> SortResult:
     """The `SortResult` of a finished run from its final state."""
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
     matches = history_matches(items, history)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
-    return SortResult(rankings, matches, statistics(matches, len(history), elapsed), run_id)
+    result = SortResult(rankings, matches, statistics(matches, len(history), elapsed), run_id)
+    if ranking == "bradley_terry":
+        by_strength = SortResult(rank_by_score(result.scores), matches, result.statistics, run_id)
+        by_strength.__dict__["scores"] = result.scores  # already fitted: keep, don't refit
+        return by_strength
+    return result
 
 
 def trivial_result(items: Sequence[str], run_id: str, elapsed: float) -> SortResult:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Literal
 
 Side = Literal["A", "B"]
@@ -89,13 +90,26 @@ class SortResult:
     """The outcome of a sort.
 
     `rankings` lists `(rank, items)` from the best; items with equal wins share a rank
-    (competition ranking: 1, 2, 2, 4).
+    (competition ranking: 1, 2, 2, 4). With `ranking="bradley_terry"` they follow `scores`
+    instead, and items share a rank only when their scores are equal. `scores` holds each
+    item's Bradley–Terry log-strength fitted to every call of the run (see
+    `llm_qualitative_sort.bradley_terry`), whichever ranking was asked for; it is fitted
+    on first access, so a run ranked by wins pays for the fit only if it is read.
     """
 
     rankings: list[tuple[int, list[str]]]
     match_history: list[MatchResult]
     statistics: Statistics
     run_id: str = ""
+
+    @cached_property
+    def scores(self) -> dict[str, float]:
+        """Bradley–Terry log-strength of every item (mean 0), from the same calls."""
+        # Imported here: bradley_terry imports this module for MatchResult.
+        from llm_qualitative_sort.bradley_terry import call_observations, fit_strengths
+
+        items = [item for _, group in self.rankings for item in group]
+        return fit_strengths(sorted(items), call_observations(self.match_history))
 
 
 class EventType(StrEnum):

@@ -18,7 +18,7 @@ from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._events import progress_event
 from llm_qualitative_sort._journal import Journal
-from llm_qualitative_sort._results import sort_result, trivial_result
+from llm_qualitative_sort._results import Ranking, sort_result, trivial_result
 from llm_qualitative_sort._storage import RunStore, default_checkpoint_path
 from llm_qualitative_sort._validation import check_criteria, check_items, check_settings
 from llm_qualitative_sort.cache import ComparisonCache
@@ -55,6 +55,9 @@ class QualitativeSorter:
         checkpointer: An SQLite file path, a LangGraph `BaseCheckpointSaver`, or None for
             memory only. By default an embedded SQLite file (see `default_checkpoint_path`).
         retry_policy: How transient provider failures are retried, per call.
+        ranking: "wins" ranks by matches won (the tournament's own order); "bradley_terry"
+            ranks by the strengths in `SortResult.scores`, fitted to the same calls (no
+            extra call). Only the final ordering differs; the run is the same.
 
     Example:
         >>> import asyncio
@@ -79,6 +82,7 @@ class QualitativeSorter:
         seed: int | None = None,
         checkpointer: Checkpointer = DEFAULT_CHECKPOINTER,
         retry_policy: RetryPolicy = DEFAULT_RETRY,
+        ranking: Ranking = "wins",
     ) -> None:
         if not isinstance(provider, LLMProvider):
             raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
@@ -94,6 +98,8 @@ class QualitativeSorter:
             raise TypeError(f"cache must be a ComparisonCache, got {type(cache).__name__}")
         if on_progress is not None and not callable(on_progress):
             raise TypeError("on_progress must be callable")
+        if ranking not in ("wins", "bradley_terry"):
+            raise ValueError(f"ranking must be 'wins' or 'bradley_terry', got {ranking!r}")
         self.provider = provider
         self.criteria = criteria
         self.elimination_count = elimination_count
@@ -103,6 +109,7 @@ class QualitativeSorter:
         self.on_progress = on_progress
         self.seed = seed
         self.retry_policy = retry_policy
+        self.ranking: Ranking = ranking
         if checkpointer is DEFAULT_CHECKPOINTER:
             checkpointer = default_checkpoint_path()
         self._store = RunStore(checkpointer)
@@ -214,7 +221,7 @@ class QualitativeSorter:
                 journal=journal,
             )
             stored = await self._drive(graph, start, config, context)
-        return sort_result(stored, run_id, time.perf_counter() - started)
+        return sort_result(stored, run_id, time.perf_counter() - started, self.ranking)
 
     async def _drive(
         self,

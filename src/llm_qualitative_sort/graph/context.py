@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
 
 from langgraph.types import RetryPolicy
+from pydantic import ConfigDict, GetPydanticSchema
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import core_schema
 
 from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort.cache import ComparisonCache
@@ -21,28 +26,70 @@ DEFAULT_RETRY = RetryPolicy(
     retry_on=TransientProviderError,
 )
 
+ProviderName = Literal["mock", "openai", "google"]
+
+# Named providers are imported only when chosen, so the optional extras stay optional.
+_NAMED: dict[str, tuple[str, str]] = {
+    "openai": ("llm_qualitative_sort.providers.openai", "OpenAIProvider"),
+    "google": ("llm_qualitative_sort.providers.google", "GoogleProvider"),
+}
+
+
+def _default_retry() -> RetryPolicy:
+    return DEFAULT_RETRY
+
+
+# `RetryPolicy` is a NamedTuple whose fields hold an exception class or a function; an opaque
+# schema stops pydantic from building (and warning about) a schema for those fields.
+_OpaqueRetry = Annotated[RetryPolicy, GetPydanticSchema(lambda _t, _h: core_schema.any_schema())]
+
 
 @dataclass
 class TournamentContext:
     """Who judges and how calls are made.
 
-    `provider` is a provider object, or the name of one ("mock", "openai", "google") when
-    the graph is driven as plain data (LangGraph Studio); named providers read their keys
-    from the environment.
+    `provider` is a provider object (the library passes one), or the name of one ("mock",
+    "openai", "google") when the graph is driven as plain data from LangGraph Studio or the
+    API server; named providers read their keys from the environment. Only the plain fields
+    (`provider` as a name, `model`, `max_concurrent_requests`) appear in the JSON schema the
+    server publishes; the object-valued ones are for in-process use.
+
+    Example:
+        >>> TournamentContext().resolve_provider(seed=3).model_identity
+        'MockLLMProvider:seed=3:sd=3.33:bias=0.0:score=False'
     """
 
-    provider: LLMProvider | str = "mock"
+    # The API server builds a JSON schema of the context with pydantic; objects such as the
+    # provider or the journal have none, so they are allowed as opaque types and skipped.
+    __pydantic_config__ = ConfigDict(arbitrary_types_allowed=True)
+
+    provider: SkipJsonSchema[LLMProvider] | ProviderName = "mock"
     model: str | None = None
     max_concurrent_requests: int = 10
-    cache: ComparisonCache | None = None
-    retry: RetryPolicy = DEFAULT_RETRY
-    run_id: str = ""
-    journal: Journal = field(default_factory=Journal)
+    cache: SkipJsonSchema[ComparisonCache | None] = None
+    # A factory, not a default value: pydantic would try to render the policy as a default.
+    retry: SkipJsonSchema[_OpaqueRetry] = field(default_factory=_default_retry)
+    run_id: SkipJsonSchema[str] = ""
+    journal: SkipJsonSchema[Journal] = field(default_factory=Journal)
 
     def resolve_provider(self, seed: int) -> LLMProvider:
-        """The provider object; a name is built here (the mock is seeded from the run)."""
+        """The provider object; a name is built here (the mock is seeded from the run).
+
+        Raises:
+            ValueError: An unknown provider name.
+        """
         if isinstance(self.provider, LLMProvider):
             return self.provider
         if self.provider == "mock":
             return MockLLMProvider(seed=seed)
-        raise ValueError(f"unknown provider {self.provider!r}; expected 'mock'")
+        if self.provider not in _NAMED:
+            raise ValueError(
+                f"unknown provider {self.provider!r}; expected one of 'mock', 'openai', 'google'"
+            )
+        module_name, class_name = _NAMED[self.provider]
+        provider_class = getattr(importlib.import_module(module_name), class_name)
+        kwargs: dict[str, Any] = {} if self.model is None else {"model": self.model}
+        provider = provider_class(**kwargs)
+        if not isinstance(provider, LLMProvider):
+            raise TypeError(f"{module_name}.{class_name} is not an LLMProvider")
+        return provider

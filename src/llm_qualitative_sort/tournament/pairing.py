@@ -34,7 +34,7 @@ def pair_round(losses: Sequence[int], elimination_count: int, rng: random.Random
     last bracket's odd one sits out. So two or more active participants always give a match.
 
     Example:
-        >>> pair_round([0, 0, 1], 2, random.Random(0)).bye is None
+        >>> pair_round([0, 0, 0, 1], 2, random.Random(0)).bye is None
         True
     """
     brackets: list[list[int]] = [[] for _ in range(elimination_count)]
