@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
@@ -44,6 +44,18 @@ class Verdict(BaseModel):
         description="One to three sentences comparing the texts against the criterion."
     )
     winner: Literal["A", "B"] = Field(description='"A" or "B": the text that meets it better.')
+
+
+def verdict_schema() -> dict[str, Any]:
+    """`Verdict` as a JSON schema, closed to other fields (as OpenAI's strict mode requires).
+
+    The clients get this dict rather than the class: given a class, the OpenAI SDK parses
+    the answer itself and raises on malformed JSON before LangChain can hand back the raw
+    message, its token usage and the parsing error.
+    """
+    schema = Verdict.model_json_schema()
+    schema["additionalProperties"] = False
+    return schema
 
 
 def fence_tag(*texts: str) -> str:

@@ -22,7 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._failures import classify, is_invalid_request, redact
@@ -31,6 +31,7 @@ from llm_qualitative_sort.providers._prompt import (
     Verdict,
     build_messages,
     parse_text_verdict,
+    verdict_schema,
 )
 from llm_qualitative_sort.providers.base import LLMProvider
 
@@ -187,9 +188,7 @@ class LangChainProvider(LLMProvider):
             problem = "" if verdict else "the answer is not a JSON verdict"
         else:
             message = output["raw"]
-            verdict = output["parsed"]
-            error = output["parsing_error"]
-            problem = "" if verdict else f"no parsable verdict ({error or 'empty answer'})"
+            verdict, problem = _validated(output["parsed"], output["parsing_error"])
         return self._answer(method, message, verdict, problem)
 
     def _answer(
@@ -228,7 +227,7 @@ class LangChainProvider(LLMProvider):
                 state.runnables[method] = state.chat
             else:
                 state.runnables[method] = state.chat.with_structured_output(
-                    Verdict, method=method, include_raw=True
+                    verdict_schema(), method=method, include_raw=True, **_strict(state.chat, method)
                 )
         return state.runnables[method]
 
@@ -260,6 +259,22 @@ def _result(answers: list[_Answer]) -> ComparisonResult:
         )
     reasoning = f"no usable verdict after {len(answers)} answer(s): {last.problem}"
     return ComparisonResult(None, reasoning, raw, tokens_in, tokens_out)
+
+
+def _validated(parsed: Any, error: Any) -> tuple[Verdict | None, str]:
+    if parsed is None:
+        return None, f"no parsable verdict ({error or 'empty answer'})"
+    try:
+        return Verdict.model_validate(parsed), ""
+    except ValidationError as exc:
+        return None, f"the answer does not match the verdict schema: {exc.errors()[:2]}"
+
+
+def _strict(chat: BaseChatModel, method: Method) -> dict[str, Any]:
+    # OpenAI's strict mode guarantees schema-shaped answers (JSON mode has no schema to be
+    # strict about); other clients may not take the argument at all.
+    is_openai = type(chat).__module__.startswith("langchain_openai")
+    return {"strict": True} if is_openai and method != "json_mode" else {}
 
 
 def _field_text(model: BaseChatModel | None, names: Sequence[str]) -> str | None:

@@ -62,12 +62,15 @@ class FakeJudge:
     always: str | None = None
     reject: set[str] = field(default_factory=set)  # structured-output methods refused
     echo_key: bool = False  # a careless proxy copying the key into the answer
+    refuse_item: str | None = None  # every request showing this text is refused
     retry_after: str | None = "0"
     slow_seconds: float = 1.0
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def next_fault(self) -> str | None:
+    def next_fault(self, texts: tuple[str, str] | None) -> str | None:
+        if texts is not None and self.refuse_item in texts:
+            return "refusal"
         with self.lock:
             return self.script.pop(0) if self.script else self.always
 
@@ -126,7 +129,8 @@ class _Server(ThreadingHTTPServer):
 def serve(judge: FakeJudge, dialect: Any) -> tuple[_Server, str]:
     handler = type("Handler", (_Handler,), {"judge": judge, "dialect": dialect})
     server = _Server(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # A short poll interval keeps `shutdown()` (and so each test's teardown) fast.
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
     host, port = server.server_address[:2]
     return server, f"http://{host}:{port}"
 
@@ -168,7 +172,7 @@ class OpenAIDialect:
             return h.send_json(404, cls.error(404, f"no route {h.path}"), {})
         if body.get("model") != judge.model:
             return h.send_json(404, cls.error(404, f"model {body.get('model')} not found"), {})
-        fault = judge.next_fault()
+        fault = judge.next_fault(texts)
         if common_fault(h, fault, cls.error):
             return None
         if method in judge.reject:
@@ -230,7 +234,7 @@ class GeminiDialect:
             return h.send_json(401, cls.error(401, "API key not valid."), {})
         if h.path != f"/v1beta/models/{judge.model}:generateContent":
             return h.send_json(404, cls.error(404, f"{h.path} is not found"), {})
-        fault = judge.next_fault()
+        fault = judge.next_fault(texts)
         if common_fault(h, fault, cls.error):
             return None
         if method in judge.reject:
