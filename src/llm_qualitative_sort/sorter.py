@@ -8,6 +8,7 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -175,7 +176,10 @@ class QualitativeSorter:
             )
             await self._drive(graph, start, config, context)
             snapshot = await graph.aget_state(config)
-        return sort_result(snapshot.values, run_id, time.perf_counter() - started)
+        result = sort_result(snapshot.values, run_id, time.perf_counter() - started)
+        stats = result.statistics
+        cost = self.provider.estimate_cost(stats.input_tokens, stats.output_tokens)
+        return replace(result, statistics=replace(stats, estimated_cost=cost))
 
     async def _drive(
         self,

@@ -238,6 +238,10 @@ class LangChainProvider(LLMProvider):
             source = self._source
             state = _LoopState(source if isinstance(source, BaseChatModel) else source())
             self._loops[loop] = state
+            if self._api_key is None:
+                # Built by a factory: only now can we learn the key to mask in answers.
+                key = _field_secret(state.chat)
+                self._api_key = SecretStr(key) if key else None
         return state
 
     def _secret(self) -> str | None:

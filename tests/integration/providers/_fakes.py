@@ -95,6 +95,11 @@ class FakeJudge:
 class _Handler(BaseHTTPRequestHandler):
     judge: FakeJudge
     dialect: Any
+    # Headers and body go out in two writes; with Nagle's algorithm the second one waits
+    # for the client's delayed ACK (40 ms a request).
+    disable_nagle_algorithm = True
+    # HTTP/1.0: one connection per request, so no idle keep-alive connection outlives a
+    # test (an unclosed socket is a ResourceWarning, an error under this suite's filters).
 
     def log_message(self, *args: Any) -> None:  # keep test output quiet
         pass
@@ -121,6 +126,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # the default backlog of 5 refuses bursts of parallel calls
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that timed out leaves a broken pipe behind: expected here
