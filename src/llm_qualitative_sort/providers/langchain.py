@@ -244,6 +244,10 @@ class LangChainProvider(LLMProvider):
                 self._api_key = SecretStr(key) if key else None
         return state
 
+    def __repr__(self) -> str:
+        url = _safe_url(self.base_url) if self.base_url else None
+        return f"{type(self).__name__}(model={self.model!r}, base_url={url!r})"
+
     def _secret(self) -> str | None:
         return self._api_key.get_secret_value() if self._api_key is not None else None
 
