@@ -9,6 +9,9 @@ Example:
     (1, ['99'])
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from llm_qualitative_sort._storage import default_checkpoint_path
 from llm_qualitative_sort.cache import (
     CacheError,
@@ -37,6 +40,11 @@ from llm_qualitative_sort.models import (
 from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
 from llm_qualitative_sort.sorter import QualitativeSorter
 
+if TYPE_CHECKING:
+    from llm_qualitative_sort.providers.google import GoogleProvider
+    from llm_qualitative_sort.providers.langchain import LangChainProvider
+    from llm_qualitative_sort.providers.openai import OpenAIProvider
+
 __all__ = [
     "CacheError",
     "CacheKey",
@@ -44,10 +52,13 @@ __all__ = [
     "ComparisonResult",
     "EventType",
     "FileCache",
+    "GoogleProvider",
     "LLMProvider",
+    "LangChainProvider",
     "MatchResult",
     "MemoryCache",
     "MockLLMProvider",
+    "OpenAIProvider",
     "PermanentProviderError",
     "ProgressEvent",
     "ProviderError",
@@ -61,3 +72,12 @@ __all__ = [
     "build_graph",
     "default_checkpoint_path",
 ]
+
+# The real providers load on first use: importing the package must not need their extras.
+_LAZY = ("GoogleProvider", "LangChainProvider", "OpenAIProvider")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module("llm_qualitative_sort.providers"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

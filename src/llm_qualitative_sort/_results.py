@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from llm_qualitative_sort.bradley_terry import rank_by_score
@@ -27,10 +27,20 @@ def history_matches(items: Sequence[str], history: Sequence[RoundLog]) -> list[M
     ]
 
 
-def statistics(matches: Sequence[MatchResult], rounds: int, elapsed: float) -> Statistics:
-    """Counts over the whole run."""
+CostEstimate = Callable[[int, int], float | None]
+
+
+def statistics(
+    matches: Sequence[MatchResult],
+    rounds: int,
+    elapsed: float,
+    estimate_cost: CostEstimate | None = None,
+) -> Statistics:
+    """Counts over the whole run; the cost estimate comes from the provider's prices."""
     calls = [call for match in matches for call in match.rounds]
     paid = [call for call in calls if not call.cached]
+    input_tokens = sum(call.input_tokens for call in paid)
+    output_tokens = sum(call.output_tokens for call in paid)
     return Statistics(
         total_matches=len(matches),
         total_api_calls=len(paid),
@@ -39,8 +49,9 @@ def statistics(matches: Sequence[MatchResult], rounds: int, elapsed: float) -> S
         failed_calls=sum(call.winner is None for call in calls),
         draws=sum(match.winner is None for match in matches),
         rounds=rounds,
-        input_tokens=sum(call.input_tokens for call in paid),
-        output_tokens=sum(call.output_tokens for call in paid),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        estimated_cost=estimate_cost(input_tokens, output_tokens) if estimate_cost else None,
     )
 
 
@@ -48,14 +59,19 @@ Ranking = Literal["wins", "bradley_terry"]
 
 
 def sort_result(
-    values: dict[str, Any], run_id: str, elapsed: float, ranking: Ranking = "wins"
+    values: dict[str, Any],
+    run_id: str,
+    elapsed: float,
+    ranking: Ranking = "wins",
+    estimate_cost: CostEstimate | None = None,
 ) -> SortResult:
     """The `SortResult` of a finished run from its final state."""
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
     matches = history_matches(items, history)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
-    result = SortResult(rankings, matches, statistics(matches, len(history), elapsed), run_id)
+    stats = statistics(matches, len(history), elapsed, estimate_cost)
+    result = SortResult(rankings, matches, stats, run_id)
     if ranking == "bradley_terry":
         by_strength = SortResult(rank_by_score(result.scores), matches, result.statistics, run_id)
         by_strength.__dict__["scores"] = result.scores  # already fitted: keep, don't refit

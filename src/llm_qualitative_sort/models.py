@@ -71,7 +71,8 @@ class Statistics:
 
     `total_api_calls` counts calls paid for (cache hits excluded); `failed_calls` counts
     calls that gave no verdict; `rounds` counts tournament rounds. `elapsed_time` is the
-    wall time, in seconds, of the call that finished the run.
+    wall time, in seconds, of the call that finished the run. `estimated_cost` prices the
+    paid tokens when the provider was given prices per million tokens, else None.
     """
 
     total_matches: int
@@ -83,6 +84,7 @@ class Statistics:
     rounds: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    estimated_cost: float | None = None
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ class QualitativeSorter:
         async with self._store.open() as (saver, journal):
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
-            stored = (await graph.aget_state(config)).values
+            stored = await _stored_run(graph, config)
             start: dict[str, Any] | None = None
             if stored:
                 self._check_same_run(stored, texts, run_id)
@@ -192,9 +192,12 @@ class QualitativeSorter:
         async with self._store.open() as (saver, journal):
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
-            stored = (await graph.aget_state(config)).values
+            stored = await _stored_run(graph, config)
             if not stored:
-                raise KeyError(f"no run {run_id!r} in {self._where()}")
+                raise KeyError(
+                    f"no run {run_id!r} in {self._where()} (a run killed before its input "
+                    "was saved must be started again with sort(items, run_id=...))"
+                )
             self._check_same_run(stored, stored["items"], run_id)
             return await self._finish(graph, None, config, stored, journal, started)
 
@@ -221,7 +224,8 @@ class QualitativeSorter:
                 journal=journal,
             )
             stored = await self._drive(graph, start, config, context)
-        return sort_result(stored, run_id, time.perf_counter() - started, self.ranking)
+        elapsed = time.perf_counter() - started
+        return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost)
 
     async def _drive(
         self,
@@ -304,6 +308,16 @@ class _Tee:
             outcome = self._then(event)
             if inspect.isawaitable(outcome):
                 await outcome
+
+
+async def _stored_run(graph: TournamentGraph, config: RunnableConfig) -> dict[str, Any]:
+    """The stored state of a run, or {} if none was saved.
+
+    A process killed right after starting can leave a checkpoint whose input writes never
+    reached the disk; its items read back empty, and it counts as not started.
+    """
+    values = (await graph.aget_state(config)).values
+    return dict(values) if values.get("items") else {}
 
 
 def _check_run_id(run_id: Any) -> str:

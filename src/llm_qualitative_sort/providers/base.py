@@ -70,5 +70,10 @@ class LLMProvider(ABC):
         del repetition  # a real LLM samples afresh on every call
         return await self.compare(item_a, item_b, criteria)
 
+    def estimate_cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        """The price of the given token counts, or None when this provider has no prices."""
+        del input_tokens, output_tokens
+        return None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"

@@ -1,0 +1,162 @@
+"""Mapping client-library exceptions onto the library's transient / permanent errors.
+
+Both shipped clients raise `langchain_core.exceptions.ModelError` subclasses keyed to the HTTP
+status; some failures still escape raw (Gemini's `httpx.ReadTimeout`, an SDK's own status
+errors), so the status code and the transport error types are checked as a fallback.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from langchain_core import exceptions as lc
+
+from llm_qualitative_sort.errors import (
+    PermanentProviderError,
+    ProviderError,
+    TransientProviderError,
+)
+
+_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+# Names of transport failures in httpx (and httpx2, which google-genai may use).
+_TRANSPORT_NAMES = {"TimeoutException", "TransportError", "NetworkError", "RemoteProtocolError"}
+_TRANSIENT_LC = (
+    lc.ModelRateLimitError,
+    lc.ModelAPIError,
+    lc.ModelConnectionError,
+    lc.ModelTimeoutError,
+)
+_PERMANENT_HINTS: list[tuple[type[Exception], str]] = [
+    (lc.ModelAuthenticationError, "authentication failed (HTTP 401): check the API key"),
+    (lc.ModelPermissionDeniedError, "permission denied (HTTP 403): the key may not use"),
+    (lc.ModelNotFoundError, "not found (HTTP 404): unknown model or wrong base_url for"),
+    (lc.ContextOverflowError, "the texts are too long for the context window of"),
+    (lc.ModelInvalidRequestError, "invalid request (HTTP 400) to"),
+]
+_STATUS_HINTS = {
+    400: "invalid request (HTTP 400) to",
+    401: "authentication failed (HTTP 401): check the API key",
+    403: "permission denied (HTTP 403): the key may not use",
+    404: "not found (HTTP 404): unknown model or wrong base_url for",
+}
+
+
+def redact(text: str, secret: str | None) -> str:
+    """`text` with every occurrence of `secret` masked (a server may echo the key back)."""
+    return text.replace(secret, "***") if secret else text
+
+
+def is_invalid_request(exc: BaseException) -> bool:
+    """Whether the server rejected the request itself (HTTP 400/422): maybe its format."""
+    if isinstance(exc, lc.ModelInvalidRequestError):
+        return True
+    return _status(exc) in (400, 422)
+
+
+def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderError | None:
+    """The library error for a client exception, or None when it is not a provider failure.
+
+    Args:
+        exc: What the client raised.
+        where: The model and endpoint, named in messages.
+        secret: The API key, masked out of every message.
+    """
+    detail = redact(f"{type(exc).__name__}: {exc}", secret)[:500]
+    status = _status(exc)
+    if (
+        isinstance(exc, (*_TRANSIENT_LC, TimeoutError, ConnectionError))
+        or _is_transport(exc)
+        or status in _TRANSIENT_STATUS
+    ):
+        return TransientProviderError(f"{where}: {detail}", retry_after=retry_after(exc))
+    for kind, hint in _PERMANENT_HINTS:
+        if isinstance(exc, kind):
+            return PermanentProviderError(f"{hint} {where}: {detail}")
+    if status is not None and 400 <= status < 500:
+        hint = _STATUS_HINTS.get(status, f"request refused (HTTP {status}) by")
+        return PermanentProviderError(f"{hint} {where}: {detail}")
+    if isinstance(exc, lc.ModelError):
+        return PermanentProviderError(f"{where}: {detail}")
+    return None
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _is_transport(exc: BaseException) -> bool:
+    return any(
+        cls.__name__ in _TRANSPORT_NAMES and cls.__module__.startswith("httpx")
+        for cause in _chain(exc)
+        for cls in type(cause).__mro__
+    )
+
+
+def _status(exc: BaseException) -> int | None:
+    for cause in _chain(exc):
+        for name in ("status_code", "code"):
+            value = getattr(cause, name, None)
+            if isinstance(value, int) and 100 <= value < 600:
+                return value
+    return None
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds the server asked to wait: Retry-After(-ms) headers or Google's RetryInfo."""
+    for cause in _chain(exc):
+        headers: Any = getattr(getattr(cause, "response", None), "headers", None)
+        if headers is not None:
+            seconds = _from_headers(headers)
+            if seconds is not None:
+                return seconds
+        seconds = _from_retry_info(getattr(cause, "details", None))
+        if seconds is not None:
+            return seconds
+    return None
+
+
+def _from_headers(headers: Any) -> float | None:
+    try:
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            return max(float(millis) / 1000, 0.0)
+        value = headers.get("retry-after")
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None
+    return max(when - time.time(), 0.0)
+
+
+_DELAY = re.compile(r"^(\d+(?:\.\d+)?)s$")
+
+
+def _from_retry_info(details: Any) -> float | None:
+    """Gemini states the wait in the error body: `{"retryDelay": "37s"}` in RetryInfo."""
+    if not isinstance(details, dict):
+        return None
+    error = details.get("error", details)
+    entries = error.get("details", []) if isinstance(error, dict) else []
+    for entry in entries if isinstance(entries, list) else []:
+        delay = entry.get("retryDelay") if isinstance(entry, dict) else None
+        match = _DELAY.match(delay) if isinstance(delay, str) else None
+        if match:
+            return float(match.group(1))
+    return None

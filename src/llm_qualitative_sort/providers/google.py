@@ -1,0 +1,123 @@
+"""`GoogleProvider`: Gemini through langchain-google-genai."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from pydantic import SecretStr
+
+from llm_qualitative_sort.providers.langchain import LangChainProvider
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+DEFAULT_MODEL = "gemini-3.0"
+_VERSION = re.compile(r"^(.*?)/(v\d+(?:alpha|beta)?\d*)/?$")
+
+
+class GoogleProvider(LangChainProvider):
+    """A judge on the Gemini API (`{base_url}/models/<model>:generateContent`).
+
+    Failed requests are retried by the engine (the sorter's `retry_policy`, 6 attempts by
+    default, honouring Retry-After); the Gemini SDK makes `max_retries + 1` attempts per
+    engine attempt, one by default. JSON mode is the same request as JSON schema on
+    Gemini, so the fallback chain is json_schema, function calling, plain text.
+
+    Args:
+        api_key: The key; falls back to `GOOGLE_API_KEY`.
+        base_url: The endpoint including the API version, as in the default
+            `https://generativelanguage.googleapis.com/v1beta`; without a version, v1beta.
+        model: Model name.
+        timeout: Seconds one request may take.
+        max_retries: Retries inside the Gemini SDK per engine attempt (0: the engine retries).
+        requests_per_second: Client-side rate limit.
+        reasks: How many more times to ask when an answer has no usable verdict.
+        input_price_per_million: Price of a million input tokens, for `estimated_cost`.
+        output_price_per_million: Price of a million output tokens.
+
+    Raises:
+        ValueError: No key given and `GOOGLE_API_KEY` unset.
+        ImportError: langchain-google-genai missing
+            (`pip install "llm-qualitative-sort[google]"`).
+
+    Example:
+        >>> judge = GoogleProvider(api_key="test-key", model="gemini-3.0")
+        >>> judge.model_identity
+        'GoogleProvider:gemini-3.0@https://generativelanguage.googleapis.com/v1beta#prompt1'
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        model: str = DEFAULT_MODEL,
+        *,
+        timeout: float = 120.0,
+        max_retries: int = 0,
+        requests_per_second: float | None = None,
+        reasks: int = 1,
+        input_price_per_million: float | None = None,
+        output_price_per_million: float | None = None,
+    ) -> None:
+        key = api_key or os.environ.get("GOOGLE_API_KEY")
+        if not key:
+            raise ValueError(
+                "GoogleProvider needs an API key: pass api_key=... or set GOOGLE_API_KEY"
+            )
+        _require_langchain_google()
+        secret = SecretStr(key)
+        url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        root, version = split_version(url)
+
+        def build() -> BaseChatModel:
+            from langchain_google_genai import ChatGoogleGenerativeAI
+
+            # One model (and SDK client) per event loop: the SDK's async transport is
+            # bound to the loop it first ran on.
+            return ChatGoogleGenerativeAI(
+                model=model,
+                google_api_key=secret,
+                base_url=root,
+                api_version=version,
+                timeout=timeout,
+                max_retries=max_retries + 1,  # the SDK counts attempts, not retries
+            )
+
+        super().__init__(
+            build,
+            model=model,
+            base_url=url,
+            methods=("json_schema", "function_calling", "text"),
+            reasks=reasks,
+            timeout=timeout,
+            requests_per_second=requests_per_second,
+            input_price_per_million=input_price_per_million,
+            output_price_per_million=output_price_per_million,
+        )
+        self._api_key = secret
+
+
+def split_version(url: str) -> tuple[str, str]:
+    """Split `https://host/v1beta` into the SDK's base URL and API version.
+
+    Example:
+        >>> split_version("https://generativelanguage.googleapis.com/v1beta")
+        ('https://generativelanguage.googleapis.com', 'v1beta')
+        >>> split_version("http://127.0.0.1:8080")
+        ('http://127.0.0.1:8080', 'v1beta')
+    """
+    match = _VERSION.match(url)
+    return (match.group(1), match.group(2)) if match else (url, "v1beta")
+
+
+def _require_langchain_google() -> None:
+    try:
+        import langchain_google_genai  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            "GoogleProvider needs langchain-google-genai: "
+            'pip install "llm-qualitative-sort[google]"'
+        ) from exc

@@ -1,0 +1,309 @@
+"""`LangChainProvider`: any LangChain chat model as a judge, with structured output.
+
+Who retries: this provider never retries a failed *request*; it classifies the failure
+(`TransientProviderError` with the server's Retry-After, or `PermanentProviderError`) and
+the engine retries with the sorter's `retry_policy`. Retrying inside the client as well
+would multiply the attempts (6 engine attempts x 3 SDK attempts = 18 calls to a server that
+is down). It does ask again, `reasks` times, when an answer came back without a usable
+verdict (unparseable or refused).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+from urllib.parse import urlsplit, urlunsplit
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.rate_limiters import InMemoryRateLimiter
+from langchain_core.runnables import Runnable
+from pydantic import SecretStr, ValidationError
+
+from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers._failures import classify, is_invalid_request, redact
+from llm_qualitative_sort.providers._prompt import (
+    PROMPT_VERSION,
+    Verdict,
+    build_messages,
+    parse_text_verdict,
+    verdict_schema,
+)
+from llm_qualitative_sort.providers.base import LLMProvider
+
+Method = Literal["json_schema", "function_calling", "json_mode", "text"]
+ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
+ChatModelSource = BaseChatModel | Callable[[], BaseChatModel]
+
+_MODEL_FIELDS = ("model_name", "model", "deployment_name", "azure_deployment")
+_URL_FIELDS = ("openai_api_base", "base_url", "azure_endpoint", "anthropic_api_url")
+_KEY_FIELDS = ("openai_api_key", "google_api_key", "anthropic_api_key", "api_key")
+
+
+@dataclass
+class _Answer:
+    verdict: Verdict | None
+    raw: dict[str, Any]
+    input_tokens: int = 0
+    output_tokens: int = 0
+    problem: str = ""
+
+
+@dataclass
+class _LoopState:
+    chat: BaseChatModel
+    runnables: dict[str, Runnable[Any, Any]] = field(default_factory=dict)
+
+
+class LangChainProvider(LLMProvider):
+    """A judge on any LangChain chat model (Azure OpenAI, Anthropic, a local server, ...).
+
+    The model answers the package's fixed prompt through `with_structured_output`. When the
+    server rejects a structured-output method (HTTP 400), the next one is tried, in the
+    order of `methods` (json_schema, function calling, JSON mode, then a strict parse of
+    plain text), and the one that worked is kept for the provider's later calls.
+
+    Args:
+        chat_model: The chat model, or a factory that builds one. A factory is called once
+            per event loop: clients such as `ChatOpenAI` bind their HTTP connections to the
+            loop they first ran on, so a provider used from several `asyncio.run()` calls
+            needs one model per loop. Turn the model's own retries off (`max_retries=0`);
+            the engine retries.
+        model: Model name for cache keys and messages; read from the chat model if omitted.
+        base_url: Endpoint for cache keys and messages; read from the chat model if omitted.
+        methods: Structured-output methods to try, in order.
+        reasks: How many more times to ask when an answer has no usable verdict.
+        timeout: Seconds one request may take before it counts as a transient failure.
+        requests_per_second: Client-side rate limit (LangChain's `InMemoryRateLimiter`).
+        input_price_per_million: Price of a million input tokens, for `estimated_cost`.
+        output_price_per_million: Price of a million output tokens.
+
+    Example:
+        >>> from langchain_core.language_models import GenericFakeChatModel
+        >>> from langchain_core.messages import AIMessage
+        >>> fake = GenericFakeChatModel(
+        ...     messages=iter([AIMessage('{"reasoning": "B is clearer.", "winner": "B"}')]))
+        >>> judge = LangChainProvider(fake, model="fake", methods=["text"])
+        >>> import asyncio
+        >>> asyncio.run(judge.compare("text one", "text two", "clarity")).winner
+        'B'
+    """
+
+    def __init__(
+        self,
+        chat_model: ChatModelSource,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        methods: Sequence[Method] = ALL_METHODS,
+        reasks: int = 1,
+        timeout: float | None = 120.0,
+        requests_per_second: float | None = None,
+        input_price_per_million: float | None = None,
+        output_price_per_million: float | None = None,
+    ) -> None:
+        if not methods or any(m not in ALL_METHODS for m in methods):
+            raise ValueError(f"methods must be a non-empty subset of {ALL_METHODS}, got {methods}")
+        if reasks < 0:
+            raise ValueError(f"reasks must be >= 0, got {reasks}")
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"timeout must be positive seconds or None, got {timeout}")
+        instance = chat_model if isinstance(chat_model, BaseChatModel) else None
+        super().__init__(
+            api_key=_field_secret(instance),
+            base_url=base_url or _field_text(instance, _URL_FIELDS),
+            model=model or _field_text(instance, _MODEL_FIELDS) or "unknown-model",
+        )
+        self._source = chat_model
+        self.methods: tuple[Method, ...] = tuple(methods)
+        self._method_index = 0
+        self.reasks = reasks
+        self.timeout = timeout
+        self._limiter = (
+            InMemoryRateLimiter(requests_per_second=requests_per_second, check_every_n_seconds=0.01)
+            if requests_per_second
+            else None
+        )
+        self.prices = (input_price_per_million, output_price_per_million)
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    @property
+    def model_identity(self) -> str:
+        """Class, model, endpoint (without credentials or query) and prompt version."""
+        endpoint = f"@{_safe_url(self.base_url)}" if self.base_url else ""
+        return f"{type(self).__name__}:{self.model}{endpoint}#prompt{PROMPT_VERSION}"
+
+    @property
+    def method(self) -> Method:
+        """The structured-output method currently in use (advances when one is rejected)."""
+        return self.methods[self._method_index]
+
+    def estimate_cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        """The price of the given token counts, or None without prices."""
+        price_in, price_out = self.prices
+        if price_in is None and price_out is None:
+            return None
+        return (input_tokens * (price_in or 0.0) + output_tokens * (price_out or 0.0)) / 1e6
+
+    async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
+        """Ask the model; ask again (up to `reasks` times) while it gives no verdict."""
+        answers: list[_Answer] = []
+        for _ in range(1 + self.reasks):
+            answers.append(await self._ask(build_messages(item_a, item_b, criteria)))
+            if answers[-1].verdict is not None:
+                break
+        return _result(answers)
+
+    async def _ask(self, messages: list[BaseMessage]) -> _Answer:
+        while True:
+            index = self._method_index
+            try:
+                return await self._invoke(self.methods[index], messages)
+            except Exception as exc:
+                if is_invalid_request(exc) and index + 1 < len(self.methods):
+                    # Concurrent calls may see the same rejection: advance from the method
+                    # that was tried, never past one that nobody has tried yet.
+                    self._method_index = max(self._method_index, index + 1)
+                    continue
+                error = classify(exc, where=self._where(), secret=self._secret())
+                if error is None:
+                    raise
+                raise error from None  # the client's exception may quote request details
+
+    async def _invoke(self, method: Method, messages: list[BaseMessage]) -> _Answer:
+        if self._limiter is not None:
+            await self._limiter.aacquire()
+        runnable = self._runnable(method)
+        async with asyncio.timeout(self.timeout):
+            output = await runnable.ainvoke(messages)
+        if method == "text":
+            message = cast(AIMessage, output)
+            verdict = parse_text_verdict(message.text)
+            problem = "" if verdict else "the answer is not a JSON verdict"
+        else:
+            message = output["raw"]
+            verdict, problem = _validated(output["parsed"], output["parsing_error"])
+        return self._answer(method, message, verdict, problem)
+
+    def _answer(
+        self, method: Method, message: AIMessage, verdict: Verdict | None, problem: str
+    ) -> _Answer:
+        usage: dict[str, Any] = dict(message.usage_metadata or {})
+        raw = {
+            "method": method,
+            "content": message.content,
+            "tool_calls": message.tool_calls,
+            "refusal": message.additional_kwargs.get("refusal"),
+            "response_metadata": {
+                k: v for k, v in message.response_metadata.items() if k != "headers"
+            },
+            "usage": usage,
+        }
+        if problem:
+            raw["problem"] = problem
+        if verdict is not None:
+            verdict = verdict.model_copy(
+                update={"reasoning": redact(verdict.reasoning, self._secret())}
+            )
+        text = redact(json.dumps(raw, ensure_ascii=False, default=str), self._secret())
+        return _Answer(
+            verdict,
+            json.loads(text),
+            int(usage.get("input_tokens", 0)),
+            int(usage.get("output_tokens", 0)),
+            redact(problem, self._secret()),
+        )
+
+    def _runnable(self, method: Method) -> Runnable[Any, Any]:
+        state = self._loop_state()
+        if method not in state.runnables:
+            if method == "text":
+                state.runnables[method] = state.chat
+            else:
+                state.runnables[method] = state.chat.with_structured_output(
+                    verdict_schema(), method=method, include_raw=True, **_strict(state.chat, method)
+                )
+        return state.runnables[method]
+
+    def _loop_state(self) -> _LoopState:
+        loop = asyncio.get_running_loop()
+        state = self._loops.get(loop)
+        if state is None:
+            source = self._source
+            state = _LoopState(source if isinstance(source, BaseChatModel) else source())
+            self._loops[loop] = state
+            if self._api_key is None:
+                # Built by a factory: only now can we learn the key to mask in answers.
+                key = _field_secret(state.chat)
+                self._api_key = SecretStr(key) if key else None
+        return state
+
+    def __repr__(self) -> str:
+        url = _safe_url(self.base_url) if self.base_url else None
+        return f"{type(self).__name__}(model={self.model!r}, base_url={url!r})"
+
+    def _secret(self) -> str | None:
+        return self._api_key.get_secret_value() if self._api_key is not None else None
+
+    def _where(self) -> str:
+        endpoint = f" at {_safe_url(self.base_url)}" if self.base_url else ""
+        return f"model {self.model!r}{endpoint}"
+
+
+def _result(answers: list[_Answer]) -> ComparisonResult:
+    last = answers[-1]
+    tokens_in = sum(a.input_tokens for a in answers)
+    tokens_out = sum(a.output_tokens for a in answers)
+    raw = dict(last.raw, answers=len(answers))
+    if last.verdict is not None:
+        return ComparisonResult(
+            last.verdict.winner, last.verdict.reasoning, raw, tokens_in, tokens_out
+        )
+    reasoning = f"no usable verdict after {len(answers)} answer(s): {last.problem}"
+    return ComparisonResult(None, reasoning, raw, tokens_in, tokens_out)
+
+
+def _validated(parsed: Any, error: Any) -> tuple[Verdict | None, str]:
+    if parsed is None:
+        return None, f"no parsable verdict ({error or 'empty answer'})"
+    try:
+        return Verdict.model_validate(parsed), ""
+    except ValidationError as exc:
+        return None, f"the answer does not match the verdict schema: {exc.errors()[:2]}"
+
+
+def _strict(chat: BaseChatModel, method: Method) -> dict[str, Any]:
+    # OpenAI's strict mode guarantees schema-shaped answers (JSON mode has no schema to be
+    # strict about); other clients may not take the argument at all.
+    is_openai = type(chat).__module__.startswith("langchain_openai")
+    return {"strict": True} if is_openai and method != "json_mode" else {}
+
+
+def _field_text(model: BaseChatModel | None, names: Sequence[str]) -> str | None:
+    for name in names:
+        value = getattr(model, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _field_secret(model: BaseChatModel | None) -> str | None:
+    for name in _KEY_FIELDS:
+        value = getattr(model, name, None)
+        if isinstance(value, SecretStr):
+            return value.get_secret_value()
+    return None
+
+
+def _safe_url(url: str) -> str:
+    """`url` without user info, query or fragment, where a key could hide (`?key=...`)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))

@@ -1,0 +1,105 @@
+"""`OpenAIProvider`: OpenAI (or any OpenAI-compatible endpoint) through langchain-openai."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from pydantic import SecretStr
+
+from llm_qualitative_sort.providers.langchain import ALL_METHODS, LangChainProvider
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-5.1"
+
+
+class OpenAIProvider(LangChainProvider):
+    """A judge on the OpenAI chat-completions API (or a compatible server or proxy).
+
+    Requests go to `{base_url}/chat/completions`. Failed requests are retried by the engine
+    (the sorter's `retry_policy`, 6 attempts by default, honouring Retry-After); the SDK's
+    own retries are off by default, so the effective number of attempts of one call is
+    `retry_policy.max_attempts * (max_retries + 1)`.
+
+    Args:
+        api_key: The key; falls back to `OPENAI_API_KEY`.
+        base_url: The endpoint, `https://api.openai.com/v1` by default.
+        model: Model name.
+        timeout: Seconds one request may take.
+        max_retries: Retries inside the OpenAI SDK per engine attempt (0: the engine retries).
+        requests_per_second: Client-side rate limit.
+        reasks: How many more times to ask when an answer has no usable verdict.
+        input_price_per_million: Price of a million input tokens, for `estimated_cost`.
+        output_price_per_million: Price of a million output tokens.
+
+    Raises:
+        ValueError: No key given and `OPENAI_API_KEY` unset.
+        ImportError: langchain-openai missing (`pip install "llm-qualitative-sort[openai]"`).
+
+    Example:
+        >>> judge = OpenAIProvider(api_key="sk-test", model="gpt-5.1")
+        >>> judge.model_identity
+        'OpenAIProvider:gpt-5.1@https://api.openai.com/v1#prompt1'
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        model: str = DEFAULT_MODEL,
+        *,
+        timeout: float = 120.0,
+        max_retries: int = 0,
+        requests_per_second: float | None = None,
+        reasks: int = 1,
+        input_price_per_million: float | None = None,
+        output_price_per_million: float | None = None,
+    ) -> None:
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            raise ValueError(
+                "OpenAIProvider needs an API key: pass api_key=... or set OPENAI_API_KEY"
+            )
+        _require_langchain_openai()
+        secret = SecretStr(key)
+        url = base_url or DEFAULT_BASE_URL
+
+        def build() -> BaseChatModel:
+            import httpx
+            from langchain_openai import ChatOpenAI
+
+            # A fresh HTTP client per event loop: langchain-openai otherwise shares one
+            # default client per base URL, bound to the first loop that used it.
+            return ChatOpenAI(
+                model=model,
+                api_key=secret,
+                base_url=url,
+                timeout=timeout,
+                max_retries=max_retries,
+                http_async_client=httpx.AsyncClient(timeout=timeout),
+            )
+
+        super().__init__(
+            build,
+            model=model,
+            base_url=url,
+            methods=ALL_METHODS,
+            reasks=reasks,
+            timeout=timeout,
+            requests_per_second=requests_per_second,
+            input_price_per_million=input_price_per_million,
+            output_price_per_million=output_price_per_million,
+        )
+        self._api_key = secret
+
+
+def _require_langchain_openai() -> None:
+    try:
+        import langchain_openai  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            'OpenAIProvider needs langchain-openai: pip install "llm-qualitative-sort[openai]"'
+        ) from exc

@@ -1,0 +1,279 @@
+"""Fake OpenAI and Gemini servers on 127.0.0.1, answering by a hidden score.
+
+Each server reads the two texts out of the prompt's fences, checks the request the way the
+real API would (key, path, model, structured-output fields), and answers in the real wire
+format, so the real client libraries run end to end. A script of faults applies to the next
+requests; `always` applies to every request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FENCE = r"<<<BEGIN TEXT {side} (\w+)>>>\n(.*?)\n<<<END TEXT {side} \1>>>"
+FENCE_A = re.compile(FENCE.format(side="A"), re.DOTALL)
+FENCE_B = re.compile(FENCE.format(side="B"), re.DOTALL)
+
+
+@dataclass
+class Seen:
+    """One request as the server saw it."""
+
+    path: str
+    method: str  # json_schema / function_calling / json_mode / text
+    texts: tuple[str, str] | None
+    body: dict[str, Any]
+
+
+def strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def find_texts(body: dict[str, Any]) -> tuple[str, str] | None:
+    prompt = "\n".join(strings(body))
+    a, b = FENCE_A.search(prompt), FENCE_B.search(prompt)
+    if a is None or b is None or a.group(1) != b.group(1):
+        return None
+    return a.group(2), b.group(2)
+
+
+@dataclass
+class FakeJudge:
+    """State shared by the handler threads: scores, faults, what was seen."""
+
+    scores: dict[str, float]
+    key: str
+    model: str
+    script: list[str] = field(default_factory=list)
+    always: str | None = None
+    reject: set[str] = field(default_factory=set)  # structured-output methods refused
+    echo_key: bool = False  # a careless proxy copying the key into the answer
+    refuse_item: str | None = None  # every request showing this text is refused
+    retry_after: str | None = "0"
+    slow_seconds: float = 1.0
+    seen: list[Seen] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_fault(self, texts: tuple[str, str] | None) -> str | None:
+        if texts is not None and self.refuse_item in texts:
+            return "refusal"
+        with self.lock:
+            return self.script.pop(0) if self.script else self.always
+
+    def winner(self, texts: tuple[str, str]) -> str:
+        return "A" if self.scores[texts[0]] > self.scores[texts[1]] else "B"
+
+    def verdict(self, texts: tuple[str, str]) -> dict[str, str]:
+        winner = self.winner(texts)
+        reasoning = f"{winner} meets the criterion better."
+        if self.echo_key:
+            reasoning += f" (request carried {self.key})"
+        return {"reasoning": reasoning, "winner": winner}
+
+    def record(self, seen: Seen) -> None:
+        with self.lock:
+            self.seen.append(seen)
+
+    def methods(self) -> list[str]:
+        return [s.method for s in self.seen]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    judge: FakeJudge
+    dialect: Any
+    # Headers and body go out in two writes; with Nagle's algorithm the second one waits
+    # for the client's delayed ACK (40 ms a request).
+    disable_nagle_algorithm = True
+    # HTTP/1.0: one connection per request, so no idle keep-alive connection outlives a
+    # test (an unclosed socket is a ResourceWarning, an error under this suite's filters).
+
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length", 0))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.dialect.handle(self, body)
+
+    def send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def drop(self) -> None:
+        self.close_connection = True
+        self.connection.shutdown(2)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default backlog of 5 refuses bursts of parallel calls
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that timed out leaves a broken pipe behind: expected here
+
+
+def serve(judge: FakeJudge, dialect: Any) -> tuple[_Server, str]:
+    handler = type("Handler", (_Handler,), {"judge": judge, "dialect": dialect})
+    server = _Server(("127.0.0.1", 0), handler)
+    # A short poll interval keeps `shutdown()` (and so each test's teardown) fast.
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+    host, port = server.server_address[:2]
+    return server, f"http://{host}:{port}"
+
+
+def common_fault(handler: _Handler, fault: str | None, error: Any) -> bool:
+    """Apply a transport-level fault; True when the request is answered by it."""
+    judge = handler.judge
+    if fault == "drop":
+        handler.drop()
+        return True
+    if fault == "slow":
+        time.sleep(judge.slow_seconds)
+        return False
+    if fault in ("429", "500", "503", "401", "404"):
+        headers = {}
+        if fault == "429" and judge.retry_after is not None:
+            headers["retry-after"] = judge.retry_after
+        handler.send_json(int(fault), error(int(fault), f"injected {fault}"), headers)
+        return True
+    return False
+
+
+class OpenAIDialect:
+    """`POST /v1/chat/completions` as OpenAI answers it."""
+
+    @staticmethod
+    def error(status: int, message: str) -> dict[str, Any]:
+        return {"error": {"message": message, "type": "invalid_request_error", "code": status}}
+
+    @classmethod
+    def handle(cls, h: _Handler, body: dict[str, Any]) -> None:
+        judge = h.judge
+        texts = find_texts(body)
+        method = cls.method(body)
+        judge.record(Seen(h.path, method, texts, body))
+        if h.headers.get("authorization") != f"Bearer {judge.key}":
+            return h.send_json(401, cls.error(401, "Incorrect API key provided"), {})
+        if h.path != "/v1/chat/completions":
+            return h.send_json(404, cls.error(404, f"no route {h.path}"), {})
+        if body.get("model") != judge.model:
+            return h.send_json(404, cls.error(404, f"model {body.get('model')} not found"), {})
+        fault = judge.next_fault(texts)
+        if common_fault(h, fault, cls.error):
+            return None
+        if method in judge.reject:
+            return h.send_json(400, cls.error(400, f"{method} is not supported here"), {})
+        if texts is None:
+            return h.send_json(400, cls.error(400, "no fenced texts in the prompt"), {})
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        answer = json.dumps(judge.verdict(texts), ensure_ascii=False)
+        if fault == "malformed":
+            answer = '{"reasoning": "A is better because'
+        if fault == "refusal":
+            message["refusal"] = "I can't help with comparing these texts."
+        elif method == "function_calling":
+            name = body["tools"][0]["function"]["name"]
+            message["tool_calls"] = [
+                {"id": "call_1", "type": "function",
+                 "function": {"name": name, "arguments": answer}}
+            ]
+        else:
+            message["content"] = answer
+        payload = {
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+            "model": judge.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+        }
+        if judge.echo_key:
+            payload["system_fingerprint"] = judge.key
+        return h.send_json(200, payload, {})
+
+    @staticmethod
+    def method(body: dict[str, Any]) -> str:
+        kind = (body.get("response_format") or {}).get("type")
+        if kind == "json_schema":
+            schema = body["response_format"]["json_schema"]["schema"]
+            assert {"reasoning", "winner"} <= set(schema["properties"]), schema
+            return "json_schema"
+        if kind == "json_object":
+            return "json_mode"
+        return "function_calling" if body.get("tools") else "text"
+
+
+class GeminiDialect:
+    """`POST /v1beta/models/<model>:generateContent` as Gemini answers it."""
+
+    @staticmethod
+    def error(status: int, message: str) -> dict[str, Any]:
+        names = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
+                 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+        return {"error": {"code": status, "message": message, "status": names.get(status)}}
+
+    @classmethod
+    def handle(cls, h: _Handler, body: dict[str, Any]) -> None:
+        judge = h.judge
+        texts = find_texts(body)
+        method = cls.method(body)
+        judge.record(Seen(h.path, method, texts, body))
+        if h.headers.get("x-goog-api-key") != judge.key:
+            return h.send_json(401, cls.error(401, "API key not valid."), {})
+        if h.path != f"/v1beta/models/{judge.model}:generateContent":
+            return h.send_json(404, cls.error(404, f"{h.path} is not found"), {})
+        fault = judge.next_fault(texts)
+        if common_fault(h, fault, cls.error):
+            return None
+        if method in judge.reject:
+            return h.send_json(400, cls.error(400, f"{method} is not supported"), {})
+        if texts is None:
+            return h.send_json(400, cls.error(400, "no fenced texts in the prompt"), {})
+        answer = json.dumps(judge.verdict(texts), ensure_ascii=False)
+        if fault == "malformed":
+            answer = "The first one, clearly."
+        parts: list[dict[str, Any]] = [{"text": answer}]
+        if method == "function_calling":
+            name = body["tools"][0]["functionDeclarations"][0]["name"]
+            parts = [{"functionCall": {"name": name, "args": json.loads(answer)}}]
+        candidate: dict[str, Any] = {
+            "content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0,
+        }
+        if fault == "refusal":
+            candidate = {"finishReason": "SAFETY", "index": 0}
+        payload = {
+            "candidates": [candidate],
+            "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10,
+                              "totalTokenCount": 110},
+            "modelVersion": judge.model,
+        }
+        if judge.echo_key:
+            payload["responseId"] = judge.key
+        return h.send_json(200, payload, {})
+
+    @staticmethod
+    def method(body: dict[str, Any]) -> str:
+        config = body.get("generationConfig") or {}
+        if config.get("responseMimeType") == "application/json":
+            schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
+            assert {"reasoning", "winner"} <= set(schema.get("properties", {})), config
+            return "json_schema"
+        return "function_calling" if body.get("tools") else "text"
