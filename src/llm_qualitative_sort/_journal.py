@@ -15,8 +15,11 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_qualitative_sort.cache import CacheError, result_from_dict, result_to_dict
+from llm_qualitative_sort.cache import CacheError, result_from_dict
 from llm_qualitative_sort.models import ComparisonResult
+
+# Pages of WAL (4 KiB each) between automatic copies into the database: 256 MiB.
+WAL_PAGES = 65_536
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS journal (
     run_id TEXT NOT NULL, round INTEGER NOT NULL, match INTEGER NOT NULL,
@@ -24,9 +27,18 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS journal (
     PRIMARY KEY (run_id, round, match, call))"""
 
 
-@dataclass(frozen=True)
+def text_digest(text: str) -> str:
+    """The digest of one text, as `CallPlace.shown` joins them."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
 class CallPlace:
-    """Where a call sits in a run, and which texts it showed (first, then second)."""
+    """Where a call sits in a run, and which texts it showed (first, then second).
+
+    `shown` joins the `text_digest`s of both texts; the journal checks it on replay, so a
+    journal entry is never applied to other texts.
+    """
 
     run_id: str
     round_number: int
@@ -34,13 +46,7 @@ class CallPlace:
     call: int
     first: str
     second: str
-
-    @property
-    def shown(self) -> str:
-        """A digest of the texts shown, to catch a replay against other texts."""
-        first = hashlib.sha256(self.first.encode("utf-8")).hexdigest()
-        second = hashlib.sha256(self.second.encode("utf-8")).hexdigest()
-        return first + second
+    shown: str
 
 
 class Journal:
@@ -63,6 +69,10 @@ class Journal:
                 self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 self._conn.execute("PRAGMA synchronous=NORMAL")
+                # SQLite copies the WAL back into the database (with an fsync) every 1000
+                # pages by default, stalling the event loop for milliseconds mid-round.
+                # Rows in the WAL are as safe from a killed process; copy back on close.
+                self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
                 self._conn.execute(_SCHEMA)
             except sqlite3.DatabaseError as exc:
                 raise CacheError(f"cannot use {path} as a run journal: {exc}") from exc
@@ -76,9 +86,10 @@ class Journal:
         source = str(self.path or "the run journal")
         if shown != place.shown:
             raise CacheError(f"{source}: journaled call {place} showed other texts")
-        data = json.loads(record)
-        cached = bool(data.pop("cached"))
-        return result_from_dict(data, source), cached
+        winner, reasoning, raw, input_tokens, output_tokens, cached = json.loads(record)
+        data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
+                "input_tokens": input_tokens, "output_tokens": output_tokens}
+        return result_from_dict(data, source), bool(cached)
 
     def put(self, place: CallPlace, result: ComparisonResult, *, cached: bool) -> None:
         """Record a finished call.
@@ -87,9 +98,9 @@ class Journal:
         finish in one turn of the loop share one commit; the flush runs before any code
         woken by these calls, so no verdict is acted on before its row is on disk.
         """
-        data = result_to_dict(result)
-        data["cached"] = cached
-        row = (place.shown, json.dumps(data, ensure_ascii=False, default=str))
+        fields = (result.winner, result.reasoning, result.raw_response, result.input_tokens,
+                  result.output_tokens, cached)
+        row = (place.shown, json.dumps(fields, ensure_ascii=False, default=str))
         self._round(place.run_id, place.round_number)[(place.match, place.call)] = row
         if self._conn is not None:
             self._pending.append((place.run_id, place.round_number, place.match, place.call, *row))
@@ -122,4 +133,5 @@ class Journal:
         """Flush and close the file."""
         if self._conn is not None:
             self.flush()
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._conn.close()

@@ -222,6 +222,7 @@ class QualitativeSorter:
                 retry=self.retry_policy,
                 run_id=run_id,
                 journal=journal,
+                progress=self.on_progress is not None,
             )
             stored = await self._drive(graph, start, config, context)
         elapsed = time.perf_counter() - started

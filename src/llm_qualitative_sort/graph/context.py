@@ -70,6 +70,9 @@ class TournamentContext:
     # A factory, not a default value: pydantic would try to render the policy as a default.
     retry: SkipJsonSchema[_OpaqueRetry] = field(default_factory=_default_retry)
     run_id: SkipJsonSchema[str] = ""
+    # Whether nodes build progress events; the sorter turns it off when nobody listens,
+    # since building them costs more per match than the orchestration itself.
+    progress: SkipJsonSchema[bool] = True
     journal: SkipJsonSchema[Journal] = field(default_factory=Journal)
 
     def resolve_provider(self, seed: int) -> LLMProvider:

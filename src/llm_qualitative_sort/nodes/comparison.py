@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from langgraph.runtime import Runtime
 
 from llm_qualitative_sort._events import event
-from llm_qualitative_sort._journal import CallPlace
+from llm_qualitative_sort._journal import CallPlace, text_digest
 from llm_qualitative_sort._judge import CallsStopped, Judge
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState
@@ -57,28 +57,33 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         stop=asyncio.Event(),
     )
     progress = _Progress(state)
-    emit = runtime.stream_writer
+    emit = runtime.stream_writer if ctx.progress else None
     items, round_number = state["items"], state["round"]
+    pairs = state["pairs"]
+    digests = {i: text_digest(items[i]) for pair in pairs for i in pair}
+    orders = presentation_orders(state["comparison_rounds"])
 
     async def play(index: int, a: int, b: int) -> MatchLog:
-        emit(event(EventType.MATCH_START, f"{items[a][:30]!r} vs {items[b][:30]!r}",
-                   progress.completed, progress.total, round=round_number, match=index,
-                   item_a=items[a], item_b=items[b]))
+        if emit:
+            emit(event(EventType.MATCH_START, f"{items[a][:30]!r} vs {items[b][:30]!r}",
+                       progress.completed, progress.total, round=round_number, match=index,
+                       item_a=items[a], item_b=items[b]))
         calls = []
-        for call, (order, repetition) in enumerate(presentation_orders(state["comparison_rounds"])):
+        for call, (order, repetition) in enumerate(orders):
             first, second = (a, b) if order == "AB" else (b, a)
-            place = CallPlace(ctx.run_id, round_number, index, call, items[first], items[second])
+            place = CallPlace(ctx.run_id, round_number, index, call, items[first],
+                              items[second], digests[first] + digests[second])
             calls.append(_call(judge, place, order, repetition))
         logs = await _gather_all(calls)
         winner = match_winner(log[1] for log in logs)
         progress.finish(winner)
         log = [a, b, winner, logs]
-        emit(event(EventType.MATCH_END, _verdict(items, a, b, winner), progress.completed,
-                   progress.total, round=round_number, match=index, result=log,
-                   item_a=items[a], item_b=items[b]))
+        if emit:
+            emit(event(EventType.MATCH_END, _verdict(items, a, b, winner), progress.completed,
+                       progress.total, round=round_number, match=index, result=log,
+                       item_a=items[a], item_b=items[b]))
         return log
 
-    pairs = state["pairs"]
     matches = await _gather_all(play(i, a, b) for i, (a, b) in enumerate(pairs))
     round_log: RoundLog = {"round": round_number, "matches": matches, "bye": state.get("bye")}
     return {"history": [round_log]}

@@ -24,7 +24,7 @@ def reassign(state: TournamentState, runtime: Runtime[TournamentContext]) -> dic
     completed = state["completed"] + len(matches)
     total = completed + remaining_match_bound(losses, n_losses)
     items, emit = state["items"], runtime.stream_writer
-    for change in changes:
+    for change in changes if runtime.context.progress else []:
         fate = "eliminated" if change.eliminated else f"to bracket {change.after}"
         emit(event(EventType.BRACKET_CHANGE,
                    f"{items[change.player][:30]!r}: bracket {change.before} → {fate}",
