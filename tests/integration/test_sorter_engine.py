@@ -140,3 +140,25 @@ async def test_bad_settings_are_named_before_any_call(
     with pytest.raises(error, match=message):
         await sorter(judge, **settings).sort(["a", "bb", "ccc"])
     assert judge.calls == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ranking by wins ignores byes: in single elimination the unbeaten champion can "
+    "share rank 1 (n=3, seed 2) or rank below an item it beat (n=5, seed 36)",
+)
+@pytest.mark.parametrize(("n", "seed"), [(3, 2), (5, 36)])
+async def test_single_elimination_ranks_the_unbeaten_champion_alone_first(
+    n: int, seed: int
+) -> None:
+    items = [str(i) for i in range(n)]
+    result = await sorter(
+        MockLLMProvider(seed=0, noise_stddev=0), elimination_count=1, seed=seed
+    ).sort(items)
+    champion = str(n - 1)
+    assert all(m.winner is not None for m in result.match_history)
+    assert not any(
+        (m.item_a == champion and m.winner == "B") or (m.item_b == champion and m.winner == "A")
+        for m in result.match_history
+    ), "the champion lost a match"
+    assert result.rankings[0] == (1, [champion])
