@@ -18,7 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from llm_qualitative_sort import CacheKey, FileCache, MemoryCache, MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import (
+    CacheKey,
+    FileCache,
+    MemoryCache,
+    MockLLMProvider,
+    QualitativeSorter,
+)
 from llm_qualitative_sort._storage import journal_path
 
 WORKER = Path(__file__).resolve().parents[1] / "tests" / "integration" / "resume_worker.py"

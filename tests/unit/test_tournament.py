@@ -8,6 +8,7 @@ from llm_qualitative_sort.tournament import (
     active_players,
     apply_round,
     competition_ranks,
+    final_ranks,
     match_winner,
     pair_round,
     presentation_orders,
@@ -107,3 +108,14 @@ def test_pairing_is_reproducible_for_a_seed_and_round() -> None:
     losses = [0, 1, 0, 0, 1, 1, 0, 2]
     first = pair_round(losses, 3, round_rng(11, 2))
     assert pair_round(losses, 3, round_rng(11, 2)) == first
+
+
+def test_final_ranks_put_the_last_player_standing_first_even_with_fewer_wins() -> None:
+    # Player 2 won the final having had a bye; player 0 won a match in round 1.
+    assert final_ranks([1, 0, 1], [1, 1, 0], 1) == [(1, [2]), (2, [0]), (3, [1])]
+    assert final_ranks([2, 0, 1], [1, 1, 0], 1) == [(1, [2]), (2, [0]), (3, [1])]
+
+
+def test_final_ranks_fall_back_to_wins_when_nobody_is_left() -> None:
+    # A drawn final eliminated both finalists.
+    assert final_ranks([2, 2, 0], [2, 2, 2], 2) == [(1, [0, 1]), (3, [2])]

@@ -1,16 +1,17 @@
-"""Ranking node: final ranks by wins; equal wins share a rank."""
+"""Ranking node: the tournament's winner first, then by wins; equal wins share a rank."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from llm_qualitative_sort.graph.state import TournamentState
-from llm_qualitative_sort.tournament import competition_ranks
+from llm_qualitative_sort.tournament import final_ranks
 
 
 def rank(state: TournamentState) -> dict[str, Any]:
-    """Rank every item by its wins."""
+    """Rank every item."""
     items = state["items"]
     wins = state.get("wins", [0] * len(items))
-    ranks = competition_ranks(wins)
+    losses = state.get("losses", [0] * len(items))
+    ranks = final_ranks(wins, losses, state.get("elimination_count", 2))
     return {"rankings": [(r, [items[i] for i in players]) for r, players in ranks]}

@@ -12,7 +12,7 @@ from llm_qualitative_sort.tournament.brackets import (
 )
 from llm_qualitative_sort.tournament.match import match_winner, presentation_orders
 from llm_qualitative_sort.tournament.pairing import Pairing, pair_round, round_rng
-from llm_qualitative_sort.tournament.ranking import competition_ranks
+from llm_qualitative_sort.tournament.ranking import competition_ranks, final_ranks
 
 __all__ = [
     "BracketChange",
@@ -20,6 +20,7 @@ __all__ = [
     "active_players",
     "apply_round",
     "competition_ranks",
+    "final_ranks",
     "match_winner",
     "pair_round",
     "presentation_orders",
