@@ -9,7 +9,7 @@ import inspect
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -244,7 +244,7 @@ class QualitativeSorter:
         start_input: Any = start
         final: dict[str, Any] = {}
         try:
-            stream: AsyncIterator[Any] = graph.astream(
+            stream: AsyncGenerator[Any, None] = graph.astream(  # type: ignore[assignment]
                 start_input,
                 config,
                 context=context,
@@ -252,11 +252,14 @@ class QualitativeSorter:
                 output_keys=["items", "history", "rankings"],
                 durability="async",
             )
-            async for mode, chunk in stream:
-                if mode == "custom":
-                    await self._notify(chunk)
-                else:
-                    final = chunk
+            # Close the stream here, not at garbage collection: when the callback raises,
+            # the graph must finish its cleanup before the connections are closed.
+            async with contextlib.aclosing(stream):
+                async for mode, chunk in stream:
+                    if mode == "custom":
+                        await self._notify(chunk)
+                    else:
+                        final = chunk
         except (KeyboardInterrupt, asyncio.CancelledError) as exc:
             exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)")
             raise
