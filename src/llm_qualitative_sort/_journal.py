@@ -116,6 +116,13 @@ class Journal:
             self._conn.execute("BEGIN")
             self._conn.executemany("INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?, ?, ?)", rows)
 
+    def forget(self, run_id: str) -> None:
+        """Drop a finished run's calls: its checkpoint holds the history from now on."""
+        self._rows = {key: rows for key, rows in self._rows.items() if key[0] != run_id}
+        if self._conn is not None:
+            self.flush()
+            self._conn.execute("DELETE FROM journal WHERE run_id = ?", (run_id,))
+
     def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], tuple[str, str]]:
         key = (run_id, round_number)
         if key not in self._rows:

@@ -225,6 +225,9 @@ class QualitativeSorter:
                 progress=self.on_progress is not None,
             )
             stored = await self._drive(graph, start, config, context)
+            # The stream ends after LangGraph has saved the last checkpoint, which holds
+            # the whole history: the journal's copy of this run is no longer needed.
+            journal.forget(run_id)
         elapsed = time.perf_counter() - started
         return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost)
 
@@ -262,6 +265,7 @@ class QualitativeSorter:
                         final = chunk
         except (KeyboardInterrupt, asyncio.CancelledError) as exc:
             exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)")
+            exc.run_id = context.run_id  # type: ignore[union-attr]
             raise
         except Exception as exc:
             raise RunStoppedError(f"run stopped: {exc}", run_id=context.run_id) from exc

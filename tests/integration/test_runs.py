@@ -39,7 +39,11 @@ class BreaksAfter(MockLLMProvider):
 
 def _sorter(provider: MockLLMProvider, path: Path, **kwargs: object) -> QualitativeSorter:
     return QualitativeSorter(
-        provider, criteria="larger", seed=9, max_concurrent_requests=4, checkpointer=path,
+        provider,
+        criteria="larger",
+        seed=9,
+        max_concurrent_requests=4,
+        checkpointer=path,
         **kwargs,  # type: ignore[arg-type]
     )
 
@@ -92,6 +96,7 @@ async def test_cancellation_keeps_finished_calls_and_resume_finishes(tmp_path: P
     with pytest.raises(asyncio.CancelledError) as cancelled:
         await task
     assert any("r3" in note for note in getattr(cancelled.value, "__notes__", []))
+    assert getattr(cancelled.value, "run_id", None) == "r3"
     again = MockLLMProvider(seed=1)
     result = await _sorter(again, tmp_path / "r.sqlite3").resume("r3")
     assert result.rankings == rankings
@@ -145,3 +150,40 @@ async def test_any_langgraph_saver_works_and_resumes(tmp_path: Path) -> None:
     result = await sorter.resume("mem")
     rankings, _ = await _reference(tmp_path)
     assert result.rankings == rankings
+
+
+async def test_a_finished_run_leaves_no_journal_rows(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "r.sqlite3"
+    result = await _sorter(MockLLMProvider(seed=1), path).sort(ITEMS, run_id="done")
+    with sqlite3.connect(tmp_path / "r.journal.sqlite3") as conn:
+        assert conn.execute("SELECT count(*) FROM journal").fetchone() == (0,)
+    again = await _sorter(MockLLMProvider(seed=1), path).sort(ITEMS, run_id="done")
+    assert again.match_history == result.match_history
+
+
+async def test_transient_failures_beyond_the_retries_stop_and_resume_finishes(
+    tmp_path: Path,
+) -> None:
+    from langgraph.types import RetryPolicy
+
+    from llm_qualitative_sort import TransientProviderError
+
+    rankings, calls = await _reference(tmp_path)
+    quick = RetryPolicy(
+        initial_interval=0.001,
+        max_interval=0.001,
+        max_attempts=3,
+        jitter=False,
+        retry_on=TransientProviderError,
+    )
+    outage = MockLLMProvider(seed=1, failure_rate=1.0)
+    with pytest.raises(RunStoppedError, match="transient") as stopped:
+        await _sorter(outage, tmp_path / "r.sqlite3", retry_policy=quick).sort(ITEMS, "r5")
+    assert stopped.value.run_id == "r5"
+    assert outage.calls <= 3 * 4  # 3 attempts for each of the calls in flight, no more
+    healthy = MockLLMProvider(seed=1)
+    result = await _sorter(healthy, tmp_path / "r.sqlite3").resume("r5")
+    assert result.rankings == rankings
+    assert result.statistics.total_api_calls == calls  # the outage cost no item a loss
