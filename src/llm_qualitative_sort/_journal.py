@@ -85,7 +85,7 @@ class Journal:
         shown, record = row
         source = str(self.path or "the run journal")
         if shown != place.shown:
-            raise CacheError(f"{source}: journaled call {place} showed other texts")
+            return None  # another pairing was journaled here: ask again, never reuse it
         winner, reasoning, raw, input_tokens, output_tokens, cached = json.loads(record)
         data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
                 "input_tokens": input_tokens, "output_tokens": output_tokens}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import hashlib
 import inspect
 import os
 import time
@@ -51,7 +52,8 @@ class QualitativeSorter:
         max_concurrent_requests: Upper bound on LLM calls in flight.
         cache: Where to reuse answers already paid for.
         on_progress: Called (plain or async) with every `ProgressEvent`.
-        seed: Fixes placement and pairing; None draws a seed (stored with the run).
+        seed: Fixes placement and pairing; None derives one from the run id (a fresh random
+            id unless one is given), stored with the run.
         checkpointer: An SQLite file path, a LangGraph `BaseCheckpointSaver`, or None for
             memory only. By default an embedded SQLite file (see `default_checkpoint_path`).
         retry_policy: How transient provider failures are retried, per call.
@@ -143,7 +145,7 @@ class QualitativeSorter:
                     "criteria": self.criteria,
                     "elimination_count": self.elimination_count,
                     "comparison_rounds": self.comparison_rounds,
-                    "seed": self.seed,
+                    "seed": self.seed if self.seed is not None else _seed_for(run_id),
                 }
             return await self._finish(graph, start, config, stored, journal, started)
 
@@ -326,6 +328,16 @@ async def _stored_run(graph: TournamentGraph, config: RunnableConfig) -> dict[st
     """
     values = (await graph.aget_state(config)).values
     return dict(values) if values.get("items") else {}
+
+
+def _seed_for(run_id: str) -> int:
+    """The seed of a run started without one, derived from its id.
+
+    Not drawn at random: a run killed before its input reached the disk is started again
+    under the same id, and must pair as before so that its journaled calls replay.
+    """
+    digest = hashlib.sha256(f"llm-qualitative-sort/seed/{run_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def _check_run_id(run_id: Any) -> str:

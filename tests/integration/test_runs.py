@@ -187,3 +187,14 @@ async def test_transient_failures_beyond_the_retries_stop_and_resume_finishes(
     result = await _sorter(healthy, tmp_path / "r.sqlite3").resume("r5")
     assert result.rankings == rankings
     assert result.statistics.total_api_calls == calls  # the outage cost no item a loss
+
+
+async def test_without_a_seed_the_run_id_fixes_the_pairing(tmp_path: Path) -> None:
+    def unseeded() -> QualitativeSorter:
+        return QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", checkpointer=None)
+
+    one = await unseeded().sort(ITEMS, run_id="same-id")
+    two = await unseeded().sort(ITEMS, run_id="same-id")
+    other = await unseeded().sort(ITEMS, run_id="other-id")
+    assert one.match_history == two.match_history
+    assert one.match_history != other.match_history
