@@ -68,6 +68,8 @@ def _run_line(result: SortResult, settings: dict[str, Any]) -> str:
 def _statistics(result: SortResult) -> str:
     stats = asdict(result.statistics)
     stats["elapsed_time"] = f"{stats['elapsed_time']:.2f} s"
+    cost = stats["estimated_cost"]
+    stats["estimated_cost"] = "—" if cost is None else f"{cost:.4f}"  # no prices given
     cards = "".join(
         f'<div class="stat"><div class="value">{escape(str(value))}</div>'
         f'<div class="label">{escape(name.replace("_", " "))}</div></div>'
