@@ -15,11 +15,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_qualitative_sort.cache import CacheError, result_from_dict
+from llm_qualitative_sort.cache import open_sqlite, result_from_dict
 from llm_qualitative_sort.models import ComparisonResult
-
-# Pages of WAL (4 KiB each) between automatic copies into the database: 256 MiB.
-WAL_PAGES = 65_536
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS journal (
     run_id TEXT NOT NULL, round INTEGER NOT NULL, match INTEGER NOT NULL,
@@ -62,20 +59,7 @@ class Journal:
         self._conn: sqlite3.Connection | None = None
         self._pending: list[tuple[str, int, int, int, str, str]] = []
         if path is not None:
-            try:
-                # Synchronous on purpose: a one-row commit in WAL mode with
-                # synchronous=NORMAL takes tens of microseconds, less than a thread hop,
-                # and survives a killed process.
-                self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.execute("PRAGMA synchronous=NORMAL")
-                # SQLite copies the WAL back into the database (with an fsync) every 1000
-                # pages by default, stalling the event loop for milliseconds mid-round.
-                # Rows in the WAL are as safe from a killed process; copy back on close.
-                self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
-                self._conn.execute(_SCHEMA)
-            except sqlite3.DatabaseError as exc:
-                raise CacheError(f"cannot use {path} as a run journal: {exc}") from exc
+            self._conn = open_sqlite(path, _SCHEMA, "a run journal")
 
     def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
@@ -83,9 +67,9 @@ class Journal:
         if row is None:
             return None
         shown, record = row
-        source = str(self.path or "the run journal")
         if shown != place.shown:
             return None  # another pairing was journaled here: ask again, never reuse it
+        source = str(self.path or "the run journal")
         winner, reasoning, raw, input_tokens, output_tokens, cached = json.loads(record)
         data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
                 "input_tokens": input_tokens, "output_tokens": output_tokens}
@@ -140,5 +124,4 @@ class Journal:
         """Flush and close the file."""
         if self._conn is not None:
             self.flush()
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._conn.close()
