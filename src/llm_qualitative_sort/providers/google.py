@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
 from typing import TYPE_CHECKING
 
-from pydantic import SecretStr
-
-from llm_qualitative_sort.providers.langchain import LangChainProvider
+from llm_qualitative_sort.providers.langchain import LangChainProvider, required_key
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -62,13 +59,7 @@ class GoogleProvider(LangChainProvider):
         input_price_per_million: float | None = None,
         output_price_per_million: float | None = None,
     ) -> None:
-        key = api_key or os.environ.get("GOOGLE_API_KEY")
-        if not key:
-            raise ValueError(
-                "GoogleProvider needs an API key: pass api_key=... or set GOOGLE_API_KEY"
-            )
-        _require_langchain_google()
-        secret = SecretStr(key)
+        secret = required_key(api_key, "GOOGLE_API_KEY", "GoogleProvider", "google")
         url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         root, version = split_version(url)
 
@@ -111,13 +102,3 @@ def split_version(url: str) -> tuple[str, str]:
     """
     match = _VERSION.match(url)
     return (match.group(1), match.group(2)) if match else (url, "v1beta")
-
-
-def _require_langchain_google() -> None:
-    try:
-        import langchain_google_genai  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(
-            "GoogleProvider needs langchain-google-genai: "
-            'pip install "llm-qualitative-sort[google]"'
-        ) from exc

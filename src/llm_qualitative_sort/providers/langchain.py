@@ -11,7 +11,9 @@ verdict (unparseable or refused).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
+import os
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -254,6 +256,27 @@ class LangChainProvider(LLMProvider):
     def _where(self) -> str:
         endpoint = f" at {_safe_url(self.base_url)}" if self.base_url else ""
         return f"model {self.model!r}{endpoint}"
+
+
+def required_key(api_key: str | None, variable: str, provider: str, extra: str) -> SecretStr:
+    """The key given or found in `variable`, once the client for `extra` is importable.
+
+    Raises:
+        ValueError: No key at all.
+        ImportError: The extra's client is not installed (with the pip command to fix it).
+    """
+    key = api_key or os.environ.get(variable)
+    if not key:
+        raise ValueError(f"{provider} needs an API key: pass api_key=... or set {variable}")
+    module = {"openai": "langchain_openai", "google": "langchain_google_genai"}[extra]
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f'{provider} needs {module.replace("_", "-")}: '
+            f'pip install "llm-qualitative-sort[{extra}]"'
+        ) from exc
+    return SecretStr(key)
 
 
 def _result(answers: list[_Answer]) -> ComparisonResult:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
-from pydantic import SecretStr
-
-from llm_qualitative_sort.providers.langchain import ALL_METHODS, LangChainProvider
+from llm_qualitative_sort.providers.langchain import ALL_METHODS, LangChainProvider, required_key
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -58,13 +55,7 @@ class OpenAIProvider(LangChainProvider):
         input_price_per_million: float | None = None,
         output_price_per_million: float | None = None,
     ) -> None:
-        key = api_key or os.environ.get("OPENAI_API_KEY")
-        if not key:
-            raise ValueError(
-                "OpenAIProvider needs an API key: pass api_key=... or set OPENAI_API_KEY"
-            )
-        _require_langchain_openai()
-        secret = SecretStr(key)
+        secret = required_key(api_key, "OPENAI_API_KEY", "OpenAIProvider", "openai")
         url = base_url or DEFAULT_BASE_URL
 
         def build() -> BaseChatModel:
@@ -94,12 +85,3 @@ class OpenAIProvider(LangChainProvider):
             output_price_per_million=output_price_per_million,
         )
         self._api_key = secret
-
-
-def _require_langchain_openai() -> None:
-    try:
-        import langchain_openai  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(
-            'OpenAIProvider needs langchain-openai: pip install "llm-qualitative-sort[openai]"'
-        ) from exc
