@@ -31,6 +31,7 @@ from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.models import (
     ComparisonResult,
     EventType,
+    InvalidAnswerError,
     MatchResult,
     ProgressEvent,
     RoundResult,
@@ -53,6 +54,7 @@ __all__ = [
     "EventType",
     "FileCache",
     "GoogleProvider",
+    "InvalidAnswerError",
     "LLMProvider",
     "LangChainProvider",
     "MatchResult",

@@ -11,8 +11,8 @@ from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._journal import CallPlace, Journal
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
-from llm_qualitative_sort.errors import TransientProviderError
-from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
+from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
 from llm_qualitative_sort.providers.base import LLMProvider
 
 
@@ -65,15 +65,30 @@ class Judge:
         attempt = 1
         while True:
             try:
-                return await self.provider.compare_call(
-                    place.first, place.second, self.criteria, repetition=repetition
-                )
+                return await self._checked_answer(place, repetition)
             except Exception as exc:
                 if attempt >= self.retry.max_attempts or not _retryable(self.retry, exc):
                     self.stop.set()
                     raise
                 await asyncio.sleep(backoff_delay(self.retry, attempt, exc))
                 attempt += 1
+
+    async def _checked_answer(self, place: CallPlace, repetition: int) -> ComparisonResult:
+        """The provider's answer, refused unless every field is valid.
+
+        A wrong answer is a bug of the provider, not a verdict: it stops the run (the
+        answer is not journaled, so a fixed provider asks again on resume).
+        """
+        try:
+            result = await self.provider.compare_call(
+                place.first, place.second, self.criteria, repetition=repetition
+            )
+        except InvalidAnswerError as exc:
+            raise PermanentProviderError(f"{self.provider!r} answered badly: {exc}") from exc
+        problem = answer_problem(result)
+        if problem:
+            raise PermanentProviderError(f"{self.provider!r} answered badly: {problem}")
+        return result
 
 
 def _retryable(policy: RetryPolicy, exc: Exception) -> bool:

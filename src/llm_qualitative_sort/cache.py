@@ -145,12 +145,9 @@ def result_to_dict(result: ComparisonResult) -> dict[str, Any]:
 def result_from_dict(data: Any, source: Path | str) -> ComparisonResult:
     """Rebuild a `ComparisonResult`; a malformed entry is an error naming `source`."""
     try:
-        result = ComparisonResult(**data)
-    except TypeError as exc:
+        return ComparisonResult(**data)
+    except (TypeError, ValueError) as exc:
         raise CacheError(f"corrupt entry in {source}: {exc}") from exc
-    if result.winner not in ("A", "B", None):
-        raise CacheError(f"corrupt entry in {source}: winner {result.winner!r}")
-    return result
 
 
 def result_to_record(result: ComparisonResult) -> str:

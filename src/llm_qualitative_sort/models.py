@@ -33,6 +33,34 @@ class ComparisonResult:
     input_tokens: int = 0
     output_tokens: int = 0
 
+    def __post_init__(self) -> None:
+        # The boundary where a provider's answer enters the tournament: a verdict that is
+        # not exactly "A", "B" or None must never be read as a win (see `check_answer`).
+        problem = answer_problem(self)
+        if problem:
+            raise InvalidAnswerError(f"invalid ComparisonResult: {problem}")
+
+
+class InvalidAnswerError(ValueError):
+    """A provider answered with a `ComparisonResult` whose fields are not valid."""
+
+
+def answer_problem(result: Any) -> str:
+    """What is wrong with a provider's answer, or "" when it can enter the tournament."""
+    if not isinstance(result, ComparisonResult):
+        return f"expected a ComparisonResult, got {type(result).__name__}"
+    if result.winner not in ("A", "B", None):
+        return f'winner must be "A", "B" or None, got {result.winner!r}'
+    if not isinstance(result.reasoning, str):
+        return f"reasoning must be a str, got {type(result.reasoning).__name__}"
+    if not isinstance(result.raw_response, dict):
+        return f"raw_response must be a dict, got {type(result.raw_response).__name__}"
+    for name in ("input_tokens", "output_tokens"):
+        value = getattr(result, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"{name} must be an int >= 0, got {value!r}"
+    return ""
+
 
 @dataclass(frozen=True)
 class RoundResult:

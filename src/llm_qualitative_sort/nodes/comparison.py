@@ -106,7 +106,8 @@ async def _gather_all(coroutines: Iterable[Awaitable[T]]) -> list[T]:
 
 
 def _flip(winner: Side | None) -> Side | None:
-    return None if winner is None else ("B" if winner == "A" else "A")
+    flipped: dict[Side | None, Side | None] = {"A": "B", "B": "A", None: None}
+    return flipped[winner]  # anything else is a KeyError, never a verdict
 
 
 def _verdict(items: list[str], a: int, b: int, winner: Side | None) -> str:
