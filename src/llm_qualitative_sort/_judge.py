@@ -35,6 +35,7 @@ class Judge:
     retry: RetryPolicy
     semaphore: asyncio.Semaphore
     stop: asyncio.Event
+    timeout: float | None = None
 
     async def call(self, place: CallPlace, repetition: int) -> tuple[ComparisonResult, bool]:
         """The answer to one call and whether it came from the user's cache."""
@@ -79,12 +80,19 @@ class Judge:
         A wrong answer is a bug of the provider, not a verdict: it stops the run (the
         answer is not journaled, so a fixed provider asks again on resume).
         """
+        deadline = asyncio.timeout(self.timeout)
         try:
-            result = await self.provider.compare_call(
-                place.first, place.second, self.criteria, repetition=repetition
-            )
+            async with deadline:
+                result = await self.provider.compare_call(
+                    place.first, place.second, self.criteria, repetition=repetition
+                )
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{self.provider!r} answered badly: {exc}") from exc
+        except TimeoutError as exc:
+            # Ours (call_timeout) or the provider's own: a slow answer may come next time.
+            what = (f"gave no answer within call_timeout={self.timeout} s" if deadline.expired()
+                    else f"timed out ({type(exc).__name__})")
+            raise TransientProviderError(f"{self.provider!r} {what}") from exc
         problem = answer_problem(result)
         if problem:
             raise PermanentProviderError(f"{self.provider!r} answered badly: {problem}")

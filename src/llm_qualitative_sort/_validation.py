@@ -5,19 +5,67 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from llm_qualitative_sort.tournament import STRATEGIES, Settings
+
+# Bounds that keep a run finite and storable: a match of more calls, or more lives, is
+# never what anyone meant, and the seed must fit the 64-bit integers checkpoints store.
+MAX_COMPARISON_ROUNDS = 100
+MAX_ELIMINATION_COUNT = 1000
+SEED_RANGE = (-(2**63), 2**63 - 1)
+MAX_BUDGET = 10**9
+
 
 def check_settings(
-    *, elimination_count: Any, comparison_rounds: Any, max_concurrent_requests: Any = 1
-) -> None:
-    """Raise `TypeError`/`ValueError` for a bad tournament setting."""
-    _positive_int("elimination_count", elimination_count)
-    _positive_int("comparison_rounds", comparison_rounds)
+    *,
+    elimination_count: Any = 2,
+    comparison_rounds: Any = 2,
+    max_concurrent_requests: Any = 1,
+    strategy: Any = "elimination",
+    budget: Any = None,
+    top_k: Any = None,
+    stop_when_settled: Any = False,
+) -> Settings:
+    """The validated settings of a run; `TypeError`/`ValueError` naming a bad argument."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}, "
+                         f"got {strategy!r}")
+    _positive_int("elimination_count", elimination_count, MAX_ELIMINATION_COUNT)
+    _positive_int("comparison_rounds", comparison_rounds, MAX_COMPARISON_ROUNDS)
     _positive_int("max_concurrent_requests", max_concurrent_requests)
-    if comparison_rounds % 2:
+    if comparison_rounds % 2 and not (strategy == "swiss" and comparison_rounds == 1):
         raise ValueError(
             f"comparison_rounds must be even (half the calls in each order), got "
-            f"{comparison_rounds}"
+            f"{comparison_rounds}; only strategy='swiss' allows 1 call per match"
         )
+    if budget is not None:
+        _positive_int("budget", budget, MAX_BUDGET)
+    if top_k is not None:
+        _positive_int("top_k", top_k)
+    if not isinstance(stop_when_settled, bool):
+        raise TypeError(f"stop_when_settled must be a bool, got {type(stop_when_settled).__name__}")
+    if strategy != "swiss":
+        _swiss_only(budget=budget, top_k=top_k, stop_when_settled=stop_when_settled or None)
+    elif stop_when_settled and top_k is None:
+        raise ValueError("stop_when_settled needs top_k: the K whose separation ends the run")
+    return Settings(strategy, elimination_count, comparison_rounds, budget, top_k,
+                    stop_when_settled)
+
+
+def _swiss_only(**given: Any) -> None:
+    for name, value in given.items():
+        if value is not None:
+            raise ValueError(f"{name} applies to strategy='swiss' only")
+
+
+def check_seed(seed: Any) -> None:
+    """Raise for a seed that is not an int or does not fit in 64 bits."""
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+    low, high = SEED_RANGE
+    if not low <= seed <= high:
+        raise ValueError(f"seed must fit in 64 bits ({low} … {high}), got {seed}")
 
 
 def check_criteria(criteria: Any) -> None:
@@ -26,6 +74,7 @@ def check_criteria(criteria: Any) -> None:
         raise TypeError(f"criteria must be a str, got {type(criteria).__name__}")
     if not criteria.strip():
         raise ValueError("criteria must not be empty")
+    _encodable("criteria", criteria)
 
 
 def check_items(items: Any) -> list[str]:
@@ -38,6 +87,7 @@ def check_items(items: Any) -> list[str]:
             raise TypeError(f"items[{index}] is a {type(text).__name__}, not a str: {text!r}")
         if not text.strip():
             raise ValueError(f"items[{index}] is empty")
+        _encodable(f"items[{index}]", text)
     seen: dict[str, int] = {}
     for index, text in enumerate(texts):
         if text in seen:
@@ -49,11 +99,24 @@ def check_items(items: Any) -> list[str]:
     return texts
 
 
-def _positive_int(name: str, value: Any) -> None:
+def _encodable(name: str, text: str) -> None:
+    # A lone surrogate (from a broken decode) cannot be sent, stored or hashed as UTF-8.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{name} is not valid Unicode text: {exc.reason} at character {exc.start} "
+            f"({_preview(text)})"
+        ) from None
+
+
+def _positive_int(name: str, value: Any, most: int | None = None) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < 1:
         raise ValueError(f"{name} must be >= 1, got {value}")
+    if most is not None and value > most:
+        raise ValueError(f"{name} must be at most {most}, got {value}")
 
 
 def _preview(text: str, width: int = 60) -> str:

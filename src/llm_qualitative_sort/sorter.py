@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import dataclasses
 import hashlib
 import inspect
 import os
@@ -21,13 +22,19 @@ from llm_qualitative_sort._events import progress_event
 from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort._results import Ranking, sort_result, trivial_result
 from llm_qualitative_sort._storage import RunStore, default_checkpoint_path
-from llm_qualitative_sort._validation import check_criteria, check_items, check_settings
+from llm_qualitative_sort._validation import (
+    check_criteria,
+    check_items,
+    check_seed,
+    check_settings,
+)
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import RunMismatchError, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
-from llm_qualitative_sort.graph.context import DEFAULT_RETRY
+from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.tournament import STRATEGIES
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
 Checkpointer = str | os.PathLike[str] | BaseCheckpointSaver[Any] | None
@@ -42,14 +49,24 @@ DEFAULT_CHECKPOINTER: Any = _Default()
 
 
 class QualitativeSorter:
-    """Ranks texts by a criterion with pairwise LLM judgements in a multi-elimination tournament.
+    """Ranks texts by a criterion with pairwise LLM judgements, in a tournament of your choice.
 
     Args:
         provider: The judge.
         criteria: What "better" means, in the user's words.
+        strategy: "elimination" (the specification's multi-elimination, the default) or
+            "swiss" (Swiss rounds on Bradley–Terry strengths: better rankings per call).
         elimination_count: Losses that eliminate (N); 1 single, 2 double elimination.
-        comparison_rounds: Calls per match, a positive even number, half in each order.
+        comparison_rounds: Calls per match, a positive even number, half in each order;
+            with strategy="swiss" also 1 (each item shown first in about half its calls).
+        budget: Swiss only: the judgements a run may use (paid calls and cache hits); by
+            default what elimination with N=2 and two calls per match would make, 2·(2n−1).
+        top_k: Swiss only: refine the top K with the last part of the budget.
+        stop_when_settled: Swiss only, with `top_k`: stop before the budget once the top K
+            are separated from the rest (see `tournament.swiss.settle`).
         max_concurrent_requests: Upper bound on LLM calls in flight.
+        call_timeout: Seconds one call may take before it counts as a transient failure
+            (retried); None for no bound.
         cache: Where to reuse answers already paid for.
         on_progress: Called (plain or async) with every `ProgressEvent`.
         seed: Fixes placement and pairing; None derives one from the run id (a fresh random
@@ -57,9 +74,9 @@ class QualitativeSorter:
         checkpointer: An SQLite file path, a LangGraph `BaseCheckpointSaver`, or None for
             memory only. By default an embedded SQLite file (see `default_checkpoint_path`).
         retry_policy: How transient provider failures are retried, per call.
-        ranking: "wins" ranks by matches won (the tournament's own order); "bradley_terry"
-            ranks by the strengths in `SortResult.scores`, fitted to the same calls (no
-            extra call). Only the final ordering differs; the run is the same.
+        ranking: "wins" ranks by matches won; "bradley_terry" by the strengths in
+            `SortResult.scores`, fitted to the same calls (no extra call). None (default)
+            takes the strategy's own: wins for elimination, Bradley–Terry for Swiss.
 
     Example:
         >>> import asyncio
@@ -76,45 +93,62 @@ class QualitativeSorter:
         provider: LLMProvider,
         *,
         criteria: str,
+        strategy: str = "elimination",
         elimination_count: int = 2,
         comparison_rounds: int = 2,
+        budget: int | None = None,
+        top_k: int | None = None,
+        stop_when_settled: bool = False,
         max_concurrent_requests: int = 10,
+        call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         cache: ComparisonCache | None = None,
         on_progress: ProgressCallback | None = None,
         seed: int | None = None,
         checkpointer: Checkpointer = DEFAULT_CHECKPOINTER,
         retry_policy: RetryPolicy = DEFAULT_RETRY,
-        ranking: Ranking = "wins",
+        ranking: Ranking | None = None,
     ) -> None:
         if not isinstance(provider, LLMProvider):
             raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
         check_criteria(criteria)
-        check_settings(
-            elimination_count=elimination_count,
-            comparison_rounds=comparison_rounds,
-            max_concurrent_requests=max_concurrent_requests,
+        self.settings = check_settings(
+            strategy=strategy, elimination_count=elimination_count,
+            comparison_rounds=comparison_rounds, max_concurrent_requests=max_concurrent_requests,
+            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled,
         )
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        check_seed(seed)
+        _check_timeout(call_timeout)
         if cache is not None and not isinstance(cache, ComparisonCache):
             raise TypeError(f"cache must be a ComparisonCache, got {type(cache).__name__}")
         if on_progress is not None and not callable(on_progress):
             raise TypeError("on_progress must be callable")
-        if ranking not in ("wins", "bradley_terry"):
-            raise ValueError(f"ranking must be 'wins' or 'bradley_terry', got {ranking!r}")
+        self.ranking: Ranking = _check_ranking(ranking, STRATEGIES[strategy].native_ranking)
         self.provider = provider
         self.criteria = criteria
-        self.elimination_count = elimination_count
-        self.comparison_rounds = comparison_rounds
         self.max_concurrent_requests = max_concurrent_requests
+        self.call_timeout = call_timeout
         self.cache = cache
         self.on_progress = on_progress
         self.seed = seed
         self.retry_policy = retry_policy
-        self.ranking: Ranking = ranking
         if checkpointer is DEFAULT_CHECKPOINTER:
             checkpointer = default_checkpoint_path()
         self._store = RunStore(checkpointer)
+
+    @property
+    def strategy(self) -> str:
+        """The tournament strategy's name."""
+        return self.settings.strategy
+
+    @property
+    def elimination_count(self) -> int:
+        """Losses that eliminate (elimination)."""
+        return self.settings.elimination_count
+
+    @property
+    def comparison_rounds(self) -> int:
+        """Calls per match."""
+        return self.settings.comparison_rounds
 
     async def sort(self, items: Sequence[str], run_id: str | None = None) -> SortResult:
         """Rank `items`, best first.
@@ -132,6 +166,7 @@ class QualitativeSorter:
         run_id = _check_run_id(run_id) if run_id is not None else uuid.uuid4().hex
         if len(texts) < 2:
             return trivial_result(texts, run_id, time.perf_counter() - started)
+        STRATEGIES[self.strategy].check(self.settings, len(texts))
         async with self._store.open() as (saver, journal):
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
@@ -143,8 +178,7 @@ class QualitativeSorter:
                 start = {
                     "items": texts,
                     "criteria": self.criteria,
-                    "elimination_count": self.elimination_count,
-                    "comparison_rounds": self.comparison_rounds,
+                    **self._stored_settings(),
                     "seed": self.seed if self.seed is not None else _seed_for(run_id),
                 }
             return await self._finish(graph, start, config, stored, journal, started)
@@ -220,6 +254,7 @@ class QualitativeSorter:
             context = TournamentContext(
                 provider=self.provider,
                 max_concurrent_requests=self.max_concurrent_requests,
+                call_timeout=self.call_timeout,
                 cache=self.cache,
                 retry=self.retry_policy,
                 run_id=run_id,
@@ -285,11 +320,7 @@ class QualitativeSorter:
                 f"run {run_id!r} holds {len(stored['items'])} other items; "
                 "use a new run id for other items"
             )
-        expected = {
-            "criteria": self.criteria,
-            "elimination_count": self.elimination_count,
-            "comparison_rounds": self.comparison_rounds,
-        }
+        expected: dict[str, Any] = {"criteria": self.criteria, **self._stored_settings()}
         if self.seed is not None:
             expected["rng_seed"] = self.seed
         for name, value in expected.items():
@@ -298,6 +329,14 @@ class QualitativeSorter:
                     f"run {run_id!r} was started with {name}={stored[name]!r}, "
                     f"not {value!r}"
                 )
+
+    def _stored_settings(self) -> dict[str, Any]:
+        """The settings a run keeps in its state (and must keep when resumed)."""
+        settings = dataclasses.asdict(self.settings)
+        if self.strategy != "swiss":  # Swiss-only settings are not stored for other runs
+            for name in ("budget", "top_k", "stop_when_settled"):
+                del settings[name]
+        return settings
 
     def _where(self) -> str:
         return str(self._store.path) if self._store.path else "this sorter's checkpointer"
@@ -338,6 +377,27 @@ def _seed_for(run_id: str) -> int:
     """
     digest = hashlib.sha256(f"llm-qualitative-sort/seed/{run_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _check_timeout(seconds: Any) -> None:
+    if seconds is None:
+        return
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise TypeError(f"call_timeout must be seconds (a number) or None, got {seconds!r}")
+    if not 0 < seconds < float("inf"):
+        raise ValueError(f"call_timeout must be > 0 seconds, got {seconds}")
+
+
+def _check_ranking(ranking: Any, native: str) -> Ranking:
+    if ranking is None:
+        return "wins" if native == "wins" else "bradley_terry"
+    if ranking not in ("wins", "bradley_terry"):
+        raise ValueError(f"ranking must be 'wins' or 'bradley_terry', got {ranking!r}")
+    if native == "bradley_terry" and ranking == "wins":
+        raise ValueError("ranking='wins' needs strategy='elimination': Swiss pairs by "
+                         "strength, so its win counts are not a ranking")
+    rank: Ranking = ranking
+    return rank
 
 
 def _check_run_id(run_id: Any) -> str:

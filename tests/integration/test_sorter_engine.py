@@ -109,6 +109,7 @@ async def test_one_item_ranks_first_without_calls() -> None:
         (["a", 2], TypeError, r"items\[1\] is a int"),
         (["a", None], TypeError, r"items\[1\] is a NoneType"),
         ("ab", TypeError, r"items must be a list of str"),
+        (["a", "b\ud800c"], ValueError, r"items\[1\] is not valid Unicode text"),
     ],
 )
 async def test_bad_items_are_named_before_any_call(
@@ -131,6 +132,17 @@ async def test_bad_items_are_named_before_any_call(
         ({"elimination_count": True}, TypeError, "elimination_count must be an int"),
         ({"max_concurrent_requests": 0}, ValueError, "max_concurrent_requests must be >= 1"),
         ({"max_concurrent_requests": -5}, ValueError, "max_concurrent_requests must be >= 1"),
+        ({"elimination_count": 10**9}, ValueError, "elimination_count must be at most 1000"),
+        ({"comparison_rounds": 2**70}, ValueError, "comparison_rounds must be at most 100"),
+        ({"comparison_rounds": 1}, ValueError, "only strategy='swiss' allows 1"),
+        ({"seed": 2**80}, ValueError, "seed must fit in 64 bits"),
+        ({"seed": "7"}, TypeError, "seed must be an int"),
+        ({"strategy": "round-robin"}, ValueError, "strategy must be one of"),
+        ({"budget": 100}, ValueError, "budget applies to strategy='swiss' only"),
+        ({"top_k": 3}, ValueError, "top_k applies to strategy='swiss' only"),
+        ({"call_timeout": 0}, ValueError, "call_timeout must be > 0"),
+        ({"call_timeout": "5"}, TypeError, "call_timeout must be seconds"),
+        ({"ranking": "elo"}, ValueError, "ranking must be 'wins' or 'bradley_terry'"),
     ],
 )
 async def test_bad_settings_are_named_before_any_call(

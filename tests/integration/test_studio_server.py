@@ -152,7 +152,7 @@ async def _check_run(client: Any) -> None:
     assert rankings == local_rankings
     assert rankings[0] == [1, ["3100"]]
     assert sorted(item for _, group in rankings for item in group) == sorted(ITEMS)
-    assert {"prepare", "pairing", "comparison", "reassignment", "ranking"} <= set(updated_nodes)
+    assert {"prepare", "pairing", "comparison", "update", "ranking"} <= set(updated_nodes)
     kinds = {e["event"] for e in custom}
     assert kinds == {"match_start", "match_end", "round_end", "bracket_change"}
     assert custom[-1]["completed"] == custom[-1]["total"] > 0

@@ -1,4 +1,4 @@
-"""Wiring: prepare → pairing → comparison → reassignment → (loop) → ranking."""
+"""Wiring: prepare → pairing → comparison → update → (loop) → ranking."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from langgraph.graph.state import CompiledStateGraph
 
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import TournamentInput, TournamentOutput, TournamentState
-from llm_qualitative_sort.nodes import compare, pair, prepare, rank, reassign
-from llm_qualitative_sort.nodes.reassignment import route_after_reassignment
+from llm_qualitative_sort.nodes import compare, pair, prepare, rank, update
+from llm_qualitative_sort.nodes.update import route_after_update
 
 TournamentGraph = CompiledStateGraph[
     TournamentState, TournamentContext, TournamentInput, TournamentOutput
@@ -39,14 +39,12 @@ def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> Tournam
     builder.add_node("prepare", prepare)
     builder.add_node("pairing", pair)
     builder.add_node("comparison", compare)
-    builder.add_node("reassignment", reassign)
+    builder.add_node("update", update)
     builder.add_node("ranking", rank)
     builder.add_edge(START, "prepare")
     builder.add_conditional_edges("prepare", _route_after_prepare, ["pairing", "ranking"])
     builder.add_edge("pairing", "comparison")
-    builder.add_edge("comparison", "reassignment")
-    builder.add_conditional_edges(
-        "reassignment", route_after_reassignment, ["pairing", "ranking"]
-    )
+    builder.add_edge("comparison", "update")
+    builder.add_conditional_edges("update", route_after_update, ["pairing", "ranking"])
     builder.add_edge("ranking", END)
     return builder.compile(checkpointer=checkpointer, name="llm-qualitative-sort")

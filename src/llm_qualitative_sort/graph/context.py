@@ -28,6 +28,10 @@ DEFAULT_RETRY = RetryPolicy(
 
 ProviderName = Literal["mock", "openai", "google"]
 
+# Above the real clients' own request timeout (120 s), so that theirs speaks first and names
+# the endpoint; this one catches custom providers that never answer.
+DEFAULT_CALL_TIMEOUT = 300.0
+
 # Named providers are imported only when chosen, so the optional extras stay optional.
 _NAMED: dict[str, tuple[str, str]] = {
     "openai": ("llm_qualitative_sort.providers.openai", "OpenAIProvider"),
@@ -66,6 +70,8 @@ class TournamentContext:
     provider: SkipJsonSchema[LLMProvider] | ProviderName = "mock"
     model: str | None = None
     max_concurrent_requests: int = 10
+    # Seconds one call may take before it counts as a transient failure (then retried).
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT
     cache: SkipJsonSchema[ComparisonCache | None] = None
     # A factory, not a default value: pydantic would try to render the policy as a default.
     retry: SkipJsonSchema[_OpaqueRetry] = field(default_factory=_default_retry)

@@ -1,9 +1,9 @@
 """The tournament's checkpointed state.
 
-Kept small because every checkpoint rewrites every plain channel: per-item loss and win
-counts, and the current round's pairs. The item texts and the match history live in
-`DeltaChannel`s, which store each write once instead of re-serializing the whole value at
-every step.
+Kept small because every checkpoint rewrites every plain channel: the strategy's standing
+(per-item counts or strengths) and the current round's matches. The item texts and the
+match history live in `DeltaChannel`s, which store each write once instead of
+re-serializing the whole value at every step.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from typing import Annotated, Any, NotRequired
 
 from langgraph.channels.delta import DeltaChannel
 from typing_extensions import TypedDict
+
+from llm_qualitative_sort.tournament import Settings, Strategy, strategy_for
 
 # A call as stored: [order, winner in match terms, reasoning, cached, input tokens, output tokens]
 CallLog = list[Any]
@@ -44,8 +46,12 @@ class TournamentInput(TypedDict):
 
     items: list[str]
     criteria: str
+    strategy: NotRequired[str]
     elimination_count: NotRequired[int]
     comparison_rounds: NotRequired[int]
+    budget: NotRequired[int | None]
+    top_k: NotRequired[int | None]
+    stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
 
 
@@ -56,21 +62,46 @@ class TournamentOutput(TypedDict):
 
 
 class TournamentState(TypedDict):
-    """Everything the tournament carries between steps."""
+    """Everything the tournament carries between steps.
+
+    `standing` is the strategy's own plain data (loss and win counts for elimination,
+    strengths and the budget used for Swiss); `matches` is the round being played, each
+    `[a, b, first repetition]`.
+    """
 
     items: Annotated[list[str], DeltaChannel(_last, snapshot_frequency=1_000)]
     criteria: str
+    strategy: NotRequired[str]
     elimination_count: NotRequired[int]
     comparison_rounds: NotRequired[int]
+    budget: NotRequired[int | None]
+    top_k: NotRequired[int | None]
+    stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     rng_seed: NotRequired[int]
-    losses: NotRequired[list[int]]
-    wins: NotRequired[list[int]]
+    standing: NotRequired[dict[str, Any]]
     round: NotRequired[int]
     completed: NotRequired[int]
-    pairs: NotRequired[list[tuple[int, int]]]
+    matches: NotRequired[list[list[int]]]
     bye: NotRequired[int | None]
     history: NotRequired[
         Annotated[list[RoundLog], DeltaChannel(_extend, snapshot_frequency=1_000)]
     ]
     rankings: NotRequired[list[tuple[int, list[str]]]]
+
+
+def run_settings(state: TournamentState) -> Settings:
+    """The run's settings as the strategies take them (defaults for keys never set)."""
+    return Settings(
+        strategy=state.get("strategy", "elimination"),
+        elimination_count=state.get("elimination_count", 2),
+        comparison_rounds=state.get("comparison_rounds", 2),
+        budget=state.get("budget"),
+        top_k=state.get("top_k"),
+        stop_when_settled=state.get("stop_when_settled", False),
+    )
+
+
+def run_strategy(state: TournamentState) -> Strategy:
+    """The strategy playing this run."""
+    return strategy_for(run_settings(state), len(state["items"]), state["rng_seed"])

@@ -1,117 +1,119 @@
-"""Comparison node: play every match of the round at once, under one semaphore.
+"""Comparison node: play every call of the round's matches, through the run's call runner.
 
 One node per round (rather than one `Send` per match) because a LangGraph task costs about
 1.8 ms with SQLite checkpointing while a coroutine costs microseconds; each finished call is
-made durable by the run journal instead (see `llm_qualitative_sort._journal`).
+made durable by the run journal instead (see `llm_qualitative_sort._journal`). Calls are the
+unit of work: a match is only bookkeeping that closes when its last call is answered.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Iterable
-from typing import Any, TypeVar
+from typing import Any
 
 from langgraph.runtime import Runtime
 
+from llm_qualitative_sort._calls import Call, CallSettings, make_runner
 from llm_qualitative_sort._events import event
 from llm_qualitative_sort._journal import CallPlace, text_digest
-from llm_qualitative_sort._judge import CallsStopped, Judge
 from llm_qualitative_sort.graph.context import TournamentContext
-from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState
-from llm_qualitative_sort.models import EventType, Order, Side
-from llm_qualitative_sort.tournament import (
-    match_winner,
-    presentation_orders,
-    remaining_match_bound,
-)
-
-T = TypeVar("T")
+from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
+from llm_qualitative_sort.models import ComparisonResult, EventType, Side
+from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
 
 
-class _Progress:
-    """`completed` / `total` of the run while a round is being played."""
+class _Round:
+    """The matches of a round being played: their calls, and `completed` / `total`."""
 
-    def __init__(self, state: TournamentState) -> None:
+    def __init__(self, state: TournamentState, strategy: Strategy, run_id: str) -> None:
+        self.items, self.number = state["items"], state["round"]
+        self.strategy = strategy
         self.completed = state["completed"]
-        self._bound = remaining_match_bound(state["losses"], state["elimination_count"])
+        self._bound = strategy.remaining_matches(state["standing"])
         self.total = self.completed + self._bound
+        orders = presentation_orders(state["comparison_rounds"])
+        digests = {i: text_digest(self.items[i]) for m in state["matches"] for i in m[:2]}
+        self.calls: list[Call] = []
+        self.owner: list[int] = []  # the match of each call
+        self.logs: list[list[Any]] = []  # per match: its call logs, filled as answers arrive
+        for index, (a, b, first_repetition) in enumerate(state["matches"]):
+            for number, (order, repetition) in enumerate(orders):
+                first, second = (a, b) if order == "AB" else (b, a)
+                place = CallPlace(run_id, self.number, index, number, self.items[first],
+                                  self.items[second], digests[first] + digests[second])
+                self.calls.append(Call(place, first_repetition + repetition))
+                self.owner.append(index)
+            self.logs.append([None] * len(orders))
+        self.orders = orders
+        self.pending = [len(orders)] * len(self.logs)
+        self.winners: list[Side | None] = [None] * len(self.logs)
 
-    def finish(self, winner: Side | None) -> None:
-        # A finished match removes one from what is left, and each loss beyond the first
-        # (a draw gives two) removes one more from the bound.
+    def answer(self, index: int, result: ComparisonResult, cached: bool) -> int | None:
+        """Record call `index`; return its match's index when that was the match's last call."""
+        match, number = self.owner[index], self.calls[index].place.call
+        order = self.orders[number][0]
+        winner = result.winner if order == "AB" else _FLIP[result.winner]
+        self.logs[match][number] = [order, winner, result.reasoning, cached,
+                                    result.input_tokens, result.output_tokens]
+        self.pending[match] -= 1
+        if self.pending[match]:
+            return None
+        self.winners[match] = match_winner(log[1] for log in self.logs[match])
         self.completed += 1
-        self._bound -= 1 if winner is not None else 2
+        self._bound -= self.strategy.match_cost(self.winners[match])
         self.total = self.completed + max(self._bound, 0)
+        return match
+
+
+# Anything but "A", "B" or None is a KeyError here, never a verdict.
+_FLIP: dict[Side | None, Side | None] = {"A": "B", "B": "A", None: None}
 
 
 async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
-    """Play the round's matches; every call of every match runs concurrently."""
+    """Play the round's matches; every call runs as soon as a request slot is free."""
     ctx = runtime.context
-    judge = Judge(
-        provider=ctx.resolve_provider(state["rng_seed"]),
-        criteria=state["criteria"],
-        cache=ctx.cache,
-        journal=ctx.journal,
-        retry=ctx.retry,
-        semaphore=asyncio.Semaphore(ctx.max_concurrent_requests),
-        stop=asyncio.Event(),
-    )
-    progress = _Progress(state)
+    played = _Round(state, run_strategy(state), ctx.run_id)
     emit = runtime.stream_writer if ctx.progress else None
-    items, round_number = state["items"], state["round"]
-    pairs = state["pairs"]
-    digests = {i: text_digest(items[i]) for pair in pairs for i in pair}
-    orders = presentation_orders(state["comparison_rounds"])
+    matches = state["matches"]
+    if emit:
+        for index, (a, b, _) in enumerate(matches):
+            emit(_match_event(played, EventType.MATCH_START, index, a, b,
+                              f"{_short(played.items[a])} vs {_short(played.items[b])}"))
 
-    async def play(index: int, a: int, b: int) -> MatchLog:
-        if emit:
-            emit(event(EventType.MATCH_START, f"{items[a][:30]!r} vs {items[b][:30]!r}",
-                       progress.completed, progress.total, round=round_number, match=index,
-                       item_a=items[a], item_b=items[b]))
-        calls = []
-        for call, (order, repetition) in enumerate(orders):
-            first, second = (a, b) if order == "AB" else (b, a)
-            place = CallPlace(ctx.run_id, round_number, index, call, items[first],
-                              items[second], digests[first] + digests[second])
-            calls.append(_call(judge, place, order, repetition))
-        logs = await _gather_all(calls)
-        winner = match_winner(log[1] for log in logs)
-        progress.finish(winner)
-        log = [a, b, winner, logs]
-        if emit:
-            emit(event(EventType.MATCH_END, _verdict(items, a, b, winner), progress.completed,
-                       progress.total, round=round_number, match=index, result=log,
-                       item_a=items[a], item_b=items[b]))
-        return log
+    def answered(index: int, result: ComparisonResult, cached: bool) -> None:
+        match = played.answer(index, result, cached)
+        if match is not None and emit:
+            a, b, _ = matches[match]
+            log = [a, b, played.winners[match], played.logs[match]]
+            emit(_match_event(played, EventType.MATCH_END, match, a, b,
+                              _verdict(played.items, a, b, played.winners[match]), result=log))
 
-    matches = await _gather_all(play(i, a, b) for i, (a, b) in enumerate(pairs))
-    round_log: RoundLog = {"round": round_number, "matches": matches, "bye": state.get("bye")}
+    settings = CallSettings(
+        provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
+        cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
+        max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
+        emit=emit,
+    )
+    await make_runner(settings).run(played.calls, answered)
+    logs: list[MatchLog] = [
+        [a, b, played.winners[i], played.logs[i]] for i, (a, b, _) in enumerate(matches)
+    ]
+    round_log: RoundLog = {"round": played.number, "matches": logs, "bye": state.get("bye")}
     return {"history": [round_log]}
 
 
-async def _call(judge: Judge, place: CallPlace, order: Order, repetition: int) -> list[Any]:
-    result, cached = await judge.call(place, repetition)
-    winner = result.winner if order == "AB" else _flip(result.winner)
-    return [order, winner, result.reasoning, cached, result.input_tokens, result.output_tokens]
+def _match_event(
+    played: _Round, kind: EventType, index: int, a: int, b: int, message: str, **extra: Any
+) -> dict[str, Any]:
+    return event(kind, message, played.completed, played.total, round=played.number,
+                 match=index, item_a=played.items[a], item_b=played.items[b], **extra)
 
 
-async def _gather_all(coroutines: Iterable[Awaitable[T]]) -> list[T]:
-    """Await all; once every one has finished, raise the first real failure."""
-    results = await asyncio.gather(*coroutines, return_exceptions=True)
-    failures = [r for r in results if isinstance(r, BaseException)]
-    real = [f for f in failures if not isinstance(f, CallsStopped)]
-    if real or failures:
-        raise (real or failures)[0]
-    return list(results)  # type: ignore[arg-type]
-
-
-def _flip(winner: Side | None) -> Side | None:
-    flipped: dict[Side | None, Side | None] = {"A": "B", "B": "A", None: None}
-    return flipped[winner]  # anything else is a KeyError, never a verdict
+def _short(text: str) -> str:
+    return repr(text[:30])
 
 
 def _verdict(items: list[str], a: int, b: int, winner: Side | None) -> str:
     if winner is None:
-        return f"draw: {items[a][:30]!r} = {items[b][:30]!r}"
+        return f"draw: {_short(items[a])} = {_short(items[b])}"
     won, lost = (a, b) if winner == "A" else (b, a)
-    return f"{items[won][:30]!r} beat {items[lost][:30]!r}"
+    return f"{_short(items[won])} beat {_short(items[lost])}"

@@ -1,16 +1,15 @@
-"""Pairing node: the next round's matches inside loss brackets."""
+"""Pairing node: the strategy plans the next round's matches."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from llm_qualitative_sort.graph.state import TournamentState
-from llm_qualitative_sort.tournament import pair_round, round_rng
+from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 
 
 def pair(state: TournamentState) -> dict[str, Any]:
-    """Pair the active players with the round's own generator."""
+    """Ask the strategy for round `round + 1`."""
     round_number = state["round"] + 1
-    rng = round_rng(state["rng_seed"], round_number)
-    pairing = pair_round(state["losses"], state["elimination_count"], rng)
-    return {"round": round_number, "pairs": pairing.pairs, "bye": pairing.bye}
+    plan = run_strategy(state).plan(state["standing"], state.get("history", []), round_number)
+    matches = [[m.a, m.b, m.first_repetition] for m in plan.matches]
+    return {"round": round_number, "matches": matches, "bye": plan.bye}

@@ -1,28 +1,43 @@
-"""Entry node: check the input, fix the canonical item order and the run seed."""
+"""Entry node: check the input, fix the canonical item order, the seed and the standing."""
 
 from __future__ import annotations
 
 import secrets
 from typing import Any
 
-from llm_qualitative_sort._validation import check_criteria, check_items, check_settings
+from llm_qualitative_sort._validation import (
+    check_criteria,
+    check_items,
+    check_seed,
+    check_settings,
+)
 from llm_qualitative_sort.graph.state import TournamentState
+from llm_qualitative_sort.tournament import strategy_for
 
 
 def prepare(state: TournamentState) -> dict[str, Any]:
     """Validate, sort the items (so results depend on the set, not the input order)."""
     items = check_items(state["items"])
     check_criteria(state["criteria"])
-    elimination_count = state.get("elimination_count", 2)
-    comparison_rounds = state.get("comparison_rounds", 2)
-    check_settings(elimination_count=elimination_count, comparison_rounds=comparison_rounds)
+    settings = check_settings(
+        strategy=state.get("strategy", "elimination"),
+        elimination_count=state.get("elimination_count", 2),
+        comparison_rounds=state.get("comparison_rounds", 2),
+        budget=state.get("budget"),
+        top_k=state.get("top_k"),
+        stop_when_settled=state.get("stop_when_settled", False),
+    )
     seed = state.get("seed")
+    check_seed(seed)
+    rng_seed = secrets.randbits(63) if seed is None else seed
+    strategy = strategy_for(settings, len(items), rng_seed)
+    strategy.check(settings, len(items))
     update: dict[str, Any] = {
-        "elimination_count": elimination_count,
-        "comparison_rounds": comparison_rounds,
-        "rng_seed": secrets.randbits(63) if seed is None else seed,
-        "losses": [0] * len(items),
-        "wins": [0] * len(items),
+        "strategy": settings.strategy,
+        "elimination_count": settings.elimination_count,
+        "comparison_rounds": settings.comparison_rounds,
+        "rng_seed": rng_seed,
+        "standing": strategy.start(),
         "round": 0,
         "completed": 0,
     }

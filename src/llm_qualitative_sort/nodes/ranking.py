@@ -1,17 +1,17 @@
-"""Ranking node: the tournament's winner first, then by wins; equal wins share a rank."""
+"""Ranking node: the strategy's final ranks; equal ranks share a place.
+
+Elimination ranks the winner first, then by wins; Swiss ranks by Bradley–Terry strength.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from llm_qualitative_sort.graph.state import TournamentState
-from llm_qualitative_sort.tournament import final_ranks
+from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 
 
 def rank(state: TournamentState) -> dict[str, Any]:
     """Rank every item."""
     items = state["items"]
-    wins = state.get("wins", [0] * len(items))
-    losses = state.get("losses", [0] * len(items))
-    ranks = final_ranks(wins, losses, state.get("elimination_count", 2))
+    ranks = run_strategy(state).rank(state["standing"], state.get("history", []))
     return {"rankings": [(r, [items[i] for i in players]) for r, players in ranks]}

@@ -1,22 +1,60 @@
-"""Pure tournament rules: pairing, bracket reassignment, match verdicts and ranking.
+"""Tournament strategies: pure rules that decide the matches, read results, stop and rank.
 
-Plain functions on plain data (items are indices), with no graph and no LLM, so that the
-rules can be tested exhaustively on their own.
+`base.py` is the seam (`Strategy`); each strategy is a subpackage beside it —
+`elimination/` (the specification's multi-elimination, the default) and `swiss/` (Swiss
+rounds on Bradley–Terry strengths) — and `match.py` holds what every strategy shares: the
+presentation orders of a match's calls and its verdict. Plain functions on plain data
+(items are indices), with no graph and no LLM, so the rules can be tested on their own.
 """
 
-from llm_qualitative_sort.tournament.brackets import (
+from llm_qualitative_sort.tournament.base import (
+    Note,
+    PlannedMatch,
+    RoundPlan,
+    Settings,
+    Standing,
+    Strategy,
+    Update,
+)
+from llm_qualitative_sort.tournament.elimination import (
     BracketChange,
+    Elimination,
+    Pairing,
     active_players,
     apply_round,
+    competition_ranks,
+    final_ranks,
+    pair_round,
     remaining_match_bound,
+    round_rng,
 )
 from llm_qualitative_sort.tournament.match import match_winner, presentation_orders
-from llm_qualitative_sort.tournament.pairing import Pairing, pair_round, round_rng
-from llm_qualitative_sort.tournament.ranking import competition_ranks, final_ranks
+
+STRATEGIES: dict[str, type[Strategy]] = {"elimination": Elimination}
+
+
+def strategy_for(settings: Settings, n_items: int, seed: int) -> Strategy:
+    """The strategy that plays `settings` (its name is `settings.strategy`).
+
+    Example:
+        >>> strategy_for(Settings(), n_items=8, seed=1).name
+        'elimination'
+    """
+    return STRATEGIES[settings.strategy](settings, n_items, seed)
+
 
 __all__ = [
+    "STRATEGIES",
     "BracketChange",
+    "Elimination",
+    "Note",
     "Pairing",
+    "PlannedMatch",
+    "RoundPlan",
+    "Settings",
+    "Standing",
+    "Strategy",
+    "Update",
     "active_players",
     "apply_round",
     "competition_ranks",
@@ -26,4 +64,5 @@ __all__ = [
     "presentation_orders",
     "remaining_match_bound",
     "round_rng",
+    "strategy_for",
 ]

@@ -10,10 +10,17 @@ from llm_qualitative_sort.models import Order, Side
 def presentation_orders(comparison_rounds: int) -> list[tuple[Order, int]]:
     """The calls of a match as (order, repetition within that order), half in each order.
 
+    One call per match (Swiss only) is shown in the match's own orientation: the strategy
+    puts first whichever item should be shown first.
+
     Example:
         >>> presentation_orders(4)
         [('AB', 0), ('BA', 0), ('AB', 1), ('BA', 1)]
+        >>> presentation_orders(1)
+        [('AB', 0)]
     """
+    if comparison_rounds == 1:
+        return [("AB", 0)]
     orders: list[tuple[Order, int]] = []
     for repetition in range(comparison_rounds // 2):
         orders += [("AB", repetition), ("BA", repetition)]

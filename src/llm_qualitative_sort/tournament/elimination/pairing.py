@@ -37,15 +37,16 @@ def pair_round(losses: Sequence[int], elimination_count: int, rng: random.Random
         >>> pair_round([0, 0, 0, 1], 2, random.Random(0)).bye is None
         True
     """
-    brackets: list[list[int]] = [[] for _ in range(elimination_count)]
+    # Only the occupied brackets, by loss count: the work is per player, never per bracket,
+    # so a huge elimination_count with few players stays cheap.
+    brackets: dict[int, list[int]] = {}
     for index, lost in enumerate(losses):
         if lost < elimination_count:
-            brackets[lost].append(index)
+            brackets.setdefault(lost, []).append(index)
     pairs: list[tuple[int, int]] = []
     floater: int | None = None
-    for members in brackets:
-        if not members:
-            continue
+    for lost in sorted(brackets):
+        members = brackets[lost]
         rng.shuffle(members)
         if floater is not None:
             pairs.append((floater, members.pop()))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llm_qualitative_sort.tournament.brackets import active_players
+from llm_qualitative_sort.tournament.elimination.brackets import active_players
 
 
-def competition_ranks(wins: Sequence[int], first: int = 1) -> list[tuple[int, list[int]]]:
-    """Group players by wins, most first, with competition ranks (1, 2, 2, 4).
+def competition_ranks(wins: Sequence[float], first: int = 1) -> list[tuple[int, list[int]]]:
+    """Group players by wins (or any score), most first, with competition ranks (1, 2, 2, 4).
 
     Players of equal wins share a rank and are listed by index; ranks start at `first`.
 
@@ -16,7 +16,7 @@ def competition_ranks(wins: Sequence[int], first: int = 1) -> list[tuple[int, li
         >>> competition_ranks([3, 1, 3, 0])
         [(1, [0, 2]), (3, [1]), (4, [3])]
     """
-    by_wins: dict[int, list[int]] = {}
+    by_wins: dict[float, list[int]] = {}
     for player, won in enumerate(wins):
         by_wins.setdefault(won, []).append(player)
     ranks: list[tuple[int, list[int]]] = []

@@ -1,0 +1,77 @@
+"""How the calls of a round are answered: the seam between the tournament and the judge.
+
+The comparison node turns a round's matches into `Call`s and hands them to one `CallRunner`,
+chosen once per run: live calls under a concurrency limit (`live.py`), or a provider's batch
+interface (one batch per round). Every runner looks in the run journal and the user's cache
+first, journals each answer before reporting it, and never counts a failure as a verdict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.types import RetryPolicy
+
+from llm_qualitative_sort._journal import CallPlace, Journal
+from llm_qualitative_sort.cache import ComparisonCache
+from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers.base import LLMProvider
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One LLM call: where it sits in the run, the texts it shows, and its repetition index.
+
+    `repetition` counts the calls that show these two texts in this order to the judge
+    (within a match, and across rematches where the strategy asks for fresh judgements);
+    it is part of the cache key and of the seeded mock's draw.
+    """
+
+    place: CallPlace
+    repetition: int
+
+
+# Reports one answer: (index of the call in the round's list, result, came from the cache).
+AnswerSink = Callable[[int, ComparisonResult, bool], None]
+# Writes a progress payload to the graph's custom stream.
+Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class CallSettings:
+    """What a runner needs to answer calls; built once per round by the comparison node."""
+
+    provider: LLMProvider
+    criteria: str
+    cache: ComparisonCache | None
+    journal: Journal
+    retry: RetryPolicy
+    max_concurrent_requests: int
+    call_timeout: float | None = None
+    emit: Emit | None = None
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class CallRunner(ABC):
+    """Answers the calls of one round.
+
+    Args:
+        settings: The provider, cache, journal and limits of the run.
+    """
+
+    def __init__(self, settings: CallSettings) -> None:
+        self.settings = settings
+
+    @abstractmethod
+    async def run(self, calls: Sequence[Call], answered: AnswerSink) -> None:
+        """Answer every call, reporting each through `answered` as soon as it is known.
+
+        Each answer is in the run journal before it is reported, so a verdict is never
+        acted on unless a resumed run would replay it. When a call fails for good, the calls
+        in flight finish (and are journaled), no new call starts, and the first failure is
+        raised.
+        """

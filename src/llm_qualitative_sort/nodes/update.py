@@ -1,0 +1,42 @@
+"""Update node: the strategy reads the round just played.
+
+Elimination: losers drop a bracket, N losses eliminate (the bracket reassignment). Swiss:
+the strengths are refitted to every call and the standings reordered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from llm_qualitative_sort._events import event
+from llm_qualitative_sort.graph.context import TournamentContext
+from llm_qualitative_sort.graph.state import TournamentState, run_strategy
+from llm_qualitative_sort.models import EventType
+
+
+def update(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
+    """Apply the round's verdicts to the standing and tell listeners what changed."""
+    strategy = run_strategy(state)
+    history = state["history"]
+    changed = strategy.update(state["standing"], history)
+    played = len(history[-1]["matches"])
+    completed = state["completed"] + played
+    total = completed + strategy.remaining_matches(changed.standing)
+    items, emit = state["items"], runtime.stream_writer
+    for note in changed.notes if runtime.context.progress else []:
+        data, message = dict(note.data), note.message
+        if note.item is not None:
+            data["item"] = items[note.item]
+            message = f"{items[note.item][:30]!r}: {message}"
+        emit(event(note.kind, message, completed, total, **data))
+    left = strategy.players_left(changed.standing)
+    emit(event(EventType.ROUND_END, f"round {state['round']}: {played} matches, {left} left",
+               completed, total, round=state["round"], matches=played, remaining=left))
+    return {"standing": changed.standing, "completed": completed}
+
+
+def route_after_update(state: TournamentState) -> str:
+    """Loop until the strategy says the tournament is over."""
+    return "ranking" if run_strategy(state).finished(state["standing"]) else "pairing"

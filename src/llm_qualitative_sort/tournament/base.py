@@ -1,0 +1,143 @@
+"""The strategy seam: what decides a round's matches, reads its results, stops and ranks.
+
+A strategy is pure: plain data in, plain data out, no graph, no LLM, no I/O. The graph's
+nodes call it — `pairing` asks for the next `RoundPlan`, `update` hands it the round just
+played, the loop asks whether it has `finished`, `ranking` asks for the final ranks — and
+keep what it returns, a JSON-ready `Standing`, in the checkpointed state. A new strategy is
+one subpackage of `tournament/` implementing `Strategy`, registered in `tournament/__init__`.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from llm_qualitative_sort.models import EventType, Side
+
+# A strategy's own state between rounds: plain JSON-ready data (lists, numbers, strings).
+Standing = dict[str, Any]
+# A match as the history keeps it: [index of a, index of b, winner, [call, ...]], where a call
+# is [order, winner in match terms, reasoning, cached, input tokens, output tokens].
+PlayedMatch = Sequence[Any]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a run plays, as validated from the user's arguments (see `_validation`)."""
+
+    strategy: str = "elimination"
+    elimination_count: int = 2
+    comparison_rounds: int = 2
+    budget: int | None = None
+    top_k: int | None = None
+    stop_when_settled: bool = False
+
+
+@dataclass(frozen=True)
+class PlannedMatch:
+    """A match to play: `a` against `b`.
+
+    With one call per match, `a` is the text shown first. `first_repetition` offsets the
+    repetition index of its calls, so that a rematch is a fresh judgement rather than the
+    first meeting's answer again (0 where the strategy wants earlier answers reused).
+    """
+
+    a: int
+    b: int
+    first_repetition: int = 0
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """The matches of one round, and who sits out (at most one is recorded)."""
+
+    matches: list[PlannedMatch]
+    bye: int | None = None
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the update did that progress listeners hear about (one event each).
+
+    `item`, when set, is the index of the item the note is about: the node names its text
+    in the message and puts the text in the event's data under "item".
+    """
+
+    kind: EventType
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+    item: int | None = None
+
+
+@dataclass(frozen=True)
+class Update:
+    """The standing after a round, and what to tell listeners about it."""
+
+    standing: Standing
+    notes: list[Note] = field(default_factory=list)
+
+
+class Strategy(ABC):
+    """Plays a tournament among `n_items` items (indices 0 … n−1) with `settings`.
+
+    Args:
+        settings: The run's settings.
+        n_items: How many items take part.
+        seed: The run's seed; every random choice derives from it (and the round number),
+            so a resumed run plays exactly as an uninterrupted one.
+    """
+
+    name: ClassVar[str]
+    # How its `rank` orders items: "wins" or "bradley_terry" (strengths fitted to the calls).
+    native_ranking: ClassVar[str]
+
+    def __init__(self, settings: Settings, n_items: int, seed: int) -> None:
+        self.settings = settings
+        self.n_items = n_items
+        self.seed = seed
+
+    @classmethod
+    def check(cls, settings: Settings, n_items: int) -> None:
+        """Raise `ValueError` naming the argument when `settings` cannot play `n_items`."""
+        del settings, n_items  # every setting is fine unless a strategy says otherwise
+
+    @abstractmethod
+    def start(self) -> Standing:
+        """The standing before the first round."""
+
+    @abstractmethod
+    def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
+        """The matches of round `round_number` (1, 2, …); never empty unless `finished`."""
+
+    @abstractmethod
+    def update(self, standing: Standing, history: Sequence[Any]) -> Update:
+        """Apply the last round of `history` (a list of rounds, each with "matches")."""
+
+    @abstractmethod
+    def finished(self, standing: Standing) -> bool:
+        """Whether the tournament is over."""
+
+    @abstractmethod
+    def rank(self, standing: Standing, history: Sequence[Any]) -> list[tuple[int, list[int]]]:
+        """Competition ranks (1, 2, 2, 4) of every item, best first, as index groups."""
+
+    @abstractmethod
+    def remaining_matches(self, standing: Standing) -> int:
+        """An upper bound on the matches still to play (for `ProgressEvent.total`)."""
+
+    def players_left(self, standing: Standing) -> int:
+        """Items still taking part (all of them, unless the strategy eliminates)."""
+        del standing
+        return self.n_items
+
+    def match_cost(self, winner: Side | None) -> int:
+        """How much a finished match shrinks `remaining_matches` (at least 1)."""
+        del winner
+        return 1
+
+    def rng(self, round_number: int, purpose: str = "pairing") -> random.Random:
+        """A generator for `purpose` in round `round_number`, derived from the run seed."""
+        return random.Random(f"llm-qualitative-sort/{purpose}/{self.seed}/{round_number}")

@@ -1,0 +1,24 @@
+"""Multi-elimination (the specification's tournament): brackets, pairing, ranking, strategy."""
+
+from llm_qualitative_sort.tournament.elimination.brackets import (
+    BracketChange,
+    active_players,
+    apply_round,
+    remaining_match_bound,
+)
+from llm_qualitative_sort.tournament.elimination.pairing import Pairing, pair_round, round_rng
+from llm_qualitative_sort.tournament.elimination.ranking import competition_ranks, final_ranks
+from llm_qualitative_sort.tournament.elimination.strategy import Elimination
+
+__all__ = [
+    "BracketChange",
+    "Elimination",
+    "Pairing",
+    "active_players",
+    "apply_round",
+    "competition_ranks",
+    "final_ranks",
+    "pair_round",
+    "remaining_match_bound",
+    "round_rng",
+]

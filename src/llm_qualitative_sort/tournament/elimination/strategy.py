@@ -1,0 +1,86 @@
+"""The specification's multi-elimination as a `Strategy`: the default, exactly as specified."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llm_qualitative_sort.models import EventType, Side
+from llm_qualitative_sort.tournament.base import (
+    Note,
+    PlannedMatch,
+    RoundPlan,
+    Standing,
+    Strategy,
+    Update,
+)
+from llm_qualitative_sort.tournament.elimination.brackets import (
+    active_players,
+    apply_round,
+    remaining_match_bound,
+)
+from llm_qualitative_sort.tournament.elimination.pairing import pair_round
+from llm_qualitative_sort.tournament.elimination.ranking import final_ranks
+
+
+class Elimination(Strategy):
+    """Players sit in loss brackets; N losses eliminate; rank by wins (the winner first).
+
+    The standing is `{"losses": [...], "wins": [...]}` per item. Every match has
+    `comparison_rounds` calls, half in each order, and a rematch reuses earlier answers
+    (repetition offset 0), as the specification's cache rule says.
+    """
+
+    name = "elimination"
+    native_ranking = "wins"
+
+    def start(self) -> Standing:
+        """Everyone in the 0-loss bracket, no wins."""
+        return {"losses": [0] * self.n_items, "wins": [0] * self.n_items}
+
+    def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
+        """Pair inside loss brackets (see `pair_round`)."""
+        rng = self.rng(round_number)
+        pairing = pair_round(standing["losses"], self.settings.elimination_count, rng)
+        return RoundPlan([PlannedMatch(a, b) for a, b in pairing.pairs], pairing.bye)
+
+    def update(self, standing: Standing, history: Sequence[Any]) -> Update:
+        """Losers drop a bracket, a draw drops both, N losses eliminate."""
+        matches = history[-1]["matches"]
+        n_losses = self.settings.elimination_count
+        losses, wins, changes = apply_round(
+            standing["losses"], standing["wins"], [(m[0], m[1]) for m in matches],
+            [m[2] for m in matches], n_losses,
+        )
+        notes = [
+            Note(EventType.BRACKET_CHANGE,
+                 f"bracket {c.before} → {_fate(c.after, c.eliminated)}",
+                 {"from_bracket": c.before, "to_bracket": c.after, "eliminated": c.eliminated},
+                 item=c.player)
+            for c in changes
+        ]
+        return Update({"losses": losses, "wins": wins}, notes)
+
+    def finished(self, standing: Standing) -> bool:
+        """Over when at most one player is left."""
+        return len(active_players(standing["losses"], self.settings.elimination_count)) < 2
+
+    def rank(self, standing: Standing, history: Sequence[Any]) -> list[tuple[int, list[int]]]:
+        """The last player standing first, then by wins (see `final_ranks`)."""
+        return final_ranks(standing["wins"], standing["losses"], self.settings.elimination_count)
+
+    def remaining_matches(self, standing: Standing) -> int:
+        """At most (lives left) − 1 matches (the specification's N·n−1 at the start)."""
+        return remaining_match_bound(standing["losses"], self.settings.elimination_count)
+
+    def match_cost(self, winner: Side | None) -> int:
+        """A match uses one life at least; a draw takes one from each player."""
+        return 1 if winner is not None else 2
+
+    def players_left(self, standing: Standing) -> int:
+        """Players not yet eliminated."""
+        return len(active_players(standing["losses"], self.settings.elimination_count))
+
+
+def _fate(bracket: int, eliminated: bool) -> str:
+    return "eliminated" if eliminated else f"to bracket {bracket}"

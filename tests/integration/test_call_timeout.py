@@ -1,0 +1,93 @@
+"""Every call of every provider is bounded: an overrun is a transient failure, retried."""
+
+import asyncio
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from langgraph.types import RetryPolicy
+
+from llm_qualitative_sort import (
+    ComparisonResult,
+    LLMProvider,
+    QualitativeSorter,
+    RunStoppedError,
+    TransientProviderError,
+)
+
+FAST_RETRY = RetryPolicy(initial_interval=0.001, max_interval=0.001, max_attempts=3,
+                         jitter=False, retry_on=TransientProviderError)
+
+
+class Stalling(LLMProvider):
+    """Never answers the first `stalls` attempts of each call; then answers at once."""
+
+    def __init__(self, stalls: int) -> None:
+        super().__init__(model="stalling")
+        self.stalls = stalls
+        self.attempts: dict[tuple[str, str], int] = {}
+
+    async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
+        seen = self.attempts.get((item_a, item_b), 0)
+        self.attempts[item_a, item_b] = seen + 1
+        if seen < self.stalls:
+            await asyncio.Event().wait()  # a server that never answers
+        return ComparisonResult(winner="A" if item_a > item_b else "B", reasoning="")
+
+
+class RaisingTimeout(LLMProvider):
+    """A custom provider whose own client times out once per call, with no message."""
+
+    def __init__(self) -> None:
+        super().__init__(model="raising")
+        self.seen: set[tuple[str, str]] = set()
+
+    async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
+        if (item_a, item_b) not in self.seen:
+            self.seen.add((item_a, item_b))
+            raise TimeoutError
+        return ComparisonResult(winner="A" if item_a > item_b else "B", reasoning="")
+
+
+def sorter(provider: LLMProvider, **settings: Any) -> QualitativeSorter:
+    settings.setdefault("retry_policy", FAST_RETRY)
+    return QualitativeSorter(provider, criteria="later in the alphabet", seed=1,
+                             checkpointer=None, **settings)
+
+
+async def test_a_call_that_never_answers_is_retried_after_call_timeout() -> None:
+    judge = Stalling(stalls=1)
+    result = await sorter(judge, call_timeout=0.05).sort(["a", "b", "c", "d"])
+    assert result.rankings[0] == (1, ["d"])
+    assert min(judge.attempts.values()) >= 2  # each call stalled once, then answered
+
+
+async def test_a_provider_that_never_answers_stops_the_run_with_a_reason() -> None:
+    with pytest.raises(RunStoppedError) as stopped:
+        await sorter(Stalling(stalls=99), call_timeout=0.02).sort(["a", "b", "c"])
+    message = str(stopped.value)
+    assert "Stalling(model='stalling'" in message
+    assert "call_timeout=0.02" in message
+
+
+async def test_a_providers_own_timeout_error_is_transient_and_named() -> None:
+    judge = RaisingTimeout()
+    result = await sorter(judge).sort(["a", "b", "c", "d"])
+    assert result.rankings[0] == (1, ["d"])
+    with pytest.raises(RunStoppedError, match=r"RaisingTimeout\(model='raising'.*TimeoutError"):
+        await sorter(RaisingTimeout(), retry_policy=RetryPolicy(
+            max_attempts=1, retry_on=TransientProviderError)).sort(["a", "b"])
+
+
+def test_pairing_with_a_huge_elimination_count_does_not_walk_empty_brackets() -> None:
+    """Pairing costs work per player, not per bracket (bounded by the harness: 60 s)."""
+    code = (
+        "import random\n"
+        "from llm_qualitative_sort.tournament import pair_round\n"
+        "p = pair_round([0, 5, 10**8, 10**9 - 1], 10**9, random.Random(0))\n"
+        "print(len(p.pairs), p.bye)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.split() == ["2", "None"]
