@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from llm_qualitative_sort.errors import TransientProviderError
@@ -29,11 +30,29 @@ def _rng(*parts: str | int) -> random.Random:
     return random.Random(int.from_bytes(_digest(*parts), "big"))
 
 
+def default_score(text: str) -> float:
+    """The mock's hidden value of a text when no `score` is given.
+
+    A text that reads as an integer (`int(text)`) is worth its value, as in the
+    specification's mock; any other text (or an integer too large for a float) is worth its
+    length in characters, so the mock judges any text and, noise aside, prefers the longer.
+
+    Example:
+        >>> default_score("42"), default_score("吾輩は猫である")
+        (42.0, 7.0)
+    """
+    try:
+        return float(int(text))
+    except (ValueError, OverflowError):
+        return float(len(text))
+
+
 class MockLLMProvider(LLMProvider):
     """A judge whose verdicts follow a hidden score plus Gaussian noise.
 
     Each side of a call gets `score(text) + gauss(0, noise_stddev)` and the larger wins.
-    By default `score` is `int(text)`, so the items are integers written as text. Every
+    Without `score`, `default_score` applies: an integer text is worth its value (the
+    specification's mock on items "0".."999"), any other text its length. Every
     call draws its noise from its own generator, keyed on the seed, both texts, the
     presentation order and the repetition index; the same seeds therefore give the same
     verdicts whatever the concurrency, latency or completion order.
@@ -46,13 +65,15 @@ class MockLLMProvider(LLMProvider):
         position_bias: Share of calls that the first-shown text wins regardless of score.
         failure_rate: Share of attempts that raise `TransientProviderError`. Failures are
             drawn per attempt, so a retry can succeed; verdicts never depend on attempts.
-        score: Maps a text to its true value; needed for texts that are not integers.
+        score: Maps a text to its true value (a finite number); `default_score` if None.
 
     Example:
         >>> import asyncio
         >>> judge = MockLLMProvider(seed=1, noise_stddev=0.0)
         >>> asyncio.run(judge.compare("3", "7", "larger")).winner
         'B'
+        >>> asyncio.run(judge.compare("a short text", "short", "longer")).winner
+        'A'
     """
 
     def __init__(
@@ -87,6 +108,24 @@ class MockLLMProvider(LLMProvider):
             f":bias={self.position_bias}:score={self._score is not None}"
         )
 
+    def check_items(self, items: Sequence[str]) -> None:
+        """Refuse texts the score cannot value (it raises, or gives a non-finite number).
+
+        Raises:
+            ValueError: Naming the first such text.
+        """
+        for text in items:
+            try:
+                value = self.value(text)
+            except Exception as exc:
+                raise ValueError(
+                    f"MockLLMProvider cannot score {text[:40]!r}: the score raised {exc!r}"
+                ) from exc
+            if not math.isfinite(value):
+                raise ValueError(
+                    f"MockLLMProvider scores {text[:40]!r} as {value}; a score must be finite"
+                )
+
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Compare as the first repetition of this presentation order."""
         return await self.compare_call(item_a, item_b, criteria, repetition=0)
@@ -112,15 +151,9 @@ class MockLLMProvider(LLMProvider):
 
     def value(self, text: str) -> float:
         """The hidden true value of a text."""
-        if self._score is not None:
-            return float(self._score(text))
-        try:
-            return float(int(text))
-        except ValueError:
-            raise ValueError(
-                f"MockLLMProvider scores texts as integers, but got {text[:40]!r}; "
-                "pass score=... to judge other texts"
-            ) from None
+        if self._score is None:
+            return default_score(text)
+        return float(self._score(text))
 
     def _delay(self, rng: random.Random) -> float:
         low, high = self.latency
