@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, SortResult
 from llm_qualitative_sort.cli._providers import demo_set, mock_score
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.providers.mock import default_score
@@ -22,6 +22,11 @@ JAPANESE = [
     "ーニャー泣いていた事だけは記憶している。吾輩はここで始めて人間",
 ]
 BY_LENGTH = sorted(JAPANESE, key=len, reverse=True)
+
+
+def fingerprint(result: SortResult) -> list[Any]:
+    history = [(m.item_a, m.item_b, m.winner, m.rounds) for m in result.match_history]
+    return [result.rankings, history]
 
 
 async def test_python_sorts_japanese_texts_with_the_default_mock() -> None:
@@ -61,6 +66,20 @@ async def test_a_non_finite_custom_score_is_refused_before_any_call(tmp_path: Pa
         await sorter.sort(JAPANESE)
     assert judge.calls == 0
     assert not (tmp_path / "runs.sqlite3").exists()  # refused before the run was stored
+
+
+async def test_the_realistic_judge_gives_one_result_whatever_the_concurrency() -> None:
+    items = [str(i) for i in range(40)]
+
+    async def run(concurrency: int) -> SortResult:
+        judge = MockLLMProvider.realistic(seed=3, latency=(0.0, 0.002))
+        sorter = QualitativeSorter(judge, criteria="larger", seed=5, checkpointer=None,
+                                   max_concurrent_requests=concurrency)
+        return await sorter.sort(items)
+
+    one, many = await run(1), await run(40)
+    assert fingerprint(one) == fingerprint(many)
+    assert any(r.winner is None for m in one.match_history for r in m.rounds)  # refusals show
 
 
 def test_the_cli_mock_values_texts_as_the_library_does_except_the_demo() -> None:
