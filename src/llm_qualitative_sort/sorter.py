@@ -163,6 +163,7 @@ class QualitativeSorter:
         """
         started = time.perf_counter()
         texts = check_items(items)
+        self.provider.check_items(texts)
         run_id = _check_run_id(run_id) if run_id is not None else uuid.uuid4().hex
         if len(texts) < 2:
             return trivial_result(texts, run_id, time.perf_counter() - started)

@@ -10,6 +10,7 @@ from typing import Any
 
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
+from llm_qualitative_sort.providers.mock import default_score
 
 # name -> (module, class, pip extra)
 REAL_PROVIDERS = {
@@ -34,15 +35,13 @@ def demo_set() -> dict[str, Any]:
 def mock_score(text: str) -> float:
     """The mock judge's hidden value of a text.
 
-    An integer text is its own value (as the specification's mock); a bundled demo text
-    has its hidden score; any other text is worth its length, so that `--provider mock`
-    runs on any file (longer wins, give or take the noise).
+    A bundled demo text has its hidden score; any other text is valued as the library's
+    mock values it (`default_score`: an integer its value, anything else its length), so
+    that `--provider mock` runs on any file as `MockLLMProvider()` would.
     """
-    try:
-        return float(int(text))
-    except ValueError:
-        scores: dict[str, float] = demo_set()["texts"]
-        return float(scores.get(text, len(text)))
+    scores: dict[str, float] = demo_set()["texts"]
+    hidden = scores.get(text)
+    return default_score(text) if hidden is None else float(hidden)
 
 
 def make_provider(config: RunConfig) -> LLMProvider:

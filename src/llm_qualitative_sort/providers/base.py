@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 from pydantic import SecretStr
 
@@ -14,7 +15,9 @@ class LLMProvider(ABC):
 
     Subclasses implement `compare`. The engine calls `compare_call`, which also passes the
     repetition index of the call within its match; providers whose answers should differ
-    between repetitions of the same prompt (such as the seeded mock) override it.
+    between repetitions of the same prompt (such as the seeded mock) override it. Before
+    any call, the sorter hands every text to `check_items`; a provider that cannot judge
+    some texts (such as a mock with a custom score) refuses them there.
 
     Args:
         api_key: Secret credential; kept as a `SecretStr` so it never shows in a repr.
@@ -62,6 +65,16 @@ class LLMProvider(ABC):
             TransientProviderError: A failure worth retrying.
             PermanentProviderError: A failure that retrying cannot fix.
         """
+
+    def check_items(self, items: Sequence[str]) -> None:
+        """Refuse, before any call, texts this provider cannot judge.
+
+        The default accepts everything: an LLM judges any text.
+
+        Raises:
+            ValueError: Naming the first text that cannot be judged, before any call.
+        """
+        del items
 
     async def compare_call(
         self, item_a: str, item_b: str, criteria: str, *, repetition: int

@@ -1,42 +1,81 @@
-"""A seeded, deterministic stand-in for an LLM judge, for tests and demos."""
+"""A seeded, deterministic stand-in for an LLM judge, for tests, demos and studies."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
+import math
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.models import ComparisonResult, Side
+from llm_qualitative_sort.providers._mock_flaws import (
+    Flaw,
+    Flaws,
+    NoiseName,
+    check_share,
+    keyed_rng,
+)
 from llm_qualitative_sort.providers.base import LLMProvider
 
 Latency = float | tuple[float, float]
+Share = float | tuple[float, float]
+
+REFUSAL = "I can't help with comparing these texts, so I decline to pick one."
 
 
-def _digest(*parts: str | int) -> bytes:
-    # Each field is hashed on its own and the digests concatenated, so no choice of texts
-    # can make two different calls share a key (no delimiter to collide on).
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(hashlib.sha256(str(part).encode("utf-8")).digest())
-    return h.digest()
+def default_score(text: str) -> float:
+    """The mock's hidden value of a text when no `score` is given.
 
+    A text that reads as an integer (`int(text)`) is worth its value, as in the
+    specification's mock; any other text (or an integer too large for a float) is worth its
+    length in characters, so the mock judges any text and, noise aside, prefers the longer.
 
-def _rng(*parts: str | int) -> random.Random:
-    return random.Random(int.from_bytes(_digest(*parts), "big"))
+    Example:
+        >>> default_score("42"), default_score("吾輩は猫である")
+        (42.0, 7.0)
+    """
+    try:
+        return float(int(text))
+    except (ValueError, OverflowError):
+        return float(len(text))
 
 
 class MockLLMProvider(LLMProvider):
-    """A judge whose verdicts follow a hidden score plus Gaussian noise.
+    """A judge whose verdicts follow a hidden score plus noise.
 
     Each side of a call gets `score(text) + gauss(0, noise_stddev)` and the larger wins.
-    By default `score` is `int(text)`, so the items are integers written as text. Every
-    call draws its noise from its own generator, keyed on the seed, both texts, the
-    presentation order and the repetition index; the same seeds therefore give the same
-    verdicts whatever the concurrency, latency or completion order.
+    Without `score`, `default_score` applies: an integer text is worth its value (the
+    specification's mock on items "0".."999"), any other text its length. Every call draws
+    its noise from its own generator, keyed on the seed, both texts, the presentation order
+    and the repetition index; the same seeds therefore give the same verdicts whatever the
+    concurrency, latency or completion order.
+
+    The options after `score` make it behave like a real LLM judge; all are off by default,
+    leaving the specification's mock exactly as it was, and each is drawn from its own keyed
+    generator, so every verdict stays deterministic in (seed, texts, order, repetition):
+
+    - `noise="gumbel"`: centred Gumbel noise of sd `noise_stddev` on each side; their
+      difference is logistic with scale `β = noise_stddev·√6/π`, so the judge is *exactly*
+      Bradley–Terry (A wins with probability `1 / (1 + exp(-(v_a - v_b) / β))`), which
+      makes coverage checks of the rating model possible. `noise="student_t"`: Student-t
+      noise (3 degrees of freedom) of the same sd, with heavy tails.
+    - `close_noise`: noise that grows for close items: its sd is
+      `noise_stddev · (1 + close_noise · exp(-|v_a - v_b| / noise_stddev))`.
+    - `pair_bias=(mean, sd)`: each unordered pair gives its first-shown text a fixed bonus
+      (score units) drawn once from the seed and the pair, so a second call on the pair in
+      the other order repeats that pair's error. `item_bias=sd`: each text gets a fixed
+      bonus of its own whenever it is shown first. (`position_bias` instead hands a share
+      of calls to the first text, drawn afresh per call.)
+    - `wrong_rate`: share of calls where the truly worse text wins with a confident
+      reasoning (texts of equal score keep the noisy verdict).
+    - `refusal_rate`: share of calls with no verdict (`winner=None`, a reasoning saying it
+      declined); a `(low, high)` range gives each unordered pair its own fixed rate.
+
+    Precedence within a call: refusal, then wrong verdict, then `position_bias`, then the
+    noisy scores. `realistic()` builds a preset with these flaws.
 
     Args:
         seed: Seed of the noise; `None` draws one.
@@ -46,13 +85,21 @@ class MockLLMProvider(LLMProvider):
         position_bias: Share of calls that the first-shown text wins regardless of score.
         failure_rate: Share of attempts that raise `TransientProviderError`. Failures are
             drawn per attempt, so a retry can succeed; verdicts never depend on attempts.
-        score: Maps a text to its true value; needed for texts that are not integers.
+        score: Maps a text to its true value (a finite number); `default_score` if None.
+        noise: "gauss" (default), "gumbel" or "student_t".
+        close_noise: Extra relative noise for close items (0 = none).
+        pair_bias: (mean, sd) of each pair's fixed first-position bonus.
+        item_bias: sd of each text's fixed bonus when shown first.
+        wrong_rate: Share of confident wrong verdicts.
+        refusal_rate: Share of refused calls, or a (low, high) range of per-pair shares.
 
     Example:
         >>> import asyncio
         >>> judge = MockLLMProvider(seed=1, noise_stddev=0.0)
         >>> asyncio.run(judge.compare("3", "7", "larger")).winner
         'B'
+        >>> asyncio.run(judge.compare("a short text", "short", "longer")).winner
+        'A'
     """
 
     def __init__(
@@ -64,11 +111,17 @@ class MockLLMProvider(LLMProvider):
         position_bias: float = 0.0,
         failure_rate: float = 0.0,
         score: Callable[[str], float] | None = None,
+        noise: NoiseName = "gauss",
+        close_noise: float = 0.0,
+        pair_bias: tuple[float, float] = (0.0, 0.0),
+        item_bias: float = 0.0,
+        wrong_rate: float = 0.0,
+        refusal_rate: Share = 0.0,
     ) -> None:
         super().__init__(model="mock")
-        _check_share("position_bias", position_bias)
-        _check_share("failure_rate", failure_rate)
-        if noise_stddev < 0:
+        check_share("position_bias", position_bias)
+        check_share("failure_rate", failure_rate)
+        if not noise_stddev >= 0:
             raise ValueError(f"noise_stddev must be >= 0, got {noise_stddev!r}")
         self.seed = secrets.randbits(63) if seed is None else seed
         self.noise_stddev = noise_stddev
@@ -76,8 +129,39 @@ class MockLLMProvider(LLMProvider):
         self.position_bias = position_bias
         self.failure_rate = failure_rate
         self._score = score
+        mean, spread = pair_bias
+        self._flaws = Flaws(
+            noise, close_noise, (mean, spread), item_bias, wrong_rate, _share_range(refusal_rate)
+        )
+        self._noise = self._flaws.noise_model()
         self._attempts: dict[tuple[str, str, int], int] = {}
         self.calls = 0
+
+    @classmethod
+    def realistic(
+        cls, seed: int | None = None, noise_stddev: float = 3.33, **options: Any
+    ) -> MockLLMProvider:
+        """A judge with the flaws of real LLM judges.
+
+        Position bias fixed per pair (mean bonus 0.3 sd, spread 1 sd) and per item (0.5
+        sd), Student-t noise that doubles for close items (`close_noise=1`), 3 % confident
+        wrong verdicts and 4–10 % refusals (a fixed rate per pair); sd is `noise_stddev`.
+        Any keyword of the constructor overrides the preset.
+
+        Example:
+            >>> judge = MockLLMProvider.realistic(seed=1, wrong_rate=0.05)
+            >>> "noise=student_t" in judge.model_identity, "wrong_rate=0.05" in judge.model_identity
+            (True, True)
+        """
+        preset: dict[str, Any] = {
+            "noise": "student_t",
+            "close_noise": 1.0,
+            "pair_bias": (0.3 * noise_stddev, noise_stddev),
+            "item_bias": 0.5 * noise_stddev,
+            "wrong_rate": 0.03,
+            "refusal_rate": (0.04, 0.10),
+        }
+        return cls(seed, noise_stddev, **(preset | options))
 
     @property
     def model_identity(self) -> str:
@@ -85,7 +169,26 @@ class MockLLMProvider(LLMProvider):
         return (
             f"MockLLMProvider:seed={self.seed}:sd={self.noise_stddev}"
             f":bias={self.position_bias}:score={self._score is not None}"
+            f"{self._flaws.identity()}"
         )
+
+    def check_items(self, items: Sequence[str]) -> None:
+        """Refuse texts the score cannot value (it raises, or gives a non-finite number).
+
+        Raises:
+            ValueError: Naming the first such text.
+        """
+        for text in items:
+            try:
+                value = self.value(text)
+            except Exception as exc:
+                raise ValueError(
+                    f"MockLLMProvider cannot score {text[:40]!r}: the score raised {exc!r}"
+                ) from exc
+            if not math.isfinite(value):
+                raise ValueError(
+                    f"MockLLMProvider scores {text[:40]!r} as {value}; a score must be finite"
+                )
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Compare as the first repetition of this presentation order."""
@@ -95,32 +198,33 @@ class MockLLMProvider(LLMProvider):
         self, item_a: str, item_b: str, criteria: str, *, repetition: int
     ) -> ComparisonResult:
         """Judge one call; deterministic in (seed, texts, order, repetition)."""
-        rng = _rng(self.seed, item_a, item_b, repetition)
+        rng = keyed_rng(self.seed, item_a, item_b, repetition)
         value_a, value_b = self.value(item_a), self.value(item_b)
-        noisy_a = value_a + rng.gauss(0.0, self.noise_stddev)
-        noisy_b = value_b + rng.gauss(0.0, self.noise_stddev)
+        stddev = self._flaws.noise_stddev(abs(value_a - value_b), self.noise_stddev)
+        noisy_a = value_a + self._noise.draw(rng, stddev)
+        noisy_b = value_b + self._noise.draw(rng, stddev)
         biased = rng.random() < self.position_bias
         delay = self._delay(rng)
         self.calls += 1
         if delay > 0:
             await asyncio.sleep(delay)
         self._maybe_fail(item_a, item_b, repetition)
-        winner: Side = "A" if biased or noisy_a >= noisy_b else "B"
         raw: dict[str, Any] = {"a": round(noisy_a, 4), "b": round(noisy_b, 4), "biased": biased}
+        bonus = self._flaws.first_bonus(self.seed, item_a, item_b)
+        if bonus:
+            noisy_a += bonus
+            raw |= {"a": round(noisy_a, 4), "first_bonus": round(bonus, 4)}
+        winner: Side = "A" if biased or noisy_a >= noisy_b else "B"
         reasoning = f"A scored {noisy_a:.2f}, B scored {noisy_b:.2f}."
-        return ComparisonResult(winner=winner, reasoning=reasoning, raw_response=raw)
+        verdict = ComparisonResult(winner=winner, reasoning=reasoning, raw_response=raw)
+        flaw = self._flaws.call_flaw(self.seed, item_a, item_b, repetition)
+        return verdict if flaw is None else _flawed(verdict, flaw, value_a, value_b)
 
     def value(self, text: str) -> float:
         """The hidden true value of a text."""
-        if self._score is not None:
-            return float(self._score(text))
-        try:
-            return float(int(text))
-        except ValueError:
-            raise ValueError(
-                f"MockLLMProvider scores texts as integers, but got {text[:40]!r}; "
-                "pass score=... to judge other texts"
-            ) from None
+        if self._score is None:
+            return default_score(text)
+        return float(self._score(text))
 
     def _delay(self, rng: random.Random) -> float:
         low, high = self.latency
@@ -132,15 +236,29 @@ class MockLLMProvider(LLMProvider):
         key = (item_a, item_b, repetition)
         attempt = self._attempts.get(key, 0)
         self._attempts[key] = attempt + 1
-        if _rng(self.seed, item_a, item_b, repetition, "attempt", attempt).random() < (
+        if keyed_rng(self.seed, item_a, item_b, repetition, "attempt", attempt).random() < (
             self.failure_rate
         ):
             raise TransientProviderError("mock transient failure", retry_after=None)
 
 
-def _check_share(name: str, value: float) -> None:
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+def _flawed(
+    verdict: ComparisonResult, flaw: Flaw, value_a: float, value_b: float
+) -> ComparisonResult:
+    """The verdict a flawed call gives instead of the noisy one."""
+    raw = verdict.raw_response
+    if flaw == "refusal":
+        return ComparisonResult(None, REFUSAL, raw_response=raw | {"refused": True})
+    if value_a == value_b:  # no worse text to prefer
+        return verdict
+    worse: Side = "A" if value_a < value_b else "B"
+    reasoning = f"{worse} is clearly and unmistakably the better text; there is no doubt."
+    return ComparisonResult(winner=worse, reasoning=reasoning, raw_response=raw | {"wrong": True})
+
+
+def _share_range(share: Share) -> tuple[float, float]:
+    low, high = share if isinstance(share, tuple) else (share, share)
+    return float(low), float(high)
 
 
 def _check_latency(latency: Latency) -> tuple[float, float]:
