@@ -143,12 +143,17 @@ class SortResult:
 
 
 class EventType(StrEnum):
-    """Kinds of progress events."""
+    """Kinds of progress events.
+
+    BRACKET_CHANGE is elimination's (an item took a loss); STANDINGS is Swiss's, once per
+    round after the strengths are refitted (the current top items, the judgements used).
+    """
 
     MATCH_START = "match_start"
     MATCH_END = "match_end"
     ROUND_END = "round_end"
     BRACKET_CHANGE = "bracket_change"
+    STANDINGS = "standings"
 
 
 @dataclass(frozen=True)

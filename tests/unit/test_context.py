@@ -76,3 +76,14 @@ def test_named_providers_are_imported_lazily_and_get_the_model(
     TournamentContext(provider=ctx.provider).resolve_provider(seed=1)
     assert made[-1] == {}  # no model given: the provider's own default
 
+
+
+async def test_the_graph_runs_without_any_context_on_the_seeded_mock() -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    graph = build_graph(InMemorySaver())
+    state = await graph.ainvoke(
+        {"items": ["300", "100", "200"], "criteria": "larger", "seed": 1},
+        {"configurable": {"thread_id": "no-context"}},
+    )
+    assert state["rankings"][0] == (1, ["300"])

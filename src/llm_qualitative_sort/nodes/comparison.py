@@ -70,7 +70,7 @@ _FLIP: dict[Side | None, Side | None] = {"A": "B", "B": "A", None: None}
 
 async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
     """Play the round's matches; every call runs as soon as a request slot is free."""
-    ctx = runtime.context
+    ctx = runtime.context or TournamentContext()  # none given: the plain defaults
     played = _Round(state, run_strategy(state), ctx.run_id)
     emit = runtime.stream_writer if ctx.progress else None
     matches = state["matches"]

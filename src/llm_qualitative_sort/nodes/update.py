@@ -25,11 +25,14 @@ def update(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[
     completed = state["completed"] + played
     total = completed + strategy.remaining_matches(changed.standing)
     items, emit = state["items"], runtime.stream_writer
-    for note in changed.notes if runtime.context.progress else []:
+    progress = runtime.context.progress if runtime.context else True
+    for note in changed.notes if progress else []:
         data, message = dict(note.data), note.message
         if note.item is not None:
             data["item"] = items[note.item]
             message = f"{items[note.item][:30]!r}: {message}"
+        for key in note.item_lists:
+            data[key] = [items[i] for i in data[key]]
         emit(event(note.kind, message, completed, total, **data))
     left = strategy.players_left(changed.standing)
     emit(event(EventType.ROUND_END, f"round {state['round']}: {played} matches, {left} left",

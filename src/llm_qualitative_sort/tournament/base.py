@@ -63,13 +63,15 @@ class Note:
     """Something the update did that progress listeners hear about (one event each).
 
     `item`, when set, is the index of the item the note is about: the node names its text
-    in the message and puts the text in the event's data under "item".
+    in the message and puts the text in the event's data under "item". `item_lists` names
+    the keys of `data` that hold lists of item indices, which the node turns into texts.
     """
 
     kind: EventType
     message: str
     data: dict[str, Any] = field(default_factory=dict)
     item: int | None = None
+    item_lists: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
