@@ -1,32 +1,41 @@
-"""Bradley–Terry strengths fitted to a tournament's comparisons: pure functions, no I/O.
+"""Bradley–Terry strengths, with a first-position term and their uncertainty: no I/O.
 
-The model: item i beats item j with probability `exp(s_i) / (exp(s_i) + exp(s_j))`. Each
-LLM call with a verdict is one observation (a 2–0 match is stronger evidence than a 1–1
-draw, which the match verdict alone would hide); a call without a verdict counts for
-neither side, and an observation can also be fractional (0.5 to each side for a draw) when
-the caller has only match verdicts. A weak prior — `prior` pseudo-observations for every
-item against a fixed reference of strength 0, split evenly between win and loss — keeps
-unbeaten and winless items finite and connects items that never met.
+The model: item i has log-strength `s_i`; a call that shows `first` then `second` is won by
+the first-shown with probability `σ(s_first − s_second + h)`, where `h` is the judge's
+first-position advantage (a logit), estimated from the calls. Each LLM call with a verdict
+is one observation (a 2–0 match is stronger evidence than 1–1); a share in [0, 1] is
+allowed too (0.5 for a draw). A weak prior — `prior` pseudo-observations for every
+parameter against a fixed reference at 0, half won, half lost — keeps unbeaten and winless
+items finite and connects items that never met; the fit maximises the penalised
+likelihood (MAP), and strengths are published centred on mean 0.
 
-The fit uses Newman's iteration (J. Stat. Mech. 2023, "Efficient computation of rankings
-from pairwise comparisons"), a rearrangement of the maximum-likelihood equations that
-converges faster than Zermelo's / Hunter's MM iteration, in Gauss–Seidel sweeps. On 1000
-items after 10-elimination (about 20,000 calls) it needs about 250 sweeps, ~1.4 s in pure
-Python; tournament data is sparse and its log-strengths span tens of units, which is what
-makes any fixed-point iteration slow here.
+Standard errors come from the observed information (the inverse Hessian of the penalised
+log-likelihood, h included) of the centred strengths; `BradleyTerryFit.top_k_probability`
+samples the same joint normal approximation. How it is computed, and why, is in the
+private modules `_bradley_terry_newton` and `_bradley_terry_posterior`.
 
 Example:
-    >>> scores = fit_strengths(["a", "b", "c"], [("a", "b", 1.0), ("b", "c", 1.0)])
-    >>> [item for _, group in rank_by_score(scores) for item in group]
-    ['a', 'b', 'c']
+    >>> fit = fit_bradley_terry(3, first=[0, 1, 1, 2], second=[1, 0, 2, 1],
+    ...                         first_won=[1, 0, 1, 0])
+    >>> [int(i) for i in fit.strengths.argsort()[::-1]]
+    [0, 1, 2]
+    >>> bool(fit.intervals()[0][0] < fit.strengths[0] < fit.intervals()[1][0])
+    True
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.special import expit, ndtri
+
+from llm_qualitative_sort._bradley_terry_input import checked_calls, start_vector
+from llm_qualitative_sort._bradley_terry_newton import Vector, maximise
+from llm_qualitative_sort._bradley_terry_posterior import Normal, normal_approximation
 from llm_qualitative_sort.models import MatchResult
 
 # (first item, second item, share of the observation won by the first: 1, 0 or 0.5)
@@ -35,6 +44,171 @@ Observation = tuple[str, str, float]
 # Published precision, well above the fit's tolerance: ranks group items whose published
 # scores are equal, so two items in symmetric positions tie instead of differing by noise.
 DIGITS = 5
+
+_DRAW_BATCH = 500
+
+
+# eq=False: the fields are arrays, for which dataclass equality would be ambiguous.
+@dataclass(frozen=True, eq=False)
+class BradleyTerryFit:
+    """A fitted Bradley–Terry model: centred log-strengths, h, and their uncertainty.
+
+    `standard_errors` and `position_se` are NaN for a fit made with `uncertainty=False`;
+    `position` and `position_se` are 0.0 for a fit without the position term.
+    """
+
+    strengths: np.ndarray
+    standard_errors: np.ndarray
+    position: float
+    position_se: float
+    _normal: Normal | None = field(default=None, repr=False)
+
+    def intervals(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Wald intervals `strength ± z · SE` of the centred strengths: `(low, high)`."""
+        z = _z(level)
+        return self.strengths - z * self.standard_errors, self.strengths + z * self.standard_errors
+
+    def position_shift(self, level: float = 0.95) -> tuple[float, float, float]:
+        """First-shown advantage as a probability shift at equal strength: σ(h) − ½, with its interval.
+
+        Returns `(shift, low, high)`: the Wald interval of h mapped through σ, so it stays
+        inside (−½, ½).
+        """  # noqa: E501 - the first line is the API's own wording
+        z = _z(level)
+        h, se = self.position, self.position_se
+        low, high = h - z * se, h + z * se
+        return float(expit(h)) - 0.5, float(expit(low)) - 0.5, float(expit(high)) - 0.5
+
+    def top_k_probability(self, k: int, *, samples: int = 2000, seed: int = 0) -> np.ndarray:
+        """P(item is among the k strongest), shape (n,).
+
+        Monte Carlo over `samples` joint draws of the fit's normal approximation (with the
+        correlations between strengths); each draw puts exactly k items in the top k, so the
+        probabilities sum to k. A fit built by hand, without its covariance, draws each
+        strength independently from its standard error.
+
+        Raises:
+            ValueError: k outside 1..n, samples < 1, or a fit without standard errors.
+        """
+        n = len(self.strengths)
+        if not 1 <= k <= n:
+            raise ValueError(f"k must lie in 1..{n}, got {k!r}")
+        if samples < 1:
+            raise ValueError(f"samples must be >= 1, got {samples!r}")
+        normal = self._normal or _Independent(self.standard_errors)
+        rng = np.random.default_rng(seed)
+        counts = np.zeros(n)
+        for done in range(0, samples, _DRAW_BATCH):
+            deviations, _ = normal.draw(min(_DRAW_BATCH, samples - done), rng)
+            top = np.argpartition(-(self.strengths + deviations), k - 1, axis=1)[:, :k]
+            counts += np.bincount(top.ravel(), minlength=n)
+        return counts / samples
+
+
+class _Independent:
+    """Independent normal strengths from standard errors alone (a hand-built fit)."""
+
+    def __init__(self, standard_errors: np.ndarray) -> None:
+        if not np.all(np.isfinite(standard_errors)):
+            raise ValueError("this fit has no standard errors: fit with uncertainty=True")
+        self.standard_errors = standard_errors
+
+    def variances(self) -> tuple[Vector, float]:
+        return self.standard_errors**2, 0.0
+
+    def draw(self, count: int, rng: np.random.Generator) -> tuple[Vector, Vector]:
+        shape = (count, len(self.standard_errors))
+        return rng.standard_normal(shape) * self.standard_errors, np.zeros(count)
+
+
+def _z(level: float) -> float:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    return float(ndtri(0.5 + level / 2))
+
+
+def fit_bradley_terry(
+    n_items: int,
+    first: ArrayLike,
+    second: ArrayLike,
+    first_won: ArrayLike,
+    *,
+    position: bool = True,
+    prior: float = 1.0,
+    start: BradleyTerryFit | np.ndarray | None = None,
+    uncertainty: bool = True,
+) -> BradleyTerryFit:
+    """Fit strengths (and h) to calls given by item indices in presentation order.
+
+    Args:
+        n_items: Number of items; indices run over 0..n_items−1.
+        first: Index of the item shown first, per call.
+        second: Index of the item shown second, per call.
+        first_won: Share of the call won by the first-shown item, in [0, 1].
+        position: Estimate the first-position advantage h; False fits h = 0.
+        prior: Pseudo-observations per parameter against a reference at 0, half won,
+            half lost; must be > 0.
+        start: Warm start: a previous fit, or its strengths (same n).
+        uncertainty: Compute standard errors (and keep the covariance for
+            `top_k_probability`); False makes a cheap fit whose errors are NaN.
+
+    Raises:
+        ValueError: Mismatched lengths, an index out of range, first == second, a share
+            outside [0, 1], prior <= 0, or a start of the wrong length.
+
+    Example:
+        >>> fit = fit_bradley_terry(2, [0, 1], [1, 0], [1.0, 1.0])  # first-shown won twice
+        >>> round(float(fit.strengths[0]), 6), fit.position > 0
+        (0.0, True)
+    """
+    calls = checked_calls(n_items, first, second, first_won, prior, position)
+    if isinstance(start, BradleyTerryFit):
+        theta = start_vector(calls, start.strengths, start.position)
+    else:
+        theta = start_vector(calls, start, 0.0)
+    optimum = maximise(calls, theta)
+    n = calls.n
+    strengths = optimum.theta[:n] - np.mean(optimum.theta[:n]) if n else np.zeros(0)
+    h = float(optimum.theta[n]) if position else 0.0
+    if not uncertainty:
+        return BradleyTerryFit(strengths, np.full(n, np.nan), h, np.nan if position else 0.0)
+    normal = normal_approximation(calls, optimum)
+    variances, h_variance = normal.variances()
+    return BradleyTerryFit(strengths, np.sqrt(variances), h, float(np.sqrt(h_variance)), normal)
+
+
+def shown_calls(
+    items: Sequence[str], matches: Iterable[MatchResult]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every call with a verdict as `(first, second, first_won)` indices into `items`.
+
+    "AB" showed `item_a` first, "BA" showed `item_b` first; a call's winner is in the
+    match's own terms ("A" = `item_a`), so the first-shown won when winner and order agree.
+
+    Raises:
+        ValueError: A match names an item not in `items`.
+    """
+    index = {item: i for i, item in enumerate(items)}
+    rows: list[tuple[int, int, float]] = []
+    for match in matches:
+        if match.item_a not in index or match.item_b not in index:
+            raise ValueError(f"match ({match.item_a!r}, {match.item_b!r}) names an unknown item")
+        a, b = index[match.item_a], index[match.item_b]
+        for call in match.rounds:
+            if call.winner is not None:
+                a_first = call.order == "AB"
+                won = 1.0 if (call.winner == "A") == a_first else 0.0
+                rows.append((a, b, won) if a_first else (b, a, won))
+    if not rows:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0)
+    firsts, seconds, shares = zip(*rows, strict=True)
+    return np.array(firsts, np.intp), np.array(seconds, np.intp), np.array(shares, np.float64)
+
+
+def match_scores(items: Sequence[str], matches: Iterable[MatchResult]) -> dict[str, float]:
+    """Centred strengths (with the position term), rounded to `DIGITS`, per item."""
+    fit = fit_bradley_terry(len(items), *shown_calls(items, matches), uncertainty=False)
+    return {item: round(float(s), DIGITS) for item, s in zip(items, fit.strengths, strict=True)}
 
 
 def call_observations(matches: Iterable[MatchResult]) -> list[Observation]:
@@ -48,75 +222,43 @@ def call_observations(matches: Iterable[MatchResult]) -> list[Observation]:
 
 
 def fit_strengths(
-    items: Sequence[str],
-    observations: Iterable[Observation],
-    *,
-    prior: float = 1.0,
-    tolerance: float = 1e-6,
-    max_sweeps: int = 2_000,
+    items: Sequence[str], observations: Iterable[Observation], *, prior: float = 1.0
 ) -> dict[str, float]:
     """Log-strengths (centred on mean 0) of `items`, rounded to `DIGITS` decimals.
+
+    Observations in a match's own terms say nothing about presentation order, so this
+    fits without the position term (use `shown_calls` and `fit_bradley_terry` for it).
 
     Args:
         items: Every item to score, including items without observations.
         observations: `(a, b, x)`: a won share `x` of one comparison against b.
-        prior: Pseudo-observations per item against a reference of strength 0, half won,
-            half lost; must be > 0 so that no strength runs off to infinity.
-        tolerance: Stop when no log-strength moves more than this in a sweep.
-        max_sweeps: Upper bound on sweeps over all items.
+        prior: Pseudo-observations per item against a reference of strength 0.
 
     Raises:
         ValueError: `prior` <= 0, an unknown item, or a share outside [0, 1].
+
+    Example:
+        >>> scores = fit_strengths(["a", "b", "c"], [("a", "b", 1.0), ("b", "c", 1.0)])
+        >>> [item for _, group in rank_by_score(scores) for item in group]
+        ['a', 'b', 'c']
     """
-    if not prior > 0:
-        raise ValueError(f"prior must be > 0, got {prior!r}")
     index = {item: i for i, item in enumerate(items)}
-    opponents = _tally(index, observations)
-    strength = [1.0] * len(items)
-    half = prior / 2
-    for _ in range(max_sweeps):
-        # Gauss–Seidel: each update uses the newest strengths; the simultaneous (Jacobi)
-        # form of Newman's step oscillates on tournament data with a weak prior.
-        moved = 0.0
-        for i, (js, won, lost) in enumerate(opponents):
-            p_i = strength[i]
-            numerator = denominator = half / (p_i + 1.0)
-            for j, w_ij, w_ji in zip(js, won, lost, strict=True):
-                p_j = strength[j]
-                numerator += w_ij * p_j / (p_i + p_j)
-                denominator += w_ji / (p_i + p_j)
-            updated = numerator / denominator
-            moved = max(moved, abs(math.log(updated / p_i)))
-            strength[i] = updated
-        if moved < tolerance:
-            break
-    logs = [math.log(p) for p in strength]
-    mean = sum(logs) / len(logs) if logs else 0.0
-    return {item: round(logs[i] - mean, DIGITS) for item, i in index.items()}
-
-
-# Per item: opponents, shares won against each, shares lost against each.
-_Opponents = tuple[list[int], list[float], list[float]]
-
-
-def _tally(index: dict[str, int], observations: Iterable[Observation]) -> list[_Opponents]:
-    """Shares won and lost per pair of items, summed over all observations."""
-    won: dict[tuple[int, int], float] = defaultdict(float)
+    firsts: list[int] = []
+    seconds: list[int] = []
+    shares: list[float] = []
     for a, b, share in observations:
         if a not in index or b not in index:
             raise ValueError(f"observation ({a!r}, {b!r}) names an item not in items")
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"share must lie in [0, 1], got {share!r}")
-        i, j = index[a], index[b]
-        won[i, j] += share
-        won[j, i] += 1.0 - share
-    opponents: list[_Opponents] = [([], [], []) for _ in index]
-    for (i, j), w_ij in sorted(won.items()):
-        js, wins, losses = opponents[i]
-        js.append(j)
-        wins.append(w_ij)
-        losses.append(won[j, i])
-    return opponents
+        firsts.append(index[a])
+        seconds.append(index[b])
+        shares.append(share)
+    fit = fit_bradley_terry(
+        len(index), np.array(firsts, np.intp), np.array(seconds, np.intp), shares,
+        position=False, prior=prior, uncertainty=False,
+    )
+    return {item: round(float(fit.strengths[i]), DIGITS) for item, i in index.items()}
 
 
 def rank_by_score(scores: dict[str, float]) -> list[tuple[int, list[str]]]:

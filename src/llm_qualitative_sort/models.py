@@ -122,9 +122,10 @@ class SortResult:
     `rankings` lists `(rank, items)` from the best; items with equal wins share a rank
     (competition ranking: 1, 2, 2, 4). With `ranking="bradley_terry"` they follow `scores`
     instead, and items share a rank only when their scores are equal. `scores` holds each
-    item's Bradley–Terry log-strength fitted to every call of the run (see
-    `llm_qualitative_sort.bradley_terry`), whichever ranking was asked for; it is fitted
-    on first access, so a run ranked by wins pays for the fit only if it is read.
+    item's Bradley–Terry log-strength fitted to every call of the run, with the judge's
+    first-position advantage fitted alongside (see `llm_qualitative_sort.bradley_terry`),
+    whichever ranking was asked for; it is fitted on first access, so a run ranked by wins
+    pays for the fit only if it is read.
     """
 
     rankings: list[tuple[int, list[str]]]
@@ -136,10 +137,10 @@ class SortResult:
     def scores(self) -> dict[str, float]:
         """Bradley–Terry log-strength of every item (mean 0), from the same calls."""
         # Imported here: bradley_terry imports this module for MatchResult.
-        from llm_qualitative_sort.bradley_terry import call_observations, fit_strengths
+        from llm_qualitative_sort.bradley_terry import match_scores
 
         items = [item for _, group in self.rankings for item in group]
-        return fit_strengths(sorted(items), call_observations(self.match_history))
+        return match_scores(sorted(items), self.match_history)
 
 
 class EventType(StrEnum):

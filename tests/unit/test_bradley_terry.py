@@ -1,14 +1,20 @@
+"""The helpers over match histories, and the sorter's scores (the model itself is tested in
+test_bradley_terry_fit.py and test_bradley_terry_properties.py)."""
+
 import asyncio
 import math
 import random
 
+import numpy as np
 import pytest
 
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
 from llm_qualitative_sort.bradley_terry import (
     call_observations,
+    fit_bradley_terry,
     fit_strengths,
     rank_by_score,
+    shown_calls,
 )
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult
 
@@ -83,6 +89,40 @@ def test_each_call_with_a_verdict_is_one_observation() -> None:
         ("x", "y", 1.0),
         ("x", "y", 0.0),
     ]
+
+
+def _call(order: str, winner: str | None) -> RoundResult:
+    return RoundResult(order=order, winner=winner, reasoning="", cached=False)  # type: ignore[arg-type]
+
+
+def test_shown_calls_are_in_presentation_order() -> None:
+    matches = [
+        # x first and x won; y first and x won (the first-shown lost); no verdict: skipped.
+        MatchResult("x", "y", "A", [_call("AB", "A"), _call("BA", "A"), _call("AB", None)]),
+        # z first and z (item_b) won; y first and y (item_a) won.
+        MatchResult("y", "z", None, [_call("BA", "B"), _call("AB", "A")]),
+    ]
+    first, second, won = shown_calls(["x", "y", "z"], matches)
+    assert first.tolist() == [0, 1, 2, 1]
+    assert second.tolist() == [1, 0, 1, 2]
+    assert won.tolist() == [1.0, 0.0, 1.0, 1.0]
+    assert first.dtype == second.dtype == np.intp and won.dtype == np.float64
+
+
+def test_shown_calls_of_nothing_and_of_unknown_items() -> None:
+    first, second, won = shown_calls(["x"], [])
+    assert len(first) == len(second) == len(won) == 0
+    with pytest.raises(ValueError, match="unknown item"):
+        shown_calls(["x"], [MatchResult("x", "q", "A", [_call("AB", "A")])])
+
+
+def test_a_judge_that_favours_the_first_shown_is_measured_from_a_history() -> None:
+    # y beats x when shown first, x beats y when shown first: equal items, h > 0.
+    matches = [MatchResult("x", "y", None, [_call("AB", "A"), _call("BA", "B")])] * 20
+    fit = fit_bradley_terry(2, *shown_calls(["x", "y"], matches))
+    assert fit.strengths[0] == pytest.approx(fit.strengths[1], abs=1e-9)
+    shift, low, high = fit.position_shift()
+    assert 0 < low < shift < high < 0.5
 
 
 def _sort(ranking: str) -> SortResult:
