@@ -45,6 +45,7 @@ async def main(config: dict[str, Any]) -> None:
         seed=config["seed"],
         cache=cache,
         checkpointer=config["checkpoint"],
+        **config.get("strategy", {}),
     )
     if config.get("resume"):
         result = await sorter.resume(config["run_id"])

@@ -27,10 +27,15 @@ def _lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
+SWISS = {"strategy": "swiss", "comparison_rounds": 1, "top_k": 5}
+
+
 def _config(
-    tmp: Path, case: str, n: int, latency: float, concurrency: int, cache: bool
+    tmp: Path, case: str, n: int, latency: float, concurrency: int, cache: bool,
+    strategy: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
+        "strategy": strategy or {},
         "items": [str(i * 7 % 101) for i in range(n)],
         "mock_seed": 11,
         "seed": 5,
@@ -45,30 +50,36 @@ def _config(
     }
 
 
-def _uninterrupted(tmp: Path, n: int, latency: float, concurrency: int) -> tuple[Any, int]:
-    config = _config(tmp, f"ref-{n}-{latency}", n, latency, concurrency, cache=False)
+def _uninterrupted(
+    tmp: Path, n: int, latency: float, concurrency: int, strategy: dict[str, Any] | None
+) -> tuple[Any, int]:
+    config = _config(tmp, f"ref-{n}-{latency}", n, latency, concurrency, False, strategy)
     assert _run(config, tmp, "ref").wait(timeout=120) == 0
     return json.loads(Path(config["out"]).read_text()), _lines(Path(config["call_log"]))
 
 
 CASES = [
-    # (n, latency, concurrency, cache, kill after this share of the reference calls)
-    (40, 0.001, 5, False, 0.02),
-    (40, 0.001, 5, False, 0.35),
-    (40, 0.001, 5, False, 0.7),
-    (40, 0.001, 5, True, 0.5),
-    (40, 0.001, 5, False, 1.0),
-    (16, 0.2, 8, False, 0.3),
-    (16, 0.2, 8, True, 0.75),
+    # (n, latency, concurrency, cache, kill after this share of the reference calls, strategy)
+    (40, 0.001, 5, False, 0.02, None),
+    (40, 0.001, 5, False, 0.35, None),
+    (40, 0.001, 5, False, 0.7, None),
+    (40, 0.001, 5, True, 0.5, None),
+    (40, 0.001, 5, False, 1.0, None),
+    (16, 0.2, 8, False, 0.3, None),
+    (16, 0.2, 8, True, 0.75, None),
+    (40, 0.001, 5, False, 0.3, SWISS),
+    (40, 0.001, 5, True, 0.9, SWISS),  # in the top-K refinement waves
+    (40, 0.001, 5, False, 0.6, {"strategy": "swiss"}),  # two calls per match
 ]
 
 
-@pytest.mark.parametrize(("n", "latency", "concurrency", "cache", "share"), CASES)
+@pytest.mark.parametrize(("n", "latency", "concurrency", "cache", "share", "strategy"), CASES)
 def test_sigkill_then_resume_repeats_only_calls_in_flight(
-    tmp_path: Path, n: int, latency: float, concurrency: int, cache: bool, share: float
+    tmp_path: Path, n: int, latency: float, concurrency: int, cache: bool, share: float,
+    strategy: dict[str, Any] | None,
 ) -> None:
-    reference, reference_calls = _uninterrupted(tmp_path, n, latency, concurrency)
-    config = _config(tmp_path, "killed", n, latency, concurrency, cache)
+    reference, reference_calls = _uninterrupted(tmp_path, n, latency, concurrency, strategy)
+    config = _config(tmp_path, "killed", n, latency, concurrency, cache, strategy)
     log = Path(config["call_log"])
     kill_at = max(1, int(reference_calls * share))
     process = _run(config, tmp_path, "first")

@@ -29,8 +29,9 @@ from llm_qualitative_sort.tournament.elimination import (
     round_rng,
 )
 from llm_qualitative_sort.tournament.match import match_winner, presentation_orders
+from llm_qualitative_sort.tournament.swiss import Swiss
 
-STRATEGIES: dict[str, type[Strategy]] = {"elimination": Elimination}
+STRATEGIES: dict[str, type[Strategy]] = {"elimination": Elimination, "swiss": Swiss}
 
 
 def strategy_for(settings: Settings, n_items: int, seed: int) -> Strategy:
@@ -54,6 +55,7 @@ __all__ = [
     "Settings",
     "Standing",
     "Strategy",
+    "Swiss",
     "Update",
     "active_players",
     "apply_round",

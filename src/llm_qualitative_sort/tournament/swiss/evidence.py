@@ -1,0 +1,75 @@
+"""What the history of a run tells a strategy: the calls in presentation order, who met whom."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Evidence:
+    """Every call of a run, as arrays for the rating model and as counts for pairing.
+
+    `first`, `second` and `first_won` hold one entry per call that gave a verdict, in the
+    order shown to the judge. `meetings` counts every call per unordered pair (verdict or
+    not), `shown_first` counts per item how often it was shown first minus second.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    first_won: np.ndarray
+    meetings: Counter[tuple[int, int]] = field(default_factory=Counter)
+    shown_first: list[int] = field(default_factory=list)
+    calls: int = 0
+
+
+def pair_key(a: int, b: int) -> tuple[int, int]:
+    """The unordered pair {a, b} as a key."""
+    return (a, b) if a < b else (b, a)
+
+
+def gather_evidence(history: Iterable[Any], n_items: int) -> Evidence:
+    """One pass over the rounds of a run (each a dict with "matches")."""
+    first: list[int] = []
+    second: list[int] = []
+    won: list[float] = []
+    meetings: Counter[tuple[int, int]] = Counter()
+    balance = [0] * n_items
+    calls = 0
+    for entry in history:
+        for a, b, _winner, logs in entry["matches"]:
+            key = pair_key(a, b)
+            for order, winner, *_ in logs:
+                shown, other = (a, b) if order == "AB" else (b, a)
+                balance[shown] += 1
+                balance[other] -= 1
+                meetings[key] += 1
+                calls += 1
+                if winner is not None:
+                    first.append(shown)
+                    second.append(other)
+                    won.append(1.0 if (winner == "A") == (shown == a) else 0.0)
+    return Evidence(
+        np.asarray(first, dtype=np.intp),
+        np.asarray(second, dtype=np.intp),
+        np.asarray(won, dtype=np.float64),
+        meetings,
+        balance,
+        calls,
+    )
+
+
+def strength_order(strengths: Sequence[float], rng: random.Random | None = None) -> list[int]:
+    """Item indices from the strongest; equal strengths in a random order drawn from `rng`.
+
+    The random tie-break matters: before the first round every strength is equal, and
+    after the first rounds whole groups still are; ordering them by index would pair items
+    by their text order, which says nothing about their quality.
+    """
+    keys = [rng.random() for _ in strengths] if rng is not None else list(range(len(strengths)))
+    return sorted(range(len(strengths)), key=lambda i: (-strengths[i], keys[i]))

@@ -1,0 +1,190 @@
+"""Swiss on Bradley–Terry strengths: everyone plays every round against a near neighbour.
+
+The standing holds the strengths fitted after the last round (the pairing order and the
+warm start of the next fit), the judgements used so far, the phase ("swiss", then "refine"
+when `top_k` is set), the last bye, and whether the top K were found settled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from llm_qualitative_sort.bradley_terry import DIGITS, fit_bradley_terry
+from llm_qualitative_sort.models import EventType
+from llm_qualitative_sort.tournament.base import (
+    Note,
+    PlannedMatch,
+    RoundPlan,
+    Settings,
+    Standing,
+    Strategy,
+    Update,
+)
+from llm_qualitative_sort.tournament.elimination.ranking import competition_ranks
+from llm_qualitative_sort.tournament.swiss.evidence import (
+    Evidence,
+    gather_evidence,
+    pair_key,
+    strength_order,
+)
+from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, neighbour_pairs, orient
+from llm_qualitative_sort.tournament.swiss.refine import (
+    REFINE_SHARE,
+    REFINE_WAVES,
+    focus_items,
+    wave_pairs,
+)
+from llm_qualitative_sort.tournament.swiss.settle import top_k_settled
+
+# Strengths are stored rounded: enough for pairing and warm starts, small in checkpoints.
+STORED_DIGITS = 6
+SHOWN_TOP = 10
+
+
+def default_budget(n_items: int, comparison_rounds: int = 2) -> int:
+    """What elimination with N=2 and two calls per match makes at most: 2·(2n − 1) calls.
+
+    Example:
+        >>> default_budget(1000)
+        3998
+    """
+    del comparison_rounds
+    return 2 * (2 * n_items - 1)
+
+
+class Swiss(Strategy):
+    """Swiss rounds on Bradley–Terry strengths, with optional top-K refinement and early stop."""
+
+    name = "swiss"
+    native_ranking = "bradley_terry"
+
+    @classmethod
+    def check(cls, settings: Settings, n_items: int) -> None:
+        """Top K must leave someone outside; the budget must pay for one match."""
+        if settings.top_k is not None and settings.top_k >= n_items:
+            raise ValueError(f"top_k must be smaller than the number of items ({n_items}), "
+                             f"got {settings.top_k}")
+        if cls._budget(settings, n_items) < settings.comparison_rounds:
+            raise ValueError(f"budget must pay for one match ({settings.comparison_rounds} "
+                             f"calls), got {settings.budget}")
+
+    @staticmethod
+    def _budget(settings: Settings, n_items: int) -> int:
+        return settings.budget if settings.budget is not None else default_budget(n_items)
+
+    @property
+    def budget(self) -> int:
+        """Judgements (paid calls and cache hits) the run may use."""
+        return self._budget(self.settings, self.n_items)
+
+    @property
+    def swiss_budget(self) -> int:
+        """Judgements for the Swiss rounds; the rest refines the top K."""
+        if self.settings.top_k is None:
+            return self.budget
+        return self.budget - int(self.budget * REFINE_SHARE)
+
+    def start(self) -> Standing:
+        """Everyone at strength 0, nothing used yet."""
+        return {"strengths": [0.0] * self.n_items, "used": 0, "phase": "swiss",
+                "last_bye": None, "waves": 0, "settled": False}
+
+    def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
+        """A Swiss round, or a refinement wave once the Swiss budget is spent."""
+        evidence = gather_evidence(history, self.n_items)
+        rng = self.rng(round_number)
+        bye = None
+        if standing["phase"] == "swiss":
+            order = strength_order(standing["strengths"], rng)
+            bye = choose_bye(order, standing["last_bye"], rng)
+            pairs = neighbour_pairs([i for i in order if i != bye], evidence.meetings)
+            # The last Swiss round may be cut short by the budget: the strongest play.
+            pairs = pairs[: self._affordable(self.swiss_budget - standing["used"])]
+        else:
+            pairs = self._wave(standing, evidence)
+        if self.settings.comparison_rounds == 1:
+            pairs = orient(pairs, list(evidence.shown_first), rng)
+        return RoundPlan(self._fresh(pairs, evidence.meetings), bye)
+
+    def _wave(self, standing: Standing, evidence: Evidence) -> list[tuple[int, int]]:
+        strengths = np.asarray(standing["strengths"])
+        errors = np.asarray(standing["standard_errors"])
+        assert self.settings.top_k is not None
+        focus = focus_items(strengths, strengths - 1.96 * errors, strengths + 1.96 * errors,
+                            self.settings.top_k)
+        left = self.budget - standing["used"]
+        per_wave = math.ceil(left / max(REFINE_WAVES - standing["waves"], 1))
+        calls = self._affordable(min(per_wave, left)) * self.settings.comparison_rounds
+        return wave_pairs(focus, self.settings.comparison_rounds, calls, evidence.meetings)
+
+    def _affordable(self, calls: int) -> int:
+        return max(calls, 0) // self.settings.comparison_rounds
+
+    def _fresh(self, pairs: list[tuple[int, int]], meetings: Counter[tuple[int, int]]
+               ) -> list[PlannedMatch]:
+        # Repetition offsets past every earlier call on the pair (and earlier copies in this
+        # round): a rematch is a new judgement, never a cached answer counted again.
+        seen: Counter[tuple[int, int]] = Counter()
+        planned = []
+        for a, b in pairs:
+            key = pair_key(a, b)
+            planned.append(PlannedMatch(a, b, meetings[key] + seen[key]))
+            seen[key] += self.settings.comparison_rounds
+        return planned
+
+    def update(self, standing: Standing, history: Sequence[Any]) -> Update:
+        """Refit the strengths to every call so far; move to refinement; test for a stop."""
+        evidence = gather_evidence(history, self.n_items)
+        k = self.settings.top_k
+        cost = self.settings.comparison_rounds
+        refining = k is not None and self.swiss_budget - evidence.calls < cost
+        need_errors = k is not None and (refining or self.settings.stop_when_settled)
+        fit = fit_bradley_terry(self.n_items, evidence.first, evidence.second,
+                                evidence.first_won, start=np.asarray(standing["strengths"]),
+                                uncertainty=need_errors)
+        settled = bool(self.settings.stop_when_settled and k is not None
+                       and top_k_settled(fit.strengths, fit.standard_errors, k))
+        new: Standing = {
+            "strengths": [round(float(s), STORED_DIGITS) for s in fit.strengths],
+            "used": evidence.calls,
+            "phase": "refine" if refining else "swiss",
+            "last_bye": history[-1].get("bye"),
+            "waves": standing["waves"] + (standing["phase"] == "refine"),
+            "settled": settled,
+        }
+        if need_errors:
+            new["standard_errors"] = [round(float(e), STORED_DIGITS)
+                                      for e in fit.standard_errors]
+        return Update(new, [self._standings_note(new, fit.position)])
+
+    def _standings_note(self, standing: Standing, position: float) -> Note:
+        shown = min(self.settings.top_k or SHOWN_TOP, self.n_items)
+        top = strength_order(standing["strengths"])[:shown]
+        message = (f"{standing['used']}/{self.budget} judgements, {standing['phase']}"
+                   + (", top settled" if standing["settled"] else ""))
+        return Note(EventType.STANDINGS, message, {
+            "top": top, "strengths": [standing["strengths"][i] for i in top],
+            "used": standing["used"], "budget": self.budget, "phase": standing["phase"],
+            "settled": standing["settled"], "position": round(position, 4),
+        }, item_lists=("top",))
+
+    def finished(self, standing: Standing) -> bool:
+        """Over when the budget cannot pay for another match, or the top K are settled."""
+        left = self.budget - standing["used"]
+        return bool(standing["settled"]) or left < self.settings.comparison_rounds
+
+    def rank(self, standing: Standing, history: Sequence[Any]) -> list[tuple[int, list[int]]]:
+        """By Bradley–Terry strength, fitted afresh to every call (as `SortResult.scores`)."""
+        evidence = gather_evidence(history, self.n_items)
+        fit = fit_bradley_terry(self.n_items, evidence.first, evidence.second,
+                                evidence.first_won, uncertainty=False)
+        return competition_ranks([round(float(s), DIGITS) for s in fit.strengths])
+
+    def remaining_matches(self, standing: Standing) -> int:
+        """What the rest of the budget pays for."""
+        return self._affordable(self.budget - standing["used"])
