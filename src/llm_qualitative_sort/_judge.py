@@ -10,8 +10,13 @@ from dataclasses import dataclass
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._journal import CallPlace, Journal
+from llm_qualitative_sort._stops import describe
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
-from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
+from llm_qualitative_sort.errors import (
+    PermanentProviderError,
+    ProviderError,
+    TransientProviderError,
+)
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
 from llm_qualitative_sort.providers.base import LLMProvider
 
@@ -53,6 +58,7 @@ class Judge:
         async with self.semaphore:
             if self.stop.is_set():
                 raise CallsStopped
+            self.journal.check()  # a journal that cannot save answers must not buy more
             result = await self._ask(place, repetition)
             # Journal before releasing the slot: the journal's flush is then scheduled
             # ahead of the next waiter, so no new call starts before this one is on disk.
@@ -66,10 +72,13 @@ class Judge:
         while True:
             try:
                 return await self._checked_answer(place, repetition)
-            except Exception as exc:
+            except Exception as raised:
+                exc = _timeout_as_transient(raised, self.provider)
                 if attempt >= self.retry.max_attempts or not _retryable(self.retry, exc):
                     self.stop.set()
-                    raise
+                    if exc is raised:
+                        raise
+                    raise exc from raised
                 await asyncio.sleep(backoff_delay(self.retry, attempt, exc))
                 attempt += 1
 
@@ -89,6 +98,13 @@ class Judge:
         if problem:
             raise PermanentProviderError(f"{self.provider!r} answered badly: {problem}")
         return result
+
+
+def _timeout_as_transient(exc: Exception, provider: LLMProvider) -> Exception:
+    """A provider's own `TimeoutError` as a transient failure, like a timed-out request."""
+    if isinstance(exc, TimeoutError) and not isinstance(exc, ProviderError):
+        return TransientProviderError(f"{provider!r} timed out ({describe(exc)})")
+    return exc
 
 
 def _retryable(policy: RetryPolicy, exc: Exception) -> bool:
