@@ -6,7 +6,8 @@ Every provider call appends one line to the call log as it starts (so a call cut
 SIGKILL still counts as paid), beginning with the worker's pid; the result goes to the output
 file as JSON. A run that stops writes `{"error": type, "message": ...}` there instead and
 exits with status 3. Optional keys: `wait_for_run`, `lease_ttl` (seconds), `ready_file`
-(created just before the run starts).
+(created just before the run starts), `pause_at` and `go_file` (calls from number
+`pause_at` on wait, unpaid, until `go_file` exists).
 """
 
 from __future__ import annotations
@@ -28,13 +29,20 @@ from llm_qualitative_sort.leases import base as lease_base
 
 
 class LoggingMock(MockLLMProvider):
-    def __init__(self, log_path: str, **kwargs: Any) -> None:
+    def __init__(
+        self, log_path: str, pause_at: int | None = None, go_file: str = "", **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self._log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        self._pause_at, self._go_file, self._started = pause_at, go_file, 0
 
     async def compare_call(
         self, item_a: str, item_b: str, criteria: str, *, repetition: int
     ) -> ComparisonResult:
+        self._started += 1
+        if self._pause_at is not None and self._started > self._pause_at:
+            while not os.path.exists(self._go_file):
+                await asyncio.sleep(0.01)
         os.write(self._log, f"{os.getpid()}|{item_a}|{item_b}|{repetition}\n".encode())
         return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
 
@@ -42,7 +50,8 @@ class LoggingMock(MockLLMProvider):
 async def main(config: dict[str, Any]) -> int:
     if config.get("lease_ttl"):
         lease_base.DEFAULT_TTL = config["lease_ttl"]
-    provider = LoggingMock(config["call_log"], seed=config["mock_seed"], latency=config["latency"])
+    provider = LoggingMock(config["call_log"], config.get("pause_at"), config.get("go_file", ""),
+                           seed=config["mock_seed"], latency=config["latency"])
     cache = FileCache(config["cache_dir"]) if config.get("cache_dir") else None
     sorter = QualitativeSorter(
         provider,
