@@ -104,6 +104,9 @@ class FileCache(ComparisonCache):
     Args:
         directory: Where to keep the cache; created if missing.
 
+    Raises:
+        CacheError: `directory` or the database in it cannot be used (named in the message).
+
     Example:
         >>> import tempfile
         >>> cache = FileCache(tempfile.mkdtemp())
@@ -113,7 +116,10 @@ class FileCache(ComparisonCache):
 
     def __init__(self, directory: str | Path) -> None:
         root = Path(directory)
-        root.mkdir(parents=True, exist_ok=True)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"cannot use {root} as a cache directory: {exc}") from exc
         self.path = root / "comparisons.sqlite3"
         self._table = SqliteTable(self.path, "comparisons")
 
