@@ -23,8 +23,10 @@ from llm_qualitative_sort.cache import (
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     ProviderError,
+    RunLockedError,
     RunMismatchError,
     RunStoppedError,
+    StorageError,
     TransientProviderError,
 )
 from llm_qualitative_sort.graph import build_graph
@@ -66,10 +68,12 @@ __all__ = [
     "ProviderError",
     "QualitativeSorter",
     "RoundResult",
+    "RunLockedError",
     "RunMismatchError",
     "RunStoppedError",
     "SortResult",
     "Statistics",
+    "StorageError",
     "TransientProviderError",
     "build_graph",
     "default_checkpoint_path",

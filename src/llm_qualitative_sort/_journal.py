@@ -15,7 +15,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_qualitative_sort.cache import open_sqlite, result_from_dict
+from llm_qualitative_sort.cache import open_sqlite, result_from_dict, unusable_sqlite
+from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.models import ComparisonResult
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS journal (
@@ -46,20 +47,34 @@ class CallPlace:
     shown: str
 
 
+_INSERT = "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?, ?, ?)"
+_PURPOSE = "a run journal"
+_Row = tuple[str, int, int, int, str, str]
+
+
 class Journal:
     """Finished calls of runs, in an SQLite file or, without one, in memory.
 
+    A write that fails (a full disk) loses nothing silently: the rows stay pending and are
+    tried again, `check` raises before the next paid call, and `unsaved_calls` says how many
+    paid calls are not on disk.
+
     Args:
         path: The SQLite file; None keeps the journal in memory.
+
+    Raises:
+        StorageError: `path` is not a usable SQLite file.
     """
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._rows: dict[tuple[str, int], dict[tuple[int, int], tuple[str, str]]] = {}
         self._conn: sqlite3.Connection | None = None
-        self._pending: list[tuple[str, int, int, int, str, str]] = []
+        self._pending: list[tuple[_Row, bool]] = []  # (row, paid)
+        self._scheduled = False
+        self._failure: sqlite3.Error | None = None
         if path is not None:
-            self._conn = open_sqlite(path, _SCHEMA, "a run journal")
+            self._conn = open_sqlite(path, _SCHEMA, _PURPOSE, StorageError)
 
     def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
@@ -87,41 +102,89 @@ class Journal:
         row = (place.shown, json.dumps(fields, ensure_ascii=False, default=str))
         self._round(place.run_id, place.round_number)[(place.match, place.call)] = row
         if self._conn is not None:
-            self._pending.append((place.run_id, place.round_number, place.match, place.call, *row))
-            if len(self._pending) == 1:
+            key = (place.run_id, place.round_number, place.match, place.call)
+            self._pending.append(((*key, *row), not cached))
+            if not self._scheduled:
+                self._scheduled = True
                 asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
-        """Commit the rows recorded since the last flush."""
+        """Commit the rows recorded and not yet on disk.
+
+        Never raises: it runs as an event-loop callback, where an exception would only be
+        logged and its rows dropped. A failed write keeps the rows pending for the next
+        flush and is raised by `check`.
+        """
+        self._scheduled = False
         if self._conn is None or not self._pending:
             return
-        rows, self._pending = self._pending, []
-        with self._conn:
-            self._conn.execute("BEGIN")
-            self._conn.executemany("INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?, ?, ?)", rows)
+        try:
+            with self._conn:
+                self._conn.execute("BEGIN")
+                self._conn.executemany(_INSERT, [row for row, _ in self._pending])
+        except sqlite3.Error as exc:
+            self._failure = exc
+            return
+        self._pending = []
+        self._failure = None
+
+    def check(self) -> None:
+        """Raise if finished calls cannot be written (after one more try).
+
+        The judge calls it before each paid call: a journal that cannot keep answers must
+        not buy more of them.
+
+        Raises:
+            StorageError: Naming the file and the error (a full disk, a failing device).
+        """
+        if self._failure is not None:
+            self.flush()
+        if self._failure is not None:
+            raise StorageError(
+                f"cannot write the run journal {self.path} ({type(self._failure).__name__}: "
+                f"{self._failure}): free space on its disk, then resume the run"
+            ) from self._failure
+
+    def unsaved_calls(self) -> int:
+        """Paid calls whose rows could not be written (after one more try)."""
+        self.flush()
+        return sum(paid for _, paid in self._pending) if self._failure is not None else 0
 
     def forget(self, run_id: str) -> None:
         """Drop a finished run's calls: its checkpoint holds the history from now on."""
         self._rows = {key: rows for key, rows in self._rows.items() if key[0] != run_id}
-        if self._conn is not None:
-            self.flush()
+        if self._conn is None:
+            return
+        self.flush()
+        self._pending = [entry for entry in self._pending if entry[0][0] != run_id]
+        try:
             self._conn.execute("DELETE FROM journal WHERE run_id = ?", (run_id,))
+        except sqlite3.Error:
+            # Left behind, the rows are stale copies of what the checkpoint holds and are
+            # never read again (a finished run returns its stored result): a failure to
+            # delete them (a full disk) must not turn a finished run into an error.
+            pass
 
     def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], tuple[str, str]]:
         key = (run_id, round_number)
         if key not in self._rows:
             self._rows[key] = {}
             if self._conn is not None:
-                rows = self._conn.execute(
-                    "SELECT match, call, shown, record FROM journal "
-                    "WHERE run_id = ? AND round = ?",
-                    key,
-                )
+                try:
+                    rows = self._conn.execute(
+                        "SELECT match, call, shown, record FROM journal "
+                        "WHERE run_id = ? AND round = ?",
+                        key,
+                    ).fetchall()
+                except sqlite3.Error as exc:
+                    del self._rows[key]
+                    problem = unusable_sqlite(Path(str(self.path)), _PURPOSE, exc)
+                    raise StorageError(problem) from exc
                 self._rows[key] = {(m, c): (s, r) for m, c, s, r in rows}
         return self._rows[key]
 
     def close(self) -> None:
-        """Flush and close the file."""
+        """Flush (a last try) and close the file."""
         if self._conn is not None:
             self.flush()
             self._conn.close()

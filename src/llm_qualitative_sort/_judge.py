@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._journal import CallPlace, Journal
+from llm_qualitative_sort._stops import describe
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
@@ -54,6 +55,7 @@ class Judge:
         async with self.semaphore:
             if self.stop.is_set():
                 raise CallsStopped
+            self.journal.check()  # a journal that cannot save answers must not buy more
             result = await self._ask(place, repetition)
             # Journal before releasing the slot: the journal's flush is then scheduled
             # ahead of the next waiter, so no new call starts before this one is on disk.
@@ -91,7 +93,7 @@ class Judge:
         except TimeoutError as exc:
             # Ours (call_timeout) or the provider's own: a slow answer may come next time.
             what = (f"gave no answer within call_timeout={self.timeout} s" if deadline.expired()
-                    else f"timed out ({type(exc).__name__})")
+                    else f"timed out ({describe(exc)})")
             raise TransientProviderError(f"{self.provider!r} {what}") from exc
         problem = answer_problem(result)
         if problem:

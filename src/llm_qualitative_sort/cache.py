@@ -104,6 +104,9 @@ class FileCache(ComparisonCache):
     Args:
         directory: Where to keep the cache; created if missing.
 
+    Raises:
+        CacheError: `directory` or the database in it cannot be used (named in the message).
+
     Example:
         >>> import tempfile
         >>> cache = FileCache(tempfile.mkdtemp())
@@ -113,7 +116,10 @@ class FileCache(ComparisonCache):
 
     def __init__(self, directory: str | Path) -> None:
         root = Path(directory)
-        root.mkdir(parents=True, exist_ok=True)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"cannot use {root} as a cache directory: {exc}") from exc
         self.path = root / "comparisons.sqlite3"
         self._table = SqliteTable(self.path, "comparisons")
 
@@ -168,7 +174,9 @@ def result_from_record(record: str, source: Path | str) -> ComparisonResult:
 WAL_PAGES = 65_536
 
 
-def open_sqlite(path: Path, schema: str, purpose: str) -> sqlite3.Connection:
+def open_sqlite(
+    path: Path, schema: str, purpose: str, error: type[Exception] = CacheError
+) -> sqlite3.Connection:
     """An autocommit connection for synchronous, write-through use from the event loop.
 
     Synchronous on purpose: in WAL mode with `synchronous=NORMAL` a commit takes tens of
@@ -178,17 +186,31 @@ def open_sqlite(path: Path, schema: str, purpose: str) -> sqlite3.Connection:
     that copy is made rare (and happens anyway when the last connection closes).
 
     Raises:
-        CacheError: `path` is not a usable SQLite database.
+        CacheError: `path` is not a usable SQLite database (or `error`, if given).
     """
+    if path.is_dir():
+        raise error(f"cannot use {path} as {purpose}: it is a directory")
+    conn: sqlite3.Connection | None = None
     try:
         conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
         conn.execute(schema)
-    except sqlite3.DatabaseError as exc:
-        raise CacheError(f"cannot use {path} as {purpose}: {exc}") from exc
+    except sqlite3.Error as exc:
+        if conn is not None:
+            conn.close()
+        raise error(unusable_sqlite(path, purpose, exc)) from exc
     return conn
+
+
+def unusable_sqlite(path: Path, purpose: str, exc: sqlite3.Error) -> str:
+    """Why `path` cannot serve as `purpose`, with what to do when the file itself is bad."""
+    message = f"cannot use {path} as {purpose}: {exc}"
+    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        # SQLITE_NOTADB / SQLITE_CORRUPT: the file is not (or no longer) a database.
+        message += " (not an SQLite database, or damaged: move it away or choose another path)"
+    return message
 
 
 class SqliteTable:

@@ -8,6 +8,11 @@ stops a run, into a `RunStoppedError` that carries the run id and says how to re
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llm_qualitative_sort.leases import LeaseHolder
+
 
 class ProviderError(Exception):
     """A provider could not produce an answer."""
@@ -35,6 +40,8 @@ class RunStoppedError(RuntimeError):
 
     Attributes:
         run_id: The id to pass to `QualitativeSorter.resume` to continue the run.
+        reason: Why it stopped, without the advice on resuming (for callers that give
+            their own, such as the command line).
     """
 
     def __init__(self, message: str, *, run_id: str) -> None:
@@ -43,6 +50,32 @@ class RunStoppedError(RuntimeError):
             f"`await sorter.resume({run_id!r})`)"
         )
         self.run_id = run_id
+        self.reason = message
+
+
+class RunLockedError(RunStoppedError):
+    """Another process holds the run (or took it over): this one makes no call.
+
+    A run is held by one process at a time, so that two processes never pay twice for the
+    same comparisons. Wait for the holder with `QualitativeSorter(wait_for_run=...)`, or
+    continue the run once it has stopped.
+
+    Attributes:
+        holder: Who holds the run: host, pid, since when, last heartbeat.
+    """
+
+    def __init__(self, message: str, *, run_id: str, holder: LeaseHolder) -> None:
+        super().__init__(message, run_id=run_id)
+        self.holder = holder
+
+
+class StorageError(ValueError):
+    """A checkpoint or run-journal file cannot be used: the message names it and says why.
+
+    Raised before any LLM call when the file is a directory, not SQLite, or damaged; during
+    a run (a full disk, a failing device) it stops the run through `RunStoppedError`, whose
+    message says how many paid calls could not be saved.
+    """
 
 
 class RunMismatchError(ValueError):

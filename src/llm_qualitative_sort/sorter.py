@@ -21,6 +21,7 @@ from langgraph.types import RetryPolicy
 from llm_qualitative_sort._events import progress_event
 from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort._results import Ranking, sort_result, trivial_result
+from llm_qualitative_sort._stops import stop_reason
 from llm_qualitative_sort._storage import RunStore, default_checkpoint_path
 from llm_qualitative_sort._validation import (
     check_criteria,
@@ -77,6 +78,9 @@ class QualitativeSorter:
         ranking: "wins" ranks by matches won; "bradley_terry" by the strengths in
             `SortResult.scores`, fitted to the same calls (no extra call). None (default)
             takes the strategy's own: wins for elimination, Bradley–Terry for Swiss.
+        wait_for_run: A run is held by one process at a time. When another holds it,
+            wait up to this many seconds for it to let go (None: as long as it takes);
+            0 raises `RunLockedError` at once.
 
     Example:
         >>> import asyncio
@@ -107,6 +111,7 @@ class QualitativeSorter:
         checkpointer: Checkpointer = DEFAULT_CHECKPOINTER,
         retry_policy: RetryPolicy = DEFAULT_RETRY,
         ranking: Ranking | None = None,
+        wait_for_run: float | None = 0.0,
     ) -> None:
         if not isinstance(provider, LLMProvider):
             raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
@@ -123,6 +128,8 @@ class QualitativeSorter:
         if on_progress is not None and not callable(on_progress):
             raise TypeError("on_progress must be callable")
         self.ranking: Ranking = _check_ranking(ranking, STRATEGIES[strategy].native_ranking)
+        if wait_for_run is not None and not wait_for_run >= 0:
+            raise ValueError(f"wait_for_run must be seconds >= 0 or None, got {wait_for_run!r}")
         self.provider = provider
         self.criteria = criteria
         self.max_concurrent_requests = max_concurrent_requests
@@ -131,6 +138,7 @@ class QualitativeSorter:
         self.on_progress = on_progress
         self.seed = seed
         self.retry_policy = retry_policy
+        self.wait_for_run = wait_for_run
         if checkpointer is DEFAULT_CHECKPOINTER:
             checkpointer = default_checkpoint_path()
         self._store = RunStore(checkpointer)
@@ -159,7 +167,10 @@ class QualitativeSorter:
         Raises:
             TypeError, ValueError: Bad items, before any call.
             RunMismatchError: `run_id` names a run of other items or settings.
-            RunStoppedError: The run stopped (provider failure, callback error); resume it.
+            RunLockedError: Another process holds the run (see `wait_for_run`).
+            StorageError: The checkpoint or journal file cannot be used, before any call.
+            RunStoppedError: The run stopped (provider failure, callback error, a journal
+                write failure); resume it.
         """
         started = time.perf_counter()
         texts = check_items(items)
@@ -168,7 +179,7 @@ class QualitativeSorter:
         if len(texts) < 2:
             return trivial_result(texts, run_id, time.perf_counter() - started)
         STRATEGIES[self.strategy].check(self.settings, len(texts))
-        async with self._store.open() as (saver, journal):
+        async with self._store.open(run_id, wait=self.wait_for_run) as (saver, journal):
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
             stored = await _stored_run(graph, config)
@@ -223,10 +234,11 @@ class QualitativeSorter:
 
         Raises:
             KeyError: No run with this id in this sorter's checkpointer.
+            RunLockedError: Another process holds the run (see `wait_for_run`).
         """
         started = time.perf_counter()
         _check_run_id(run_id)
-        async with self._store.open() as (saver, journal):
+        async with self._store.open(run_id, wait=self.wait_for_run) as (saver, journal):
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
             stored = await _stored_run(graph, config)
@@ -306,7 +318,8 @@ class QualitativeSorter:
             exc.run_id = context.run_id  # type: ignore[union-attr]
             raise
         except Exception as exc:
-            raise RunStoppedError(f"run stopped: {exc}", run_id=context.run_id) from exc
+            reason = stop_reason(exc, self.provider, context.journal, self._store.path)
+            raise RunStoppedError(reason, run_id=context.run_id) from exc
         return final
 
     async def _notify(self, payload: dict[str, Any]) -> None:

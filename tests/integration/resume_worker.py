@@ -3,7 +3,11 @@
 Usage: python resume_worker.py CONFIG_JSON
 
 Every provider call appends one line to the call log as it starts (so a call cut short by
-SIGKILL still counts as paid); the result goes to the output file as JSON.
+SIGKILL still counts as paid), beginning with the worker's pid; the result goes to the output
+file as JSON. A run that stops writes `{"error": type, "message": ...}` there instead and
+exits with status 3. Optional keys: `wait_for_run`, `lease_ttl` (seconds), `ready_file`
+(created just before the run starts), `pause_at` and `go_file` (calls from number
+`pause_at` on wait, unpaid, until `go_file` exists).
 """
 
 from __future__ import annotations
@@ -19,23 +23,35 @@ from llm_qualitative_sort import (
     FileCache,
     MockLLMProvider,
     QualitativeSorter,
+    RunStoppedError,
 )
+from llm_qualitative_sort.leases import base as lease_base
 
 
 class LoggingMock(MockLLMProvider):
-    def __init__(self, log_path: str, **kwargs: Any) -> None:
+    def __init__(
+        self, log_path: str, pause_at: int | None = None, go_file: str = "", **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self._log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        self._pause_at, self._go_file, self._started = pause_at, go_file, 0
 
     async def compare_call(
         self, item_a: str, item_b: str, criteria: str, *, repetition: int
     ) -> ComparisonResult:
-        os.write(self._log, f"{item_a}|{item_b}|{repetition}\n".encode())
+        self._started += 1
+        if self._pause_at is not None and self._started > self._pause_at:
+            while not os.path.exists(self._go_file):
+                await asyncio.sleep(0.01)
+        os.write(self._log, f"{os.getpid()}|{item_a}|{item_b}|{repetition}\n".encode())
         return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
 
 
-async def main(config: dict[str, Any]) -> None:
-    provider = LoggingMock(config["call_log"], seed=config["mock_seed"], latency=config["latency"])
+async def main(config: dict[str, Any]) -> int:
+    if config.get("lease_ttl"):
+        lease_base.DEFAULT_TTL = config["lease_ttl"]
+    provider = LoggingMock(config["call_log"], config.get("pause_at"), config.get("go_file", ""),
+                           seed=config["mock_seed"], latency=config["latency"])
     cache = FileCache(config["cache_dir"]) if config.get("cache_dir") else None
     sorter = QualitativeSorter(
         provider,
@@ -46,15 +62,24 @@ async def main(config: dict[str, Any]) -> None:
         cache=cache,
         checkpointer=config["checkpoint"],
         **config.get("strategy", {}),
+        wait_for_run=config.get("wait_for_run", 0.0),
     )
-    if config.get("resume"):
-        result = await sorter.resume(config["run_id"])
-    else:
-        result = await sorter.sort(config["items"], run_id=config["run_id"])
+    if config.get("ready_file"):
+        open(config["ready_file"], "w").close()
+    try:
+        if config.get("resume"):
+            result = await sorter.resume(config["run_id"])
+        else:
+            result = await sorter.sort(config["items"], run_id=config["run_id"])
+    except RunStoppedError as stop:
+        with open(config["out"], "w", encoding="utf-8") as out:
+            json.dump({"error": type(stop).__name__, "message": str(stop)}, out)
+        return 3
     with open(config["out"], "w", encoding="utf-8") as out:
         json.dump({"rankings": result.rankings, "matches": len(result.match_history)}, out)
+    return 0
 
 
 if __name__ == "__main__":
     with open(sys.argv[1], encoding="utf-8") as f:
-        asyncio.run(main(json.load(f)))
+        sys.exit(asyncio.run(main(json.load(f))))

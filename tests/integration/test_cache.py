@@ -130,6 +130,17 @@ def test_corrupt_cache_file_is_a_clear_error(tmp_path: Path) -> None:
         FileCache(tmp_path)
 
 
+@pytest.mark.parametrize("spoil", ["directory is a file", "database is a directory"])
+def test_unusable_cache_paths_are_named(tmp_path: Path, spoil: str) -> None:
+    root = tmp_path / "cache"
+    if spoil == "directory is a file":
+        root.write_text("not a directory")
+    else:
+        (root / "comparisons.sqlite3").mkdir(parents=True)
+    with pytest.raises(CacheError, match=str(root)):
+        FileCache(root)
+
+
 async def test_corrupt_entry_is_a_clear_error(tmp_path: Path) -> None:
     cache = FileCache(tmp_path)
     key = CacheKey.of("1", "2", "larger", 0, "m")

@@ -1,11 +1,15 @@
+import asyncio
 from pathlib import Path
 
+import pytest
+
+from llm_qualitative_sort import StorageError
 from llm_qualitative_sort._journal import CallPlace, Journal, text_digest
 from llm_qualitative_sort.models import ComparisonResult
 
 
-def _place(first: str, second: str) -> CallPlace:
-    return CallPlace("run", 1, 0, 0, first, second, text_digest(first) + text_digest(second))
+def _place(first: str, second: str, call: int = 0) -> CallPlace:
+    return CallPlace("run", 1, 0, call, first, second, text_digest(first) + text_digest(second))
 
 
 async def test_rows_survive_reopening_and_other_texts_are_a_miss(tmp_path: Path) -> None:
@@ -19,3 +23,29 @@ async def test_rows_survive_reopening_and_other_texts_are_a_miss(tmp_path: Path)
     assert reopened.get(_place("b", "a")) is None
     reopened.forget("run")
     assert Journal(path).get(_place("a", "b")) is None
+
+
+async def test_a_failed_write_is_kept_pending_raised_by_check_and_retried(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    conn = journal._conn
+    assert conn is not None
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full
+    big = ComparisonResult(winner="A", reasoning="x" * 5000)
+    journal.put(_place("a", "b"), big, cached=False)
+    journal.put(_place("c", "d", call=1), big, cached=True)  # from the cache: not paid
+    await asyncio.sleep(0)  # the scheduled flush runs, fails, and must not raise
+    assert journal.unsaved_calls() == 1
+    with pytest.raises(StorageError, match=r"j\.sqlite3 \(OperationalError: database or disk"):
+        journal.check()
+    conn.execute("PRAGMA max_page_count = 1000000")  # space again
+    journal.check()  # retries and succeeds
+    assert journal.unsaved_calls() == 0
+    journal.close()
+    reopened = Journal(path)
+    assert reopened.get(_place("a", "b")) == (big, False)
+    assert reopened.get(_place("c", "d", call=1)) == (big, True)
+    reopened.close()

@@ -8,9 +8,11 @@ errors), so the status code and the transport error types are checked as a fallb
 from __future__ import annotations
 
 import email.utils
+import json
 import re
 import time
 from collections.abc import Iterator
+from types import TracebackType
 from typing import Any
 
 from langchain_core import exceptions as lc
@@ -37,6 +39,10 @@ _PERMANENT_HINTS: list[tuple[type[Exception], str]] = [
     (lc.ContextOverflowError, "the texts are too long for the context window of"),
     (lc.ModelInvalidRequestError, "invalid request (HTTP 400) to"),
 ]
+# Packages that read the server's answer: an error they raise while doing so, other than
+# their own API errors, means the answer was not what the protocol promises.
+_CLIENT_PACKAGES = ("openai", "langchain_openai", "google.genai", "langchain_google_genai")
+_READING_ERRORS = (TypeError, KeyError, ValueError, AttributeError, IndexError)
 _STATUS_HINTS = {
     400: "invalid request (HTTP 400) to",
     401: "authentication failed (HTTP 401): check the API key",
@@ -81,7 +87,33 @@ def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderE
         return PermanentProviderError(f"{hint} {where}: {detail}")
     if isinstance(exc, lc.ModelError):
         return PermanentProviderError(f"{where}: {detail}")
+    if _unreadable_answer(exc):
+        # Transient: a proxy that cut the body, or answered an upstream failure with a 200
+        # and no completion, says nothing about the texts, and an outage must not cost an
+        # item a loss (a missing verdict would count as a draw).
+        return TransientProviderError(
+            f"{where} answered HTTP 200 with a body that cannot be read (cut off, or without "
+            f"a completion): {detail}"
+        )
     return None
+
+
+def _unreadable_answer(exc: BaseException) -> bool:
+    """Whether the client failed while reading a 200 answer: bad JSON, or missing fields."""
+    if any(isinstance(cause, json.JSONDecodeError) for cause in _chain(exc)):
+        return True
+    if not isinstance(exc, _READING_ERRORS):
+        return False
+    module = _innermost_module(exc.__traceback__)
+    return any(module == name or module.startswith(name + ".") for name in _CLIENT_PACKAGES)
+
+
+def _innermost_module(tb: TracebackType | None) -> str:
+    module = ""
+    while tb is not None:
+        module = str(tb.tb_frame.f_globals.get("__name__", ""))
+        tb = tb.tb_next
+    return module
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:

@@ -3,7 +3,9 @@
 Each server reads the two texts out of the prompt's fences, checks the request the way the
 real API would (key, path, model, structured-output fields), and answers in the real wire
 format, so the real client libraries run end to end. A script of faults applies to the next
-requests; `always` applies to every request.
+requests; `always` applies to every request. Besides HTTP errors, slow answers and dropped
+connections, a fault may be a 200 whose body is cut in half ("truncated") or has no
+`choices` / `candidates` ("no_choices").
 """
 
 from __future__ import annotations
@@ -109,8 +111,12 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length) or b"{}")
         self.dialect.handle(self, body)
 
-    def send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
+    def send_json(
+        self, status: int, payload: dict[str, Any], headers: dict[str, str], cut: bool = False
+    ) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode()
+        if cut:  # a body cut short by a proxy, with a length that matches: not a dropped link
+            data = data[: len(data) // 2]
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
@@ -207,7 +213,9 @@ class OpenAIDialect:
         }
         if judge.echo_key:
             payload["system_fingerprint"] = judge.key
-        return h.send_json(200, payload, {})
+        if fault == "no_choices":
+            del payload["choices"]
+        return h.send_json(200, payload, {}, cut=fault == "truncated")
 
     @staticmethod
     def method(body: dict[str, Any]) -> str:
@@ -267,7 +275,9 @@ class GeminiDialect:
         }
         if judge.echo_key:
             payload["responseId"] = judge.key
-        return h.send_json(200, payload, {})
+        if fault == "no_choices":
+            del payload["candidates"]
+        return h.send_json(200, payload, {}, cut=fault == "truncated")
 
     @staticmethod
     def method(body: dict[str, Any]) -> str:

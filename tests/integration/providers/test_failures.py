@@ -125,3 +125,40 @@ async def test_request_rejected_by_every_method_is_permanent(served: Served) -> 
     judge.reject = {"json_schema", "function_calling", "json_mode", "text"}
     with pytest.raises(PermanentProviderError, match=r"invalid request \(HTTP 400\)"):
         await compare(kind, judge, url)
+
+
+async def test_a_truncated_200_body_is_transient_and_names_the_endpoint(served: Served) -> None:
+    kind, judge, url = served
+    judge.always = "truncated"
+    with pytest.raises(TransientProviderError) as caught:
+        await compare(kind, judge, url)
+    message = str(caught.value)
+    model = "gemini-3.0" if kind == "google" else "gpt-5.1"
+    assert f"model '{model}' at {url}" in message
+    assert "cannot be read" in message and "JSONDecodeError" in message
+    assert len(judge.seen) == 1
+
+
+@pytest.mark.parametrize("kind", ["openai", "langchain"])
+async def test_a_200_without_choices_is_transient_and_names_the_endpoint(
+    openai_judge: tuple[FakeJudge, str], kind: str
+) -> None:
+    judge, url = openai_judge
+    judge.always = "no_choices"
+    with pytest.raises(TransientProviderError) as caught:
+        await compare(kind, judge, url)
+    message = str(caught.value)
+    assert f"model 'gpt-5.1' at {url}" in message and "without a completion" in message
+    assert len(judge.seen) == 1
+
+
+async def test_a_gemini_answer_without_candidates_is_a_call_without_verdict(
+    gemini_judge: tuple[FakeJudge, str],
+) -> None:
+    # Gemini leaves out candidates when it blocks a prompt (promptFeedback): a refusal of
+    # these texts, handled like any refusal.
+    judge, url = gemini_judge
+    judge.always = "no_choices"
+    result, _ = await compare("google", judge, url)
+    assert result.winner is None and "no usable verdict" in result.reasoning
+    assert len(judge.seen) == 2

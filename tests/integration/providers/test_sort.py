@@ -98,6 +98,18 @@ async def test_sort_rides_out_rate_limits_outages_timeouts_and_bad_json(
     assert len(judge.seen) == result.statistics.total_api_calls + len(faults)
 
 
+async def test_sort_retries_unreadable_200_answers(
+    served: Served, items: list[str], tmp_path: Path
+) -> None:
+    kind, judge, url = served
+    faults = ["truncated", "truncated"] + (["no_choices"] if kind != "google" else [])
+    judge.script = list(faults)
+    result = await sorter(make_provider(kind, url), tmp_path).sort(items)
+    assert_top_is_best(result, judge.scores)
+    assert result.statistics.failed_calls == 0
+    assert len(judge.seen) == result.statistics.total_api_calls + len(faults)
+
+
 async def test_refused_calls_count_for_neither_side_and_show(
     served: Served, items: list[str], tmp_path: Path
 ) -> None:

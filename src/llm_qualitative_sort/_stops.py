@@ -1,0 +1,37 @@
+"""Why a run stopped, in words: what failed, which judge, and what could not be saved."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from llm_qualitative_sort._journal import Journal
+from llm_qualitative_sort.providers.base import LLMProvider
+
+
+def describe(exc: BaseException) -> str:
+    """The exception's type and message; some (a bare `TimeoutError`) have no message."""
+    message = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {message}" if message else f"{type(exc).__name__} (no message)"
+
+
+def stop_reason(
+    exc: BaseException, provider: LLMProvider, journal: Journal, checkpoint: Path | None
+) -> str:
+    """The message of the `RunStoppedError` that `exc` stopped a run with.
+
+    Counts the paid calls the journal could not write only now, once every call in flight
+    has finished: the journal may have failed for more of them after `exc` was raised.
+    """
+    reason = f"run stopped: {describe(exc)}"
+    if isinstance(exc, sqlite3.Error) and checkpoint is not None:
+        reason += f" (writing the checkpoint {checkpoint})"
+    reason += f"; judge {provider!r}"
+    unsaved = journal.unsaved_calls()
+    if unsaved:
+        where = "" if str(journal.path) in reason else f" {journal.path}"
+        reason += (
+            f"; {unsaved} paid call(s) could not be written to the run journal{where}"
+            " (resuming pays again for those whose round had not finished)"
+        )
+    return reason
