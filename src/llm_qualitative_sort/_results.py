@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from llm_qualitative_sort.bradley_terry import rank_by_score
-from llm_qualitative_sort.graph.state import MatchLog, RoundLog
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
+
+if TYPE_CHECKING:
+    # Types only: importing the graph here would close an import cycle through the nodes.
+    from llm_qualitative_sort.graph.state import MatchLog, RoundLog
 
 
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
