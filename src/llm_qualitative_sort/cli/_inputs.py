@@ -50,7 +50,10 @@ class Source:
 
     def describe(self) -> dict[str, Any]:
         """What reports and `runs show` say about the input."""
-        return {k: v for k, v in vars(self).items() if v is not None}
+        described = {k: v for k, v in vars(self).items() if v is not None}
+        if self.path not in (None, "-"):
+            described["path"] = str(Path(str(self.path)).resolve())
+        return described
 
 
 def input_format(path: str | None, explicit: str | None) -> str:

@@ -108,6 +108,8 @@ def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any
 async def _stored(path: Any, run_id: str) -> Any:
     from llm_qualitative_sort._inventory import RunInventory
 
+    if not path.is_file():
+        raise UsageError(f"no run {run_id!r} in {path} (the file does not exist)")
     async with RunInventory.open(path) as runs:
         summary = await runs.summary(run_id)
     if summary is None:

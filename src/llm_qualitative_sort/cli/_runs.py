@@ -57,7 +57,7 @@ async def _show(path: Path, args: argparse.Namespace) -> int:
         print(json.dumps(_as_json(summary), ensure_ascii=False, indent=2))
         return EXIT_OK
     for name, value in _details(summary, path):
-        print(f"{name + ':':<14} {value}")
+        print(f"{name + ':':<20} {value}")
     for rank, group in values.get("rankings", [])[:10]:
         print(f"{rank:>4}  " + " | ".join(" ".join(t.split())[:80] for t in group))
     return EXIT_OK

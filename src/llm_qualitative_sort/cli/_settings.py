@@ -68,11 +68,15 @@ def read_environment(environ: Mapping[str, str] | None = None) -> dict[str, Any]
 
 
 def conflicts(flags: Mapping[str, Any], stored: Mapping[str, Any]) -> list[str]:
-    """Flags that contradict a stored setting which shapes the result, as messages."""
+    """Flags that contradict a stored setting which shapes the result, as messages.
+
+    A setting the stored run does not hold at all (a run started from Python has no judge
+    on record) may be given.
+    """
     problems = []
     for name in setting_names(fixed=True):
         given, kept = flags.get(name), stored.get(name)
-        if given is not None and kept is not None and given != kept:
+        if given is not None and name in stored and given != kept:
             flag = "--" + name.replace("_", "-")
             problems.append(f"{flag} {given!r} differs from the stored run's {kept!r}")
     return problems

@@ -50,9 +50,11 @@ class TournamentInput(TypedDict):
 
 
 class TournamentOutput(TypedDict):
-    """What a finished run returns."""
+    """What a finished run returns: the ranking, its statistics and the run's id."""
 
     rankings: list[tuple[int, list[str]]]
+    statistics: NotRequired[dict[str, int]]
+    run_id: NotRequired[str]
 
 
 class TournamentState(TypedDict):
@@ -74,3 +76,5 @@ class TournamentState(TypedDict):
         Annotated[list[RoundLog], DeltaChannel(_extend, snapshot_frequency=1_000)]
     ]
     rankings: NotRequired[list[tuple[int, list[str]]]]
+    statistics: NotRequired[dict[str, int]]
+    run_id: NotRequired[str]

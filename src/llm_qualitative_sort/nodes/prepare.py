@@ -11,6 +11,10 @@ from llm_qualitative_sort.graph.state import TournamentState
 
 def prepare(state: TournamentState) -> dict[str, Any]:
     """Validate, sort the items (so results depend on the set, not the input order)."""
+    missing = [name for name in ("items", "criteria") if name not in state]
+    if missing:  # Studio and the API server send the input as typed, without checks
+        raise ValueError(f"the run input has no {' and no '.join(map(repr, missing))}; "
+                         'expected {"items": ["text", ...], "criteria": "what makes one better"}')
     items = check_items(state["items"])
     check_criteria(state["criteria"])
     elimination_count = state.get("elimination_count", 2)
