@@ -7,7 +7,6 @@ pay for LangGraph and LangChain, which take most of a second to import.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import traceback
@@ -75,6 +74,8 @@ def _run(plan: Plan) -> int:
     from llm_qualitative_sort.cli._run import OutputClosed, execute
     from llm_qualitative_sort.cli._signals import Signalled
     from llm_qualitative_sort.errors import RunStoppedError
+
+    import asyncio
 
     config = plan.config
     try:

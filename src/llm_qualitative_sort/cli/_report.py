@@ -6,10 +6,12 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.cli._config import RunConfig
-from llm_qualitative_sort.models import SortResult
+
+if TYPE_CHECKING:
+    from llm_qualitative_sort.models import SortResult
 
 REPORT_FORMATS = (".json", ".csv", ".html")
 
