@@ -36,7 +36,7 @@ def _once(args: list[str]) -> float:
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 15
     times: dict[str, list[float]] = {name: [] for name in CASES}
-    for name, args in CASES.items():  # warm the file cache once
+    for args in CASES.values():  # warm the file cache once
         _once(args)
     for _ in range(repeats):
         for name, args in CASES.items():  # interleaved, so load spikes hit every case

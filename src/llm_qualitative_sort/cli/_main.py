@@ -71,11 +71,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _run(plan: Plan) -> int:
+    import asyncio
+
     from llm_qualitative_sort.cli._run import OutputClosed, execute
     from llm_qualitative_sort.cli._signals import Signalled
     from llm_qualitative_sort.errors import RunStoppedError
-
-    import asyncio
 
     config = plan.config
     try:
