@@ -136,3 +136,21 @@ def test_runs_of_a_missing_file_or_a_file_that_is_not_sqlite(capsys, tmp_path) -
     (tmp_path / "junk.db").write_text("not a database " * 100)
     code, _, err = _call(capsys, "runs", "list", "--checkpoint", str(tmp_path / "junk.db"))
     assert code == EXIT_USAGE and "junk.db" in err and "Traceback" not in err
+
+
+def test_a_new_sort_under_a_stored_runs_id_must_be_that_run(store, capsys, tmp_path) -> None:
+    other = tmp_path / "other.txt"
+    other.write_text("1\n2\n3\n")
+    code, _, err = _call(capsys, "sort", str(other), "--criteria", "larger", "--run-id",
+                         "done", "--checkpoint", str(store), "--progress", "none")
+    assert code == EXIT_USAGE and "holds 39 other items" in err
+    code, out, _ = _call(capsys, "runs", "show", "done", "--json", "--checkpoint", str(store))
+    assert json.loads(out)["settings"]["input_price_per_million"] == 2.0  # left as it was
+    # The same items under the same id (no seed given: the stored one) return its result.
+    items = tmp_path / "items.csv"
+    code, out, err = _call(capsys, "sort", str(items), "--column", "text", "--id-column", "key",
+                           "--criteria", "larger", "--run-id", "done", "--checkpoint",
+                           str(store), "--progress", "none")
+    assert code == EXIT_OK, err
+    report = json.loads((tmp_path / "done.json").read_text("utf-8"))
+    assert [line.split()[1] for line in out.splitlines()][0] == report["rankings"][0]["items"][0]

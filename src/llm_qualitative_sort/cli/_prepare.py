@@ -74,6 +74,10 @@ def _new(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
     if not config.criteria.strip():
         raise UsageError("--criteria is required: say what makes one text better")
     config.run_id = args.run_id or uuid.uuid4().hex
+    if config.seed is None and args.run_id:
+        # Started again under its id (after a kill before its items were saved, or to get
+        # its result): the stored run's seed, so that it pairs and judges as before.
+        config.seed = asyncio.run(_stored_seed(checkpoint_path(config), args.run_id))
     if config.seed is None:
         # Drawn here and printed when the run starts; kept with the run for its resumption.
         config.seed = secrets.randbelow(2**31)
@@ -103,6 +107,19 @@ def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any
     config = RunConfig(**layered(flags, stored, env, file_settings))
     config.run_id, config.resume = args.resume, True
     return config, None, summary.ids
+
+
+async def _stored_seed(path: Any, run_id: str) -> int | None:
+    from llm_qualitative_sort._inventory import RunInventory
+
+    if not path.is_file():
+        return None
+    async with RunInventory.open(path) as runs:
+        summary = await runs.summary(run_id)
+        record = await runs.catalog.get(run_id)
+    seed = summary.settings.get("seed") if summary is not None else None
+    seed = seed if seed is not None else record.get("settings", {}).get("seed")
+    return seed if isinstance(seed, int) else None
 
 
 async def _stored(path: Any, run_id: str) -> Any:

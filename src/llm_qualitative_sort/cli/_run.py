@@ -11,11 +11,13 @@ from typing import Any, TextIO
 from llm_qualitative_sort._inventory import RunInventory
 from llm_qualitative_sort._storage import default_checkpoint_path
 from llm_qualitative_sort.cache import FileCache
-from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._config import RunConfig, setting_names
 from llm_qualitative_sort.cli._progress import make_progress
 from llm_qualitative_sort.cli._report import write_cli_report
 from llm_qualitative_sort.cli._retries import watched_retry
+from llm_qualitative_sort.cli._settings import conflicts
 from llm_qualitative_sort.cli._signals import until_signalled
+from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.models import SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.sorter import QualitativeSorter
@@ -85,7 +87,30 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
 async def _keep_settings(plan: Plan) -> None:
     # Written before the first call, so that a stopped run resumes with its own settings.
     async with RunInventory.open(checkpoint_path(plan.config), create=True) as runs:
+        if plan.texts is not None:
+            await _check_reused_id(runs, plan)
         await runs.catalog.put(plan.config.run_id, plan.config.stored_settings(), plan.ids)
+
+
+async def _check_reused_id(runs: RunInventory, plan: Plan) -> None:
+    """A new run under the id of a stored one must be that same run (then it continues).
+
+    Checked here, before its settings would overwrite the stored run's.
+    """
+    run_id = plan.config.run_id
+    summary = await runs.summary(run_id)
+    if summary is None or summary.state == "not started":
+        return
+    assert plan.texts is not None
+    stored = await runs.values(run_id)
+    if sorted(stored["items"]) != sorted(plan.texts):
+        raise RunMismatchError(f"run {run_id!r} holds {len(stored['items'])} other items; "
+                               "use a new run id for other items")
+    given = {name: getattr(plan.config, name) for name in setting_names(fixed=True)}
+    problems = conflicts(given, summary.settings)
+    if problems:
+        raise RunMismatchError(f"run {run_id!r} exists with other settings: "
+                               + "; ".join(problems) + ". Use a new run id")
 
 
 def _announce(plan: Plan) -> None:
