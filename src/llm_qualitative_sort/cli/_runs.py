@@ -5,12 +5,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sqlite3
 import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort._inventory import RunInventory, RunSummary, compact, priced
+from llm_qualitative_sort._inventory import (
+    RunInventory,
+    RunSummary,
+    StoreError,
+    compact,
+    priced,
+)
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._main import EXIT_OK, UsageError
 from llm_qualitative_sort.cli._report import check_report_path, write_cli_report
@@ -27,7 +34,10 @@ def runs_command(args: argparse.Namespace) -> int:
                                 file_settings))
     path = checkpoint_path(where)
     action = args.runs_command if args.command == "runs" else "report"
-    return asyncio.run(_ACTIONS[action](path, args))
+    try:
+        return asyncio.run(_ACTIONS[action](path, args))
+    except sqlite3.DatabaseError as exc:  # a damaged or foreign file: say which
+        raise StoreError(f"cannot use {path} as a checkpoint database: {exc}") from exc
 
 
 async def _list(path: Path, args: argparse.Namespace) -> int:
