@@ -79,7 +79,8 @@ def to_html(
 def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str:
     shown = {k: v for k, v in settings.items() if k != "criteria" and v is not None}
     pairs = [(words["run_id"], result.run_id or "—")]
-    pairs += [(words.get(name, name.replace("_", " ")), value) for name, value in shown.items()]
+    pairs += [(words.get(f"setting_{name}", name.replace("_", " ")), value)
+              for name, value in shown.items()]
     cells = "".join(f"<span><b>{escape(k)}</b> {isolated(str(v))}</span>" for k, v in pairs)
     return f'<p class="run">{cells}</p>'
 

@@ -54,8 +54,10 @@ JA: Mapping[str, str] = {
     "elapsed_time": "所要時間", "failed_calls": "判定失敗", "draws": "引き分け",
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
     "estimated_cost": "推定コスト",
-    "provider": "プロバイダ", "model": "モデル", "elimination_count": "敗退までの敗数",
-    "comparison_rounds": "1対戦の判定回数", "seed": "シード", "ranking": "順位付け",
+    # Names of the run's settings, as listed under the title.
+    "setting_provider": "プロバイダ", "setting_model": "モデル",
+    "setting_elimination_count": "敗退までの敗数", "setting_comparison_rounds": "1対戦の判定回数",
+    "setting_seed": "シード", "setting_ranking": "順位付け",
 }
 
 LANGUAGES = {"en": EN, "ja": JA}
