@@ -4,8 +4,9 @@ Not part of CI (it needs Debian's `chromium`). Usage:
 
     PYTHONPATH=src python scripts/screenshot_report.py [OUT_DIR]
 
-Writes `demo.html` (the bundled demo) and `tricky.html` (Japanese text, markup and a
-script tag as items, a draw-prone judge) with a PNG of each.
+Writes `demo.html` (the bundled demo), `tricky.html` (Japanese text long and short, markup,
+a script tag, a right-to-left override inside an item, ids) and `tricky_ja.html` (the same
+with the report's words in Japanese), with a PNG of each.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ TRICKY = {
     "An ordinary sentence about the weather.": 20,
     "</details></td></tr></table><h1>broken?</h1>": 40,
     "Plain text number seven": 30,
+    "吾輩はここで始めて人間というものを見た。しかもあとで聞くとそれは書生という人間中で"
+    "一番獰悪な種族であったそうだ。": 80,
+    "evil \u202etxet desrever, no end mark": 50,
+    "混在 mixed 日本語 and English text, long enough to be cut in the chart labels": 65,
 }
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -45,7 +50,7 @@ async def _sort(texts: dict[str, int], criteria: str, n_losses: int) -> SortResu
     return await sorter.sort(list(texts))
 
 
-def screenshot(html: Path, png: Path, height: int = 2000) -> None:
+def screenshot(html: Path, png: Path, height: int = 2800) -> None:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
         sys.exit("chromium not found: apt-get install -y chromium")
@@ -68,10 +73,13 @@ def main() -> None:
         "tricky": (asyncio.run(_sort(TRICKY, "どちらの文がより印象的か", 2)),
                    "どちらの文がより印象的か <i>(criterion with markup)</i>", 2),
     }
+    reports["tricky_ja"] = reports["tricky"]
     for name, (result, criteria, n_losses) in reports.items():
         settings = {"criteria": criteria, "provider": "mock", "elimination_count": n_losses,
                     "comparison_rounds": 2, "seed": 7}
-        html = write_report(result, out / f"{name}.html", settings)
+        ids = {item: f"row-{n}" for n, (_, group) in enumerate(result.rankings) for item in group}
+        html = write_report(result, out / f"{name}.html", settings, ids=ids,
+                            lang="ja" if name.endswith("_ja") else None)
         screenshot(html, out / f"{name}.png")
 
 

@@ -12,41 +12,43 @@ Example:
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from llm_qualitative_sort._storage import default_checkpoint_path
-from llm_qualitative_sort.cache import (
-    CacheError,
-    CacheKey,
-    ComparisonCache,
-    FileCache,
-    MemoryCache,
-)
-from llm_qualitative_sort.errors import (
-    PermanentProviderError,
-    ProviderError,
-    RunLockedError,
-    RunMismatchError,
-    RunStoppedError,
-    StorageError,
-    TransientProviderError,
-)
-from llm_qualitative_sort.graph import build_graph
-from llm_qualitative_sort.models import (
-    ComparisonResult,
-    EventType,
-    InvalidAnswerError,
-    MatchResult,
-    ProgressEvent,
-    RoundResult,
-    SortResult,
-    Statistics,
-)
-from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
-from llm_qualitative_sort.sorter import QualitativeSorter
-
 if TYPE_CHECKING:
-    from llm_qualitative_sort.providers.google import GoogleProvider
-    from llm_qualitative_sort.providers.langchain import LangChainProvider
-    from llm_qualitative_sort.providers.openai import OpenAIProvider
+    from llm_qualitative_sort._storage import default_checkpoint_path
+    from llm_qualitative_sort.cache import (
+        CacheError,
+        CacheKey,
+        ComparisonCache,
+        FileCache,
+        MemoryCache,
+    )
+    from llm_qualitative_sort.errors import (
+        PermanentProviderError,
+        ProviderError,
+        RunLockedError,
+        RunMismatchError,
+        RunStoppedError,
+        StorageError,
+        TransientProviderError,
+    )
+    from llm_qualitative_sort.graph import build_graph
+    from llm_qualitative_sort.models import (
+        ComparisonResult,
+        EventType,
+        InvalidAnswerError,
+        MatchResult,
+        ProgressEvent,
+        RoundResult,
+        SortResult,
+        Statistics,
+    )
+    from llm_qualitative_sort.providers import (
+        GoogleProvider,
+        LangChainProvider,
+        LLMProvider,
+        MockLLMProvider,
+        OpenAIProvider,
+    )
+    from llm_qualitative_sort.sorter import QualitativeSorter
 
 __all__ = [
     "CacheError",
@@ -75,15 +77,47 @@ __all__ = [
     "Statistics",
     "StorageError",
     "TransientProviderError",
+    "__version__",
     "build_graph",
     "default_checkpoint_path",
 ]
 
-# The real providers load on first use: importing the package must not need their extras.
-_LAZY = ("GoogleProvider", "LangChainProvider", "OpenAIProvider")
+# Every name loads on first use: `import llm_qualitative_sort.cli` (and so the command
+# line's `--help`) must not pay for LangGraph and LangChain, which take most of a second to
+# import; the real providers must not need their extras until they are chosen.
+_HOMES = {
+    "llm_qualitative_sort._storage": ("default_checkpoint_path",),
+    "llm_qualitative_sort.cache": (
+        "CacheError", "CacheKey", "ComparisonCache", "FileCache", "MemoryCache",
+    ),
+    "llm_qualitative_sort.errors": (
+        "PermanentProviderError", "ProviderError", "RunLockedError", "RunMismatchError",
+        "RunStoppedError", "StorageError", "TransientProviderError",
+    ),
+    "llm_qualitative_sort.graph": ("build_graph",),
+    "llm_qualitative_sort.models": (
+        "ComparisonResult", "EventType", "InvalidAnswerError", "MatchResult", "ProgressEvent",
+        "RoundResult", "SortResult", "Statistics",
+    ),
+    "llm_qualitative_sort.providers": (
+        "GoogleProvider", "LLMProvider", "LangChainProvider", "MockLLMProvider", "OpenAIProvider",
+    ),
+    "llm_qualitative_sort.sorter": ("QualitativeSorter",),
+}
+_LAZY = {name: module for module, names in _HOMES.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("llm-qualitative-sort")
     if name in _LAZY:
-        return getattr(import_module("llm_qualitative_sort.providers"), name)
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from llm_qualitative_sort.bradley_terry import rank_by_score
-from llm_qualitative_sort.graph.state import MatchLog, RoundLog
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
+
+if TYPE_CHECKING:
+    # Types only: importing the graph here would close an import cycle through the nodes.
+    from llm_qualitative_sort.graph.state import MatchLog, RoundLog
 
 
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
@@ -53,6 +56,28 @@ def statistics(
         output_tokens=output_tokens,
         estimated_cost=estimate_cost(input_tokens, output_tokens) if estimate_cost else None,
     )
+
+
+def counts(history: Sequence[RoundLog]) -> dict[str, int]:
+    """The run's counts straight from its stored history (no result objects built).
+
+    The same figures as `Statistics`, less the wall time and cost, which the graph cannot
+    know; for LangGraph Studio and the API server, whose output is plain data.
+    """
+    totals = dict.fromkeys(("total_matches", "total_api_calls", "cache_hits", "failed_calls",
+                            "draws", "input_tokens", "output_tokens"), 0)
+    totals["rounds"] = len(history)
+    for entry in history:
+        for _a, _b, winner, calls in entry["matches"]:
+            totals["total_matches"] += 1
+            totals["draws"] += winner is None
+            for _order, call_winner, _reasoning, cached, tokens_in, tokens_out in calls:
+                totals["cache_hits" if cached else "total_api_calls"] += 1
+                totals["failed_calls"] += call_winner is None
+                if not cached:
+                    totals["input_tokens"] += tokens_in
+                    totals["output_tokens"] += tokens_out
+    return totals
 
 
 Ranking = Literal["wins", "bradley_terry"]

@@ -71,17 +71,19 @@ def test_out_writes_the_report_the_extension_names(capsys, tmp_path, monkeypatch
 
 
 def test_dry_run_prints_bounds_and_cost_and_calls_nothing(capsys, tmp_path, monkeypatch) -> None:
-    def refuse(*args, **kwargs):
-        raise AssertionError("a dry run must not build a judge")
+    async def refuse(*args, **kwargs):
+        raise AssertionError("a dry run must not call the judge")
 
-    monkeypatch.setattr("llm_qualitative_sort.cli._run.make_provider", refuse)
+    monkeypatch.setattr(MockLLMProvider, "compare_call", refuse)
     (tmp_path / "a.txt").write_text("\n".join(ITEMS[:16]))
     code = main(["sort", str(tmp_path / "a.txt"), "--dry-run", "--comparison-rounds", "4",
+                 "--criteria", "larger",
                  "--price-per-call", "0.01"])
     out = capsys.readouterr().out
     assert code == EXIT_OK
     assert "matches: 30 … 31" in out and "LLM calls: 120 … 124" in out
     assert "cost: at most 1.2400" in out
+    assert not (tmp_path / "home").exists()  # nothing stored either
 
 
 @pytest.mark.parametrize(
@@ -90,7 +92,11 @@ def test_dry_run_prints_bounds_and_cost_and_calls_nothing(capsys, tmp_path, monk
         (["sort", "x.txt"], "--criteria is required"),
         (["sort", "--criteria", "c", "{dir}/a.jsonl"], "needs --field"),
         (["sort", "--criteria", "c", "{dir}/a.csv", "--column", "nope"], "no column 'nope'"),
-        (["sort", "--criteria", "c", "{dir}/dup.txt"], "duplicates"),
+        (["sort", "--criteria", "c", "{dir}/dup.txt"], "dup.txt:3: repeats line 1"),
+        (["sort", "--criteria", "c", "{dir}/dup.txt", "--dry-run"], "dup.txt:3: repeats line 1"),
+        (["sort", "--criteria", "c", "{dir}/empty.txt"], "empty.txt: no items to sort"),
+        (["sort", "--criteria", "c", "{dir}/a.txt", "--out", "{dir}/a.txt/r.json"],
+         "is a file, not a directory"),
         (["sort", "--criteria", "c", "--resume", "nope"], "no run 'nope'"),
         (["sort", "--criteria", "c", "--resume", "r", "{dir}/a.csv"], "--resume continues"),
         (["sort", "--criteria", "c", "{dir}/a.txt", "--comparison-rounds", "3"], "even"),
@@ -99,17 +105,19 @@ def test_dry_run_prints_bounds_and_cost_and_calls_nothing(capsys, tmp_path, monk
 )
 def test_usage_errors_are_one_line_and_exit_2(capsys, tmp_path, args, message) -> None:
     for name, text in {"a.txt": "1\n2\n", "a.jsonl": '{"t": "1"}\n', "a.csv": "t\n1\n",
-                       "dup.txt": "1\n2\n1\n"}.items():
+                       "dup.txt": "1\n2\n1\n", "empty.txt": "\n \n"}.items():
         (tmp_path / name).write_text(text)
     args = [a.replace("{dir}", str(tmp_path)) for a in args]
     code = main([*args, "--progress", "none", "--checkpoint", str(tmp_path / "runs.db")])
     err = capsys.readouterr().err
     assert code == EXIT_USAGE
     assert message in err and err.startswith("error: ") and "Traceback" not in err
+    assert not (tmp_path / "runs.db").exists()  # nothing ran, nothing was stored
 
 
 def test_a_missing_provider_says_what_to_install(capsys, tmp_path, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "llm_qualitative_sort.providers.openai", None)
+    monkeypatch.setitem(sys.modules, "langchain_openai", None)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     (tmp_path / "a.txt").write_text("1\n2\n")
     code = main(["sort", str(tmp_path / "a.txt"), "--criteria", "c", "--provider", "openai"])
     err = capsys.readouterr().err
@@ -131,14 +139,18 @@ def test_a_stopped_run_prints_its_resume_command_which_finishes_it(capsys, tmp_p
                                                                    monkeypatch) -> None:
     (tmp_path / "a.txt").write_text("\n".join(ITEMS))
     checkpoint = str(tmp_path / "runs.db")
-    monkeypatch.setattr("llm_qualitative_sort.cli._run.make_provider", lambda c: _Broken(seed=1))
+    monkeypatch.setattr("llm_qualitative_sort.cli._providers.make_provider",
+                        lambda c: _Broken(seed=1))
     code, _, err = _sort(capsys, str(tmp_path / "a.txt"), "--checkpoint", checkpoint,
                          "--run-id", "stopped-1")
     assert code == EXIT_STOPPED
-    first, *rest = err.splitlines()
+    started, first, *rest = err.splitlines()
+    assert started.startswith("run stopped-1 started (19 items, seed 3,")
     assert first == "run stopped: 401 invalid api key"
     command = shlex.split(rest[-1])
-    assert command[:4] == ["llm-qualitative-sort", "sort", "--resume", "stopped-1"]
+    # The settings are kept with the run: the command needs only its id and where it is.
+    assert command == ["llm-qualitative-sort", "sort", "--resume", "stopped-1",
+                       "--checkpoint", str(Path(checkpoint).resolve())]
     monkeypatch.undo()
     assert main([*command[1:], "--progress", "none"]) == EXIT_OK
     out = capsys.readouterr().out
@@ -155,6 +167,7 @@ def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(capsys, tmp_path) 
     with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, encoding="utf-8") as process:
         assert process.stderr is not None
+        assert process.stderr.readline().startswith("run ")
         assert process.stderr.readline().startswith("round 1:")
         # Interrupt in the middle of round 2's calls. (An interrupt in the instant round 1's
         # reassignment is checkpointed trips an engine bug in `_finish`, reported apart.)
@@ -164,7 +177,7 @@ def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(capsys, tmp_path) 
     assert process.returncode == EXIT_INTERRUPTED, err
     assert err.startswith("interrupted\nrun id ") and "Traceback" not in err
     resume = shlex.split(err.splitlines()[-1])
-    assert "--resume" in resume and "--seed" in resume
+    assert resume[1:3] == ["sort", "--resume"]
     finished = subprocess.run([sys.executable, "-m", "llm_qualitative_sort", *resume[1:]],
                               env=env, capture_output=True, text=True, encoding="utf-8",
                               timeout=120)

@@ -157,3 +157,13 @@ async def _check_run(client: Any) -> None:
     assert kinds == {"match_start", "match_end", "round_end", "bracket_change"}
     assert custom[-1]["completed"] == custom[-1]["total"] > 0
     assert _canonical(custom) == _canonical(local_events)
+    # The run's output: the ranking, its counts and its id (not only the ranking).
+    assert state["values"]["run_id"] == thread["thread_id"]
+    assert state["values"]["statistics"]["total_api_calls"] == 2 * len(
+        [e for e in custom if e["event"] == "match_end"])
+
+    # An input without a criterion says which field is missing.
+    failed = await client.threads.create()
+    answer = await client.runs.wait(failed["thread_id"], GRAPH_ID, input={"items": ITEMS},
+                                    raise_error=False)
+    assert "'criteria'" in json.dumps(answer), answer

@@ -1,15 +1,19 @@
-"""The `llm-qualitative-sort` command line: `sort` files or stdin, or run the `demo`.
+r"""The `llm-qualitative-sort` command line: `sort` files or stdin, `demo`, `runs`, `report`.
 
 Example:
-    >>> main(["sort", "--dry-run", "--criteria", "larger", "/dev/null"])
-    items: 0
-    matches: 0 … 0 (fewer when matches are drawn)
-    LLM calls: 0 … 0 (2 per match; cache hits cost nothing)
+    >>> import pathlib, tempfile
+    >>> items = pathlib.Path(tempfile.mkdtemp()) / "items.txt"
+    >>> _ = items.write_text("3\n10\n7\n")
+    >>> main(["sort", "--dry-run", "--criteria", "larger", str(items)])
+    items: 3
+    matches: 4 … 5 (fewer when matches are drawn)
+    LLM calls: 8 … 10 (2 per match; cache hits cost nothing)
     dry run: nothing was called
     0
 """
 
 from llm_qualitative_sort.cli._main import (
+    EXIT_CLOSED_OUTPUT,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -19,6 +23,7 @@ from llm_qualitative_sort.cli._main import (
 )
 
 __all__ = [
+    "EXIT_CLOSED_OUTPUT",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
     "EXIT_OK",

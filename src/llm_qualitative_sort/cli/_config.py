@@ -1,68 +1,107 @@
-"""A run as the command line describes it, and the command that resumes it."""
+"""A run as the command line describes it, which of its settings are kept, and how to resume it.
+
+Each setting is a field of `RunConfig`; its metadata says whether it is kept with the run
+(`stored`), whether it shapes the result so that a resumed run must keep it (`fixed`), and
+which environment variable may give its default (`env`). A new setting is one more field.
+"""
 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 PROGRAM = "llm-qualitative-sort"
+ENV_PREFIX = "LLM_QUALITATIVE_SORT_"
+PROVIDERS = ("mock", "openai", "google", "langchain")
+RANKINGS = ("wins", "bradley_terry")
+
+
+def _setting(
+    default: Any = None, *, fixed: bool = False, stored: bool = True, env: bool = False
+) -> Any:
+    factory = default if callable(default) else None
+    meta = {"fixed": fixed, "stored": stored, "env": env}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 @dataclass
 class RunConfig:
     """Everything that shapes a run, whichever subcommand described it."""
 
-    criteria: str
-    run_id: str
-    provider: str = "mock"
-    model: str | None = None
-    base_url: str | None = None
-    elimination_count: int = 2
-    comparison_rounds: int = 2
-    concurrency: int = 10
-    seed: int = 0
-    cache_dir: str | None = None
-    checkpoint: str | None = None
-    out: str | None = None
-    resume: bool = False
-    mock_latency: float = 0.0
-    progress: str = "auto"
-    verbose: bool = False
+    criteria: str = _setting("", fixed=True)
+    run_id: str = _setting("", stored=False)
+    provider: str = _setting("mock", fixed=True, env=True)
+    model: str | None = _setting(None, fixed=True, env=True)
+    base_url: str | None = _setting(None, fixed=True, env=True)
+    chat_model: str | None = _setting(None, fixed=True)
+    chat_model_args: dict[str, Any] = _setting(dict, fixed=True)
+    elimination_count: int = _setting(2, fixed=True)
+    comparison_rounds: int = _setting(2, fixed=True)
+    seed: int | None = _setting(None, fixed=True)
+    ranking: str = _setting("wins")
+    concurrency: int = _setting(10, env=True)
+    timeout: float | None = _setting(None)
+    requests_per_second: float | None = _setting(None)
+    input_price_per_million: float | None = _setting(None)
+    output_price_per_million: float | None = _setting(None)
+    cache_dir: str | None = _setting(None, env=True)
+    out: str | None = _setting(None)
+    lang: str | None = _setting(None)
+    excel: bool | None = _setting(None)
+    mock_latency: float = _setting(0.0)
+    source: dict[str, Any] = _setting(dict)
+    checkpoint: str | None = _setting(None, stored=False, env=True)
+    progress: str = _setting("auto", stored=False)
+    verbose: bool = _setting(False, stored=False)
+    resume: bool = _setting(False, stored=False)
 
-    def settings(self) -> dict[str, object]:
+    def stored_settings(self) -> dict[str, Any]:
+        """The settings kept with the run (no path of the store, nothing secret)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.metadata["stored"]}
+
+    def settings(self) -> dict[str, Any]:
         """What reports record about the run."""
-        return {
-            "criteria": self.criteria,
-            "provider": self.provider,
-            "model": self.model,
-            "elimination_count": self.elimination_count,
-            "comparison_rounds": self.comparison_rounds,
-            "seed": self.seed,
-        }
+        shown = ("criteria", "provider", "model", "elimination_count", "comparison_rounds",
+                 "seed", "ranking")
+        return {name: getattr(self, name) for name in shown}
 
-    def resume_command(self) -> str:
-        """The exact shell command that continues this run."""
-        words = [PROGRAM, "sort", "--resume", self.run_id, "--criteria", self.criteria,
-                 "--provider", self.provider]
-        options: list[tuple[str, object]] = [
-            ("--model", self.model),
-            ("--base-url", self.base_url),
-            ("--elimination-count", self.elimination_count),
-            ("--comparison-rounds", self.comparison_rounds),
-            ("--concurrency", self.concurrency),
-            ("--seed", self.seed),
-            ("--cache-dir", _absolute(self.cache_dir)),
-            ("--checkpoint", _absolute(self.checkpoint)),
-            ("--out", _absolute(self.out)),
-            ("--mock-latency", self.mock_latency or None),
-        ]
-        for flag, value in options:
-            if value is not None:
-                words += [flag, str(value)]
+    def prices(self) -> tuple[float | None, float | None]:
+        """Prices of a million input and output tokens, if given."""
+        return self.input_price_per_million, self.output_price_per_million
+
+    def resume_command(self, default_checkpoint: Path | None = None) -> str:
+        """The exact shell command that continues this run.
+
+        The settings are kept with the run, so only where it is kept must be said, and only
+        when that is not the default file.
+        """
+        words = [PROGRAM, "sort", "--resume", self.run_id]
+        if self.checkpoint is not None:
+            path = Path(self.checkpoint).resolve()
+            if default_checkpoint is None or path != default_checkpoint.resolve():
+                words += ["--checkpoint", str(path)]
         return shlex.join(words)
 
 
-def _absolute(path: str | None) -> str | None:
-    # Absolute, so the command works from whatever directory it is pasted into.
+def setting_names(*, fixed: bool | None = None, env: bool | None = None) -> list[str]:
+    """Names of the settings, optionally only the fixed ones or those an env var can give."""
+    return [
+        f.name
+        for f in fields(RunConfig)
+        if (fixed is None or f.metadata["fixed"] == fixed)
+        and (env is None or f.metadata["env"] == env)
+    ]
+
+
+def env_variable(name: str) -> str:
+    """The environment variable that gives the default of setting `name`."""
+    return ENV_PREFIX + name.upper()
+
+
+def absolute(path: str | None) -> str | None:
+    """`path` made absolute, so it means the same from any directory."""
     return None if path is None else str(Path(path).resolve())

@@ -1,4 +1,8 @@
-"""Reading the items to sort: `.txt` (one per line), `.jsonl` (a field), `.csv` (a column)."""
+"""Reading the items to sort: `.txt` (one per line), `.jsonl` (a field), `.csv` (a column).
+
+Every item keeps the line it came from and an id (a column or field of the input, or its
+line number), so that messages name lines and reports can be joined back to the source.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,50 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 FORMATS = ("txt", "jsonl", "csv")
+ItemId = str | int | float
 
 
 class InputError(ValueError):
-    """The items cannot be read; the message says where and why."""
+    """The items cannot be read or used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One item: its text, the line it starts on, and its id."""
+
+    text: str
+    line: int
+    id: ItemId
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the items come from and how to read them."""
+
+    path: str | None = None
+    fmt: str | None = None
+    field: str | None = None
+    column: str | None = None
+    id_field: str | None = None
+    id_column: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The file's name as messages show it."""
+        return "<stdin>" if self.path in (None, "-") else str(self.path)
+
+    def describe(self) -> dict[str, Any]:
+        """What reports and `runs show` say about the input."""
+        described = {k: v for k, v in vars(self).items() if v is not None}
+        if self.path not in (None, "-"):
+            described["path"] = str(Path(str(self.path)).resolve())
+        return described
 
 
 def input_format(path: str | None, explicit: str | None) -> str:
@@ -32,31 +72,63 @@ def input_format(path: str | None, explicit: str | None) -> str:
     raise InputError(f"cannot tell the format of {path!r}: use --format {'|'.join(FORMATS)}")
 
 
-def read_items(
-    path: str | None,
-    *,
-    fmt: str | None = None,
-    field: str | None = None,
-    column: str | None = None,
-    stdin: TextIO | None = None,
-) -> list[str]:
-    """The items in `path` (or stdin when `path` is None or "-"), in file order.
+def read_records(source: Source, stdin: TextIO | None = None) -> list[Record]:
+    """The items of `source`, in file order, each with its line and id.
 
-    Blank lines of a `.txt` file are skipped; other problems (a missing field, a value
-    that is not a string) are errors naming the line.
+    Blank lines of a `.txt` file are skipped; anything else that cannot be an item (a
+    missing field, an empty text, a value that is not a string) is an error naming the line.
     """
-    kind = input_format(path, fmt)
-    name = "<stdin>" if path in (None, "-") else str(path)
-    text = _read_text(path, stdin)
+    kind = input_format(source.path, source.fmt)
+    text = _read_text(source.path, stdin)
     if kind == "jsonl":
-        if not field:
-            raise InputError(f"{name}: a .jsonl input needs --field NAME")
-        return _jsonl(text, field, name)
+        if not source.field:
+            raise InputError(f"{source.name}: a .jsonl input needs --field NAME")
+        return list(_jsonl(text, source))
     if kind == "csv":
-        if not column:
-            raise InputError(f"{name}: a .csv input needs --column NAME")
-        return _csv(text, column, name, delimiter="\t" if name.endswith(".tsv") else ",")
-    return [line.strip() for line in text.splitlines() if line.strip()]
+        if not source.column:
+            raise InputError(f"{source.name}: a .csv input needs --column NAME")
+        return list(_csv(text, source))
+    if source.id_field or source.id_column:
+        raise InputError(f"{source.name}: a text file has no id field; its ids are line numbers")
+    return [Record(line.strip(), number, number)
+            for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
+def checked(records: list[Record], name: str, *, dedupe: bool,
+            note: Callable[[str], None]) -> list[Record]:
+    """`records` fit to sort, or an `InputError` naming the line at fault.
+
+    With `dedupe`, an item repeating an earlier one is dropped (with a note) instead.
+    """
+    if not records:
+        raise InputError(f"{name}: no items to sort")
+    first: dict[str, Record] = {}
+    kept: list[Record] = []
+    dropped: list[Record] = []
+    for record in records:
+        earlier = first.get(record.text)
+        if earlier is None:
+            first[record.text] = record
+            kept.append(record)
+        elif dedupe:
+            dropped.append(record)
+        else:
+            raise InputError(f"{name}:{record.line}: repeats line {earlier.line} "
+                             f"({_preview(record.text)}); remove it or pass --dedupe")
+    if dropped:
+        lines = ", ".join(str(r.line) for r in dropped[:10]) + (" …" if len(dropped) > 10 else "")
+        note(f"note: dropped {len(dropped)} duplicate item(s) of {name} (lines {lines})")
+    _check_unique_ids(kept, name)
+    return kept
+
+
+def _check_unique_ids(records: list[Record], name: str) -> None:
+    seen: dict[ItemId, int] = {}
+    for record in records:
+        if record.id in seen:
+            raise InputError(f"{name}:{record.line}: id {record.id!r} already used on line "
+                             f"{seen[record.id]}; ids must tell the items apart")
+        seen[record.id] = record.line
 
 
 def _read_text(path: str | None, stdin: TextIO | None) -> str:
@@ -69,33 +141,74 @@ def _read_text(path: str | None, stdin: TextIO | None) -> str:
         raise InputError(f"cannot read {path}: {exc}") from exc
 
 
-def _jsonl(text: str, field: str, name: str) -> list[str]:
-    items = []
+def _jsonl(text: str, source: Source) -> Iterator[Record]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        where = f"{source.name}:{number}"
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{name}:{number}: not JSON ({exc.msg})") from exc
-        if not isinstance(record, dict) or field not in record:
-            raise InputError(f"{name}:{number}: no field {field!r}")
-        if not isinstance(record[field], str):
-            kind = type(record[field]).__name__
-            raise InputError(f"{name}:{number}: field {field!r} is a {kind}, not a string")
-        items.append(record[field])
-    return items
+            raise InputError(f"{where}: not JSON ({exc.msg})") from exc
+        if not isinstance(record, dict):
+            raise InputError(f"{where}: not a JSON object")
+        assert source.field is not None
+        item = _text(record, source.field, where)
+        yield Record(item, number, _id(record, source.id_field, where, number))
 
 
-def _csv(text: str, column: str, name: str, delimiter: str) -> list[str]:
+def _text(record: dict[str, Any], field: str, where: str) -> str:
+    if field not in record:
+        raise InputError(f"{where}: no field {field!r}")
+    value = record[field]
+    if not isinstance(value, str):
+        raise InputError(f"{where}: field {field!r} is a {type(value).__name__}, not a string")
+    return _usable(value, where)
+
+
+def _id(record: dict[str, Any], field: str | None, where: str, line: int) -> ItemId:
+    if field is None:
+        return line
+    value = record.get(field)
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InputError(f"{where}: id field {field!r} must be a string or a number, "
+                         f"got {value!r}")
+    return value
+
+
+def _csv(text: str, source: Source) -> Iterator[Record]:
+    delimiter = "\t" if source.name.lower().endswith(".tsv") else ","
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-    if reader.fieldnames is None or column not in reader.fieldnames:
-        found = ", ".join(reader.fieldnames or []) or "none"
-        raise InputError(f"{name}: no column {column!r} (columns: {found})")
-    items = []
+    found = reader.fieldnames or []
+    for wanted in filter(None, (source.column, source.id_column)):
+        if wanted not in found:
+            names = ", ".join(found) or "none"
+            raise InputError(f"{source.name}: no column {wanted!r} (columns: {names})")
+    assert source.column is not None
+    end = reader.line_num
     for row in reader:
-        value = row[column]
+        line, end = end + 1, reader.line_num  # a quoted cell may span lines: its first one
+        where = f"{source.name}:{line}"
+        value = row[source.column]
         if value is None:
-            raise InputError(f"{name}:{reader.line_num}: row has no {column!r} value")
-        items.append(value)
-    return items
+            raise InputError(f"{where}: row has no {source.column!r} value")
+        ident: ItemId = line if source.id_column is None else row[source.id_column] or ""
+        if ident == "":
+            raise InputError(f"{where}: empty id in column {source.id_column!r}")
+        yield Record(_usable(value, where), line, ident)
+
+
+def _usable(text: str, where: str) -> str:
+    if not text.strip():
+        raise InputError(f"{where}: empty text")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # JSON escapes can spell a lone surrogate, which no file or prompt can carry.
+        raise InputError(f"{where}: the text holds an unpaired surrogate "
+                         "(not valid Unicode)") from None
+    return text
+
+
+def _preview(text: str, width: int = 60) -> str:
+    return repr(text if len(text) <= width else text[: width - 1] + "…")

@@ -1,137 +1,144 @@
-"""The entry point: parse, prepare the run, run it, and turn failures into exit codes."""
+"""The entry point: parse, prepare the run, run it, and turn failures into exit codes.
+
+Only argument parsing is imported up front: `--help`, a usage error or `--version` must not
+pay for LangGraph and LangChain, which take most of a second to import.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import secrets
+import os
 import sys
 import traceback
-import uuid
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from llm_qualitative_sort._validation import check_settings
-from llm_qualitative_sort.cache import CacheError
 from llm_qualitative_sort.cli._config import RunConfig
-from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
-from llm_qualitative_sort.cli._inputs import InputError, read_items
+from llm_qualitative_sort.cli._inputs import InputError
 from llm_qualitative_sort.cli._parser import build_parser
-from llm_qualitative_sort.cli._providers import ProviderUnavailable, demo_set
-from llm_qualitative_sort.cli._run import checkpoint_path, execute
-from llm_qualitative_sort.errors import RunStoppedError
-from llm_qualitative_sort.reports import REPORT_FORMATS
+from llm_qualitative_sort.cli._report import ReportPathError
+from llm_qualitative_sort.cli._settings import SettingsError
+
+if TYPE_CHECKING:
+    from llm_qualitative_sort.cli._run import Plan
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_STOPPED = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
-
-class UnknownRun(KeyError):
-    """Stands for the `KeyError` that `QualitativeSorter.resume` raises for an unknown id."""
-
-
-_USAGE_ERRORS = (InputError, ProviderUnavailable, ValueError, TypeError, UnknownRun, CacheError,
-                 OSError)
+EXIT_CLOSED_OUTPUT = 141  # 128 + SIGPIPE, what a shell reports for `... | head`
 
 
 class UsageError(Exception):
-    """Options that do not fit together."""
+    """Options that do not fit together, or a run that cannot be used as asked."""
+
+
+def usage_errors() -> tuple[type[BaseException], ...]:
+    """Errors that mean "nothing ran, fix the command": exit 2, one line, no traceback."""
+    from llm_qualitative_sort._inventory import StoreError
+    from llm_qualitative_sort.cache import CacheError
+    from llm_qualitative_sort.cli._providers import ProviderUnavailable
+    from llm_qualitative_sort.errors import RunMismatchError
+
+    return (UsageError, InputError, SettingsError, ReportPathError, ProviderUnavailable,
+            StoreError, CacheError, RunMismatchError, ValueError, TypeError, OSError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code (see `llm-qualitative-sort --help`)."""
     args = build_parser().parse_args(argv)
     try:
-        config, items = _prepare(args)
-        if getattr(args, "dry_run", False):
-            check_settings(elimination_count=config.elimination_count,
-                           comparison_rounds=config.comparison_rounds,
-                           max_concurrent_requests=config.concurrency)
-            plan = estimate(len(items or []), config.elimination_count, config.comparison_rounds)
-            print_estimate(plan, args.price_per_call, sys.stdout)
-            return EXIT_OK
-    except (UsageError, *_USAGE_ERRORS) as exc:
-        return _fail(exc, args.verbose)
-    return _run(config, items)
+        return _dispatch(args)
+    except BrokenPipeError:
+        return _output_closed()
 
 
-def _run(config: RunConfig, items: list[str] | None) -> int:
+def _dispatch(args: argparse.Namespace) -> int:
     try:
-        asyncio.run(execute(config, items, sys.stdout))
+        if args.command in ("runs", "report"):
+            from llm_qualitative_sort.cli._runs import runs_command
+
+            return runs_command(args)
+        from llm_qualitative_sort.cli._prepare import prepare
+
+        plan = prepare(args)
+    except BrokenPipeError:
+        raise
+    except usage_errors() as exc:
+        return fail(exc, bool(args.verbose))
+    return EXIT_OK if plan is None else _run(plan)  # a dry run prepares, runs nothing
+
+
+def _run(plan: Plan) -> int:
+    import asyncio
+
+    from llm_qualitative_sort.cli._run import OutputClosed, execute
+    from llm_qualitative_sort.cli._signals import Signalled
+    from llm_qualitative_sort.errors import RunStoppedError
+
+    config = plan.config
+    try:
+        asyncio.run(execute(plan, sys.stdout))
     except KeyboardInterrupt:
-        _fail_resumable("interrupted", config)
-        return EXIT_INTERRUPTED
-    except KeyError as exc:
-        # Only "no run ..." is the user's mistake; any other KeyError is a bug.
-        if str(exc.args[0] if exc.args else "").startswith("no run "):
-            return _fail(UnknownRun(*exc.args), config.verbose)
-        return _internal(exc, config)
+        return _stopped("interrupted", config, EXIT_INTERRUPTED)
+    except Signalled as exc:
+        return _stopped(str(exc), config, exc.exit_code)
+    except OutputClosed:
+        return _output_closed()
     except RunStoppedError as exc:
-        _fail_resumable(f"run stopped: {_message(exc.__cause__ or exc)}", config)
-        return EXIT_STOPPED
-    except _USAGE_ERRORS as exc:
-        return _fail(exc, config.verbose)
+        return _stopped(f"run stopped: {message(exc.__cause__ or exc)}", config, EXIT_STOPPED)
+    except KeyError as exc:
+        if str(exc.args[0] if exc.args else "").startswith("no run "):
+            return fail(exc, config.verbose)
+        return _internal(exc, config)
+    except usage_errors() as exc:
+        return fail(exc, config.verbose)
     except Exception as exc:
         return _internal(exc, config)
     return EXIT_OK
 
 
+def _stopped(what: str, config: RunConfig, code: int) -> int:
+    from llm_qualitative_sort._storage import default_checkpoint_path
+    from llm_qualitative_sort.cli._run import checkpoint_path
+
+    text = (f"{what}\nrun id {config.run_id}: everything finished so far is saved in "
+            f"{checkpoint_path(config)}\nresume with:\n  "
+            f"{config.resume_command(default_checkpoint_path())}")
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except OSError:
+        pass  # SIGHUP: the terminal may be gone; the run is saved all the same
+    return code
+
+
 def _internal(exc: Exception, config: RunConfig) -> int:
-    _fail(exc, config.verbose, f"internal error ({type(exc).__name__}): ")
+    fail(exc, config.verbose, f"internal error ({type(exc).__name__}): ")
     print(f"run id {config.run_id}; please report this, with the --verbose output",
           file=sys.stderr)
     return EXIT_ERROR
 
 
-def _prepare(args: argparse.Namespace) -> tuple[RunConfig, list[str] | None]:
-    common = {"checkpoint": args.checkpoint, "out": args.out, "progress": args.progress,
-              "verbose": args.verbose}
-    if args.out and Path(args.out).suffix.lower() not in REPORT_FORMATS:
-        raise UsageError(f"cannot tell the report format of {args.out!r}: use one of "
-                         + ", ".join(REPORT_FORMATS))
-    if args.command == "demo":
-        demo = demo_set()
-        config = RunConfig(criteria=demo["criteria"], run_id=uuid.uuid4().hex, seed=args.seed,
-                           elimination_count=demo["elimination_count"], **common)
-        return config, list(demo["texts"])
-    if args.resume and (args.run_id or args.input or args.dry_run):
-        raise UsageError("--resume continues a stored run: give no input, --run-id or --dry-run")
-    if not args.criteria and not args.dry_run:
-        raise UsageError("--criteria is required: say what makes one text better")
-    config = RunConfig(
-        criteria=args.criteria or "",
-        run_id=args.resume or args.run_id or uuid.uuid4().hex,
-        provider=args.provider, model=args.model, base_url=args.base_url,
-        elimination_count=args.elimination_count, comparison_rounds=args.comparison_rounds,
-        concurrency=args.concurrency, cache_dir=args.cache_dir, resume=bool(args.resume),
-        mock_latency=args.mock_latency, **common,
-        # A drawn seed is printed in the resume command, so a resumed mock run judges alike.
-        seed=args.seed if args.seed is not None or args.resume else secrets.randbelow(2**31),
-    )
-    if args.resume:
-        return config, None
-    if args.input in (None, "-") and sys.stdin.isatty():
-        raise UsageError("no input: give a file, or pipe the items on stdin")
-    items = read_items(args.input, fmt=args.format, field=args.field, column=args.column)
-    return config, items
+def _output_closed() -> int:
+    # Whoever read stdout has gone: stop quietly, as `seq 1 1000000 | head` does, and keep
+    # Python from complaining again when it flushes stdout at exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_CLOSED_OUTPUT
 
 
-def _fail(exc: BaseException, verbose: bool, prefix: str = "") -> int:
+def fail(exc: BaseException, verbose: bool, prefix: str = "") -> int:
+    """Print a one-line error (and with `verbose` its traceback); return exit code 2."""
     if verbose:
         traceback.print_exception(exc)
-    print(f"error: {prefix}{_message(exc)}", file=sys.stderr)
+    print(f"error: {prefix}{message(exc)}", file=sys.stderr)
     return EXIT_USAGE
 
 
-def _fail_resumable(what: str, config: RunConfig) -> None:
-    print(f"{what}\nrun id {config.run_id}: everything finished so far is saved in "
-          f"{checkpoint_path(config)}\nresume with:\n  {config.resume_command()}",
-          file=sys.stderr)
-
-
-def _message(exc: BaseException) -> str:
+def message(exc: BaseException) -> str:
+    """The sentence an exception carries, on one line."""
     # str(KeyError) is the repr of its argument; show the sentence itself.
     text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
     return " ".join(str(text).split()) or type(exc).__name__

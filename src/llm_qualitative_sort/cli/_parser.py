@@ -1,47 +1,123 @@
-"""The command line's arguments."""
+"""The command line's arguments.
+
+Options of `sort` default to None, so that a value given on the command line can be told
+from one that comes from the stored run, the environment or the config file.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import json
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
-from llm_qualitative_sort.cli._config import PROGRAM
+from llm_qualitative_sort.cli._config import PROGRAM, PROVIDERS, RANKINGS
 from llm_qualitative_sort.cli._inputs import FORMATS
-from llm_qualitative_sort.cli._providers import PROVIDERS
 
 EPILOG = """exit codes:
-  0    the ranking was printed (or the dry run was)
+  0    done (the ranking, the dry run or the runs were printed)
   1    unexpected internal error (a bug: please report it, with --verbose output)
-  2    usage or input error: bad option, unreadable input, invalid items, unknown run id,
-       provider not installed; nothing was run
+  2    usage or input error: bad option, unreadable or empty input, invalid items, unknown
+       run id, provider not installed; nothing was run
   3    the run stopped (provider failure, exhausted retries); resume it with the command shown
-  130  interrupted (Ctrl-C); resume it with the command shown
+  129  stopped by SIGHUP (closed terminal or SSH session); resume with the command shown
+  130  interrupted (Ctrl-C, SIGINT); resume it with the command shown
+  141  the output was closed early (`| head`); the run itself finished and is kept
+  143  stopped by SIGTERM (`timeout`, CI cancel, container stop); resume with the command shown
+
+defaults come from flags, then the environment (LLM_QUALITATIVE_SORT_PROVIDER, _MODEL,
+_BASE_URL, _CONCURRENCY, _CACHE_DIR, _CHECKPOINT), then ./llm-qualitative-sort.toml
+(or --config FILE), then the built-in defaults.
 """
+
+
+class _Version(argparse.Action):
+    """`--version`, looked up only when asked (reading package metadata costs time)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> NoReturn:
+        from importlib.metadata import version
+
+        print(f"{PROGRAM} {version('llm-qualitative-sort')}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser for `llm-qualitative-sort`."""
-    parser = argparse.ArgumentParser(
-        prog=PROGRAM,
-        description="Rank texts by a criterion with an LLM judge in a multi-elimination "
-        "tournament.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = _parser(PROGRAM, "Rank texts by a criterion with an LLM judge in a "
+                     "multi-elimination tournament.")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("-v", "--verbose", action="store_true", help="tracebacks on errors")
-    common.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
-                        help="a bar on a terminal, one line per round otherwise (default auto)")
+    common.add_argument("-v", "--verbose", action="store_true", default=None,
+                        help="tracebacks on errors")
+    common.add_argument("--config", metavar="FILE",
+                        help="settings file (default: ./llm-qualitative-sort.toml if present)")
     common.add_argument("--checkpoint", metavar="PATH",
                         help="SQLite file that keeps runs (default: the embedded one)")
-    common.add_argument("--out", metavar="FILE", help="write a report: .json, .csv or .html")
-    _add_sort(commands.add_parser(
-        "sort", parents=[common], help="sort the items of a file or stdin",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter))
-    demo = commands.add_parser("demo", parents=[common],
-                               help="sort a bundled set of texts with the mock judge")
+    _add_sort(_sub(commands, "sort", common, "sort the items of a file or stdin"))
+    demo = _sub(commands, "demo", common, "sort a bundled set of texts with the mock judge")
     demo.add_argument("--seed", type=int, default=7, help="seed of the run (default 7)")
+    _add_report_options(demo)
+    demo.add_argument("--progress", choices=("auto", "bar", "lines", "none"))
+    _add_runs(_sub(commands, "runs", common, "list, show or delete stored runs"), common)
+    report = _sub(commands, "report", common,
+                  "write the report of a stored run (no judge is called)")
+    report.add_argument("run_id", metavar="RUN_ID")
+    _add_report_options(report, required=True)
+    report.add_argument("--ranking", choices=RANKINGS, help="order by wins (default: as run)")
     return parser
+
+
+def _parser(prog: str, description: str) -> argparse.ArgumentParser:
+    return _Parser(prog=prog, description=description, epilog=EPILOG,
+                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports an unknown option with the usage of the subcommand it was given to."""
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # noqa: D102
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            target = self._command_parser(parsed)
+            options = [o for a in target._actions for o in a.option_strings]
+            hints = {m for e in extras for m in difflib.get_close_matches(e.split("=")[0],
+                                                                           options, n=1)}
+            hint = f" (did you mean {', '.join(sorted(hints))}?)" if hints else ""
+            target.error(f"unrecognized arguments: {' '.join(extras)}{hint}; "
+                         f"see '{target.prog} --help'")
+        return parsed
+
+    def _command_parser(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        target: argparse.ArgumentParser = self
+        for dest in ("command", "runs_command"):
+            for action in target._actions:
+                if isinstance(action, argparse._SubParsersAction) and getattr(parsed, dest, None):
+                    target = action.choices.get(getattr(parsed, dest), target)
+        return target
+
+
+def _sub(commands: Any, name: str, common: argparse.ArgumentParser,
+         help_text: str) -> argparse.ArgumentParser:
+    sub: argparse.ArgumentParser = commands.add_parser(
+        name, parents=[common], help=help_text, description=help_text, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    return sub
+
+
+def _add_report_options(parser: argparse.ArgumentParser, required: bool = False) -> None:
+    parser.add_argument("--out", metavar="FILE", required=required,
+                        help="write a report: .json, .csv or .html")
+    parser.add_argument("--lang", choices=("en", "ja"),
+                        help="language of the HTML report's own words (default: English; "
+                        "the page's lang follows the items)")
+    parser.add_argument("--excel", action=argparse.BooleanOptionalAction,
+                        help="start a .csv report with a UTF-8 byte-order mark so that Excel "
+                        "reads it right (default: on)")
 
 
 def _add_sort(sort: argparse.ArgumentParser) -> None:
@@ -49,26 +125,84 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     sort.add_argument("--format", choices=FORMATS, help="input format (default: by extension)")
     sort.add_argument("--field", help="the field holding the text, for .jsonl")
     sort.add_argument("--column", help="the column holding the text, for .csv")
+    sort.add_argument("--id-field", help="the field holding each item's id, for .jsonl "
+                      "(default: the line number)")
+    sort.add_argument("--id-column", help="the column holding each item's id, for .csv "
+                      "(default: the line number)")
+    sort.add_argument("--dedupe", action="store_true",
+                      help="drop items that repeat an earlier one (default: refuse them)")
     sort.add_argument("--criteria", help="what makes one text better than another")
     judge = sort.add_argument_group("judge")
-    judge.add_argument("--provider", choices=PROVIDERS, default="mock", help="default mock")
-    judge.add_argument("--model", help="model name (openai, google)")
+    judge.add_argument("--provider", choices=PROVIDERS, help="default mock")
+    judge.add_argument("--model", help="model name (openai, google, langchain)")
     judge.add_argument("--base-url", help="endpoint override: proxy or compatible server")
-    judge.add_argument("--mock-latency", type=float, default=0.0, metavar="SECONDS",
+    judge.add_argument("--chat-model", metavar="MODULE:CLASS",
+                       help="LangChain chat model for --provider langchain, such as "
+                       "langchain_openai:AzureChatOpenAI")
+    judge.add_argument("--chat-model-arg", action="append", metavar="NAME=VALUE",
+                       help="keyword argument of the chat model (repeat; VALUE is read as "
+                       "JSON when it parses, else as text); keys come from the environment")
+    judge.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="per request (default 120)")
+    judge.add_argument("--requests-per-second", type=float, metavar="RATE",
+                       help="client-side rate limit")
+    judge.add_argument("--input-price-per-million", type=float, metavar="PRICE",
+                       help="price of a million input tokens (shows the cost as it runs)")
+    judge.add_argument("--output-price-per-million", type=float, metavar="PRICE",
+                       help="price of a million output tokens")
+    judge.add_argument("--mock-latency", type=float, metavar="SECONDS",
                        help="seconds each mock call waits (to watch progress)")
     tournament = sort.add_argument_group("tournament")
-    tournament.add_argument("--elimination-count", type=int, default=2, metavar="N",
+    tournament.add_argument("--elimination-count", type=int, metavar="N",
                             help="losses that eliminate (default 2)")
-    tournament.add_argument("--comparison-rounds", type=int, default=2, metavar="K",
+    tournament.add_argument("--comparison-rounds", type=int, metavar="K",
                             help="LLM calls per match, even (default 2)")
-    tournament.add_argument("--concurrency", type=int, default=10,
+    tournament.add_argument("--concurrency", type=int,
                             help="LLM calls in flight at most (default 10)")
-    tournament.add_argument("--seed", type=int, help="fixes pairing (default: drawn, printed)")
+    tournament.add_argument("--seed", type=int,
+                            help="fixes pairing (default: drawn, and printed at the start)")
+    tournament.add_argument("--ranking", choices=RANKINGS,
+                            help="order by wins (default) or Bradley-Terry strength")
     tournament.add_argument("--cache-dir", metavar="DIR", help="reuse answers kept in DIR")
     runs = sort.add_argument_group("runs")
     runs.add_argument("--run-id", help="name the run (default: a new random id)")
-    runs.add_argument("--resume", metavar="RUN_ID", help="continue a stopped run")
+    runs.add_argument("--resume", metavar="RUN_ID",
+                      help="continue a stopped run with its stored settings")
     runs.add_argument("--dry-run", action="store_true",
-                      help="print the expected matches, calls and cost; call nothing")
+                      help="check everything, print the expected matches, calls and cost; "
+                      "call nothing")
     runs.add_argument("--price-per-call", type=float, metavar="PRICE",
                       help="price of one LLM call, for --dry-run's cost")
+    runs.add_argument("--progress", choices=("auto", "bar", "lines", "none"),
+                      help="a bar on a terminal, one line per round otherwise (default auto)")
+    _add_report_options(sort)
+
+
+def _add_runs(runs: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    actions = runs.add_subparsers(dest="runs_command", required=True, metavar="ACTION")
+    listing = _sub(actions, "list", common, "one line per run, newest first")
+    listing.add_argument("--json", action="store_true", help="as JSON lines")
+    show = _sub(actions, "show", common, "everything about one run")
+    show.add_argument("run_id", metavar="RUN_ID")
+    show.add_argument("--json", action="store_true", help="as JSON")
+    remove = _sub(actions, "rm", common, "delete runs and give their space back")
+    remove.add_argument("run_ids", nargs="+", metavar="RUN_ID")
+    prune = _sub(actions, "prune", common,
+                 "delete finished runs last saved before a date, and give their space back")
+    prune.add_argument("--before", required=True, metavar="DATE",
+                       help="YYYY-MM-DD (or an ISO time); local time unless it says otherwise")
+    prune.add_argument("--dry-run", action="store_true", help="only list what would go")
+
+
+def chat_model_args(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """`NAME=VALUE` pairs as keyword arguments; a VALUE that parses as JSON is that value."""
+    kwargs: dict[str, Any] = {}
+    for pair in pairs or ():
+        name, sep, text = pair.partition("=")
+        if not sep or not name.isidentifier():
+            raise ValueError(f"--chat-model-arg {pair!r}: expected NAME=VALUE")
+        try:
+            kwargs[name] = json.loads(text)
+        except json.JSONDecodeError:
+            kwargs[name] = text
+    return kwargs

@@ -1,77 +1,151 @@
-"""Showing progress: a live bar on a terminal, one line per round otherwise."""
+"""Showing progress: a live bar on a terminal, one line per round otherwise.
+
+Both show the calls paid so far, their tokens and, with prices, their cost; and a retry as
+it happens (a rate-limited run otherwise looks frozen while it waits).
+"""
 
 from __future__ import annotations
 
 import sys
-from typing import Protocol, TextIO
-
-from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from llm_qualitative_sort.models import EventType, ProgressEvent
 
-
-class Progress(Protocol):
-    """Receives every event; `close` ends the display."""
-
-    def __call__(self, event: ProgressEvent) -> None: ...  # noqa: D102
-
-    def close(self) -> None: ...  # noqa: D102
+CostEstimate = Callable[[int, int], float | None]
+RETRY_NOTE_SECONDS = 5.0  # at most one retry line this often: a 429 burst hits every call
 
 
-def make_progress(mode: str, stream: TextIO | None = None) -> Progress:
+class Tally:
+    """Calls, tokens and cost so far, from the finished matches."""
+
+    def __init__(self, estimate_cost: CostEstimate | None) -> None:
+        self._estimate = estimate_cost
+        self.calls = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.retries = 0
+
+    def add(self, event: ProgressEvent) -> None:
+        """Count the paid calls of a finished match."""
+        match = event.data.get("match_result")
+        if event.type is not EventType.MATCH_END or match is None:
+            return
+        for call in match.rounds:
+            if not call.cached:
+                self.calls += 1
+                self.input_tokens += call.input_tokens
+                self.output_tokens += call.output_tokens
+
+    def describe(self) -> str:
+        """"123 calls, 45.6k tokens, cost 0.0123, 2 retries" (what is known)."""
+        parts = [f"{self.calls} calls"]
+        tokens = self.input_tokens + self.output_tokens
+        if tokens:
+            parts.append(f"{_short(tokens)} tokens")
+        cost = self._estimate(self.input_tokens, self.output_tokens) if self._estimate else None
+        if cost is not None:
+            parts.append(f"cost {cost:.4f}")
+        if self.retries:
+            parts.append(f"{self.retries} retries")
+        return ", ".join(parts)
+
+
+class Progress:
+    """Receives every event and every retry; `close` ends the display."""
+
+    def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None) -> None:
+        self.stream = stream
+        self.tally = Tally(estimate_cost)
+        self._last_note = -RETRY_NOTE_SECONDS
+
+    def __call__(self, event: ProgressEvent) -> None:
+        """Count and show one event."""
+        self.tally.add(event)
+        self.show(event)
+
+    def show(self, event: ProgressEvent) -> None:
+        """Display the event (subclasses)."""
+
+    def retrying(self, error: BaseException) -> None:
+        """A call failed transiently and will be tried again."""
+        self.tally.retries += 1
+        now = time.monotonic()
+        if now - self._last_note >= RETRY_NOTE_SECONDS:
+            self._last_note = now
+            text = " ".join(str(error).split())[:200] or type(error).__name__
+            self.note(f"retrying ({self.tally.retries} so far): {text}")
+
+    def note(self, text: str) -> None:
+        """Print a line."""
+        print(text, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        """End the display."""
+
+
+def make_progress(mode: str, estimate_cost: CostEstimate | None = None,
+                  stream: TextIO | None = None) -> Progress:
     """The display for `mode`: "bar", "lines", "none", or "auto" (a bar on a terminal)."""
     out = stream or sys.stderr
     if mode == "auto":
         mode = "bar" if out.isatty() else "lines"
     if mode == "bar":
-        return BarProgress(out)
+        return BarProgress(out, estimate_cost)
     if mode == "lines":
-        return LineProgress(out)
-    return NoProgress()
+        return LineProgress(out, estimate_cost)
+    return NoProgress(out, estimate_cost)
 
 
-class BarProgress:
+class BarProgress(Progress):
     """A tqdm bar over matches; its total shrinks as the run learns more."""
 
-    def __init__(self, stream: TextIO) -> None:
-        self._bar = tqdm(total=0, unit="match", file=stream, dynamic_ncols=True, leave=True)
+    def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None) -> None:
+        super().__init__(stream, estimate_cost)
+        from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
 
-    def __call__(self, event: ProgressEvent) -> None:
+        self._tqdm = tqdm
+        self._bar: Any = tqdm(total=0, unit="match", file=stream, dynamic_ncols=True, leave=True)
+        self._round = ""
+
+    def show(self, event: ProgressEvent) -> None:
         """Move the bar to the event's figures."""
         self._bar.total = event.total
         self._bar.n = event.completed
         if event.type is EventType.ROUND_END:
-            self._bar.set_postfix_str(
-                f"round {event.data['round']}, {event.data['remaining']} left", refresh=False
-            )
+            self._round = f"round {event.data['round']}, {event.data['remaining']} left, "
+        self._bar.set_postfix_str(self._round + self.tally.describe(), refresh=False)
         self._bar.refresh()
+
+    def note(self, text: str) -> None:
+        """Print a line above the bar."""
+        self._tqdm.write(text, file=self.stream)
+        self._bar.set_postfix_str(self._round + self.tally.describe())
 
     def close(self) -> None:
         """Leave the finished bar on screen."""
         self._bar.close()
 
 
-class LineProgress:
+class LineProgress(Progress):
     """One line per finished round, for logs and pipes."""
 
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-
-    def __call__(self, event: ProgressEvent) -> None:
+    def show(self, event: ProgressEvent) -> None:
         """Print a line at the end of each round."""
         if event.type is EventType.ROUND_END:
-            print(f"{event.message} ({event.completed}/{event.total} matches)",
-                  file=self._stream, flush=True)
-
-    def close(self) -> None:
-        """Nothing to close."""
+            self.note(f"{event.message} ({event.completed}/{event.total} matches; "
+                      f"{self.tally.describe()})")
 
 
-class NoProgress:
+class NoProgress(Progress):
     """Shows nothing."""
 
-    def __call__(self, event: ProgressEvent) -> None:
-        """Ignore the event."""
+    def note(self, text: str) -> None:
+        """Say nothing."""
 
-    def close(self) -> None:
-        """Nothing to close."""
+
+def _short(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1e6:.1f}M"
+    return f"{count / 1e3:.1f}k" if count >= 1000 else str(count)

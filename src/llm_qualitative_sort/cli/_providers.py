@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -12,16 +13,20 @@ from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
 from llm_qualitative_sort.providers.mock import default_score
 
-# name -> (module, class, pip extra)
+# name -> (module, class, the client library it needs, pip extra)
 REAL_PROVIDERS = {
-    "openai": ("llm_qualitative_sort.providers.openai", "OpenAIProvider", "openai"),
-    "google": ("llm_qualitative_sort.providers.google", "GoogleProvider", "google"),
+    "openai": ("llm_qualitative_sort.providers.openai", "OpenAIProvider", "langchain_openai",
+               "openai"),
+    "google": ("llm_qualitative_sort.providers.google", "GoogleProvider",
+               "langchain_google_genai", "google"),
 }
-PROVIDERS = ("mock", *REAL_PROVIDERS)
+# Credentials come from the environment: an argument named like one would end up in the
+# shell history, the process list and the run's stored settings.
+_SECRET_NAME = re.compile(r"(^|_)(api_?key|key|secret|password|token|credentials?)$", re.I)
 
 
 class ProviderUnavailable(RuntimeError):
-    """The chosen provider cannot be imported; the message says what to install."""
+    """The chosen provider cannot be imported or built; the message says what to do."""
 
 
 @cache
@@ -45,24 +50,101 @@ def mock_score(text: str) -> float:
 
 
 def make_provider(config: RunConfig) -> LLMProvider:
-    """The judge for `config`.
+    """The judge for `config`, built (and its key found) before any call.
 
     Raises:
-        ProviderUnavailable: The provider's module or its client library is not installed.
+        ProviderUnavailable: The provider's client library is not installed, or a LangChain
+            chat model cannot be imported or built.
+        ValueError: A setting the provider refuses, such as a missing API key.
     """
     if config.provider == "mock":
         return MockLLMProvider(seed=config.seed, latency=config.mock_latency, score=mock_score)
-    module_name, class_name, extra = REAL_PROVIDERS[config.provider]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ProviderUnavailable(
-            f"the {config.provider} provider is not available ({exc}); "
-            f'install it with: pip install "llm-qualitative-sort[{extra}]"'
-        ) from exc
-    provider_class = getattr(module, class_name)
-    kwargs: dict[str, Any] = {"api_key": None, "base_url": config.base_url}
+    if config.provider == "langchain":
+        return _langchain_provider(config)
+    module_name, class_name, client, extra = REAL_PROVIDERS[config.provider]
+    _require(client, f'pip install "llm-qualitative-sort[{extra}]"', config.provider)
+    provider_class = getattr(importlib.import_module(module_name), class_name)
+    kwargs: dict[str, Any] = {"api_key": None, "base_url": config.base_url, **_call_options(config)}
     if config.model:
         kwargs["model"] = config.model
-    provider: LLMProvider = provider_class(**kwargs)
+    try:
+        provider: LLMProvider = provider_class(**kwargs)
+    except ImportError as exc:
+        raise ProviderUnavailable(str(exc)) from exc
     return provider
+
+
+def _call_options(config: RunConfig) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "requests_per_second": config.requests_per_second,
+        "input_price_per_million": config.input_price_per_million,
+        "output_price_per_million": config.output_price_per_million,
+    }
+    if config.timeout is not None:
+        options["timeout"] = config.timeout
+    return options
+
+
+def _require(module: str, fix: str, what: str) -> None:
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise ProviderUnavailable(
+            f"the {what} provider needs {module.replace('_', '-')}, which is not installed "
+            f"({exc}); install it with: {fix}"
+        ) from exc
+
+
+def chat_model_class(path: str) -> type[Any]:
+    """The class named by "package.module:Class" (or "package.module.Class").
+
+    Raises:
+        ProviderUnavailable: It cannot be imported, or is not a LangChain chat model.
+    """
+    module_name, _, name = path.partition(":") if ":" in path else path.rpartition(".")
+    if not module_name or not name:
+        raise ProviderUnavailable(f"--chat-model {path!r}: expected MODULE:CLASS, "
+                                  "such as langchain_openai:AzureChatOpenAI")
+    top = module_name.split(".")[0]
+    _require(module_name, f"pip install {top.replace('_', '-')}", f"chat model {path!r}")
+    found = getattr(importlib.import_module(module_name), name, None)
+    from langchain_core.language_models import BaseChatModel
+
+    if not (isinstance(found, type) and issubclass(found, BaseChatModel)):
+        raise ProviderUnavailable(f"--chat-model {path!r} is not a LangChain chat model class")
+    return found
+
+
+def _langchain_provider(config: RunConfig) -> LLMProvider:
+    from llm_qualitative_sort.providers.langchain import LangChainProvider
+
+    if not config.chat_model:
+        raise ProviderUnavailable("--provider langchain needs --chat-model MODULE:CLASS")
+    chat_class = chat_model_class(config.chat_model)
+    kwargs = chat_model_kwargs(config, chat_class)
+    try:
+        # Built once now, so that a bad argument or a missing key is reported before any
+        # call; the command line runs in one event loop, so one instance serves the run.
+        chat = chat_class(**kwargs)
+    except Exception as exc:
+        raise ProviderUnavailable(f"cannot build {config.chat_model} with {sorted(kwargs)}: "
+                                  f"{' '.join(str(exc).split())}") from exc
+    return LangChainProvider(chat, model=config.model, **_call_options(config))
+
+
+def chat_model_kwargs(config: RunConfig, chat_class: type[Any]) -> dict[str, Any]:
+    """The keyword arguments for the chat model; credentials are refused."""
+    kwargs = dict(config.chat_model_args)
+    for name in kwargs:
+        if _SECRET_NAME.search(name):
+            raise ProviderUnavailable(
+                f"--chat-model-arg {name}=...: pass credentials through the environment "
+                "(the chat model reads its usual variable), never on the command line")
+    if config.model and "model" not in kwargs:
+        kwargs["model"] = config.model
+    if config.base_url and "base_url" not in kwargs:
+        kwargs["base_url"] = config.base_url
+    # The sorter retries; the client's own retries would multiply the attempts.
+    if "max_retries" in getattr(chat_class, "model_fields", {}):
+        kwargs.setdefault("max_retries", 0)
+    return kwargs

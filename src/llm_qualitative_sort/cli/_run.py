@@ -4,53 +4,135 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
+from llm_qualitative_sort._inventory import RunInventory
 from llm_qualitative_sort._storage import default_checkpoint_path
 from llm_qualitative_sort.cache import FileCache
-from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._config import RunConfig, setting_names
 from llm_qualitative_sort.cli._progress import make_progress
-from llm_qualitative_sort.cli._providers import make_provider
+from llm_qualitative_sort.cli._report import write_cli_report
+from llm_qualitative_sort.cli._retries import watched_retry
+from llm_qualitative_sort.cli._settings import conflicts
+from llm_qualitative_sort.cli._signals import until_signalled
+from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.models import SortResult
-from llm_qualitative_sort.reports import write_report
+from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.sorter import QualitativeSorter
 
 SHOWN_CHARS = 150
 
 
-async def execute(config: RunConfig, items: Sequence[str] | None, out: TextIO) -> SortResult:
-    """Sort `items` (or resume `config.run_id` when `items` is None) and report the result."""
-    cache = FileCache(config.cache_dir) if config.cache_dir else None
-    progress = make_progress(config.progress)
-    sorter = QualitativeSorter(
-        make_provider(config),
-        criteria=config.criteria,
-        elimination_count=config.elimination_count,
-        comparison_rounds=config.comparison_rounds,
-        max_concurrent_requests=config.concurrency,
-        cache=cache,
-        on_progress=progress,
-        seed=config.seed,
-        checkpointer=checkpoint_path(config),
-    )
-    try:
-        if items is None:
-            result = await sorter.resume(config.run_id)
-        else:
-            result = await sorter.sort(items, run_id=config.run_id)
-    finally:
-        progress.close()
-        if cache is not None:
-            cache.close()
-    print_ranking(result, out)
-    print_summary(result, config, out)
-    return result
+class OutputClosed(Exception):
+    """Whoever read the ranking stopped reading (`| head`); the run itself finished."""
+
+
+@dataclass
+class Plan:
+    """A checked run, ready to start: every check that can precede the first call is done.
+
+    `texts` is None for a resumed run (its items are stored); `ids` follow the sorted texts.
+    """
+
+    config: RunConfig
+    provider: LLMProvider
+    cache: FileCache | None
+    texts: list[str] | None
+    ids: list[Any] = field(default_factory=list)
 
 
 def checkpoint_path(config: RunConfig) -> Path:
     """The SQLite file that keeps the run."""
     return Path(config.checkpoint) if config.checkpoint else default_checkpoint_path()
+
+
+async def execute(plan: Plan, out: TextIO) -> SortResult:
+    """Run the plan (a new run or a resumed one) and report its result.
+
+    Raises:
+        OutputClosed: The ranking could not be printed in full (the report was written).
+    """
+    config = plan.config
+    progress = make_progress(config.progress, plan.provider.estimate_cost)
+    sorter = QualitativeSorter(
+        plan.provider,
+        criteria=config.criteria,
+        elimination_count=config.elimination_count,
+        comparison_rounds=config.comparison_rounds,
+        max_concurrent_requests=config.concurrency,
+        cache=plan.cache,
+        on_progress=progress,
+        seed=config.seed,
+        checkpointer=checkpoint_path(config),
+        retry_policy=watched_retry(progress.retrying),
+        ranking="bradley_terry" if config.ranking == "bradley_terry" else "wins",
+    )
+    await _keep_settings(plan)
+    _announce(plan)
+    try:
+        if plan.texts is None:
+            result = await until_signalled(sorter.resume(config.run_id))
+        else:
+            result = await until_signalled(sorter.sort(plan.texts, run_id=config.run_id))
+    finally:
+        progress.close()
+        if plan.cache is not None:
+            plan.cache.close()
+    _finish(result, plan, out)
+    return result
+
+
+async def _keep_settings(plan: Plan) -> None:
+    # Written before the first call, so that a stopped run resumes with its own settings.
+    async with RunInventory.open(checkpoint_path(plan.config), create=True) as runs:
+        if plan.texts is not None:
+            await _check_reused_id(runs, plan)
+        await runs.catalog.put(plan.config.run_id, plan.config.stored_settings(), plan.ids)
+
+
+async def _check_reused_id(runs: RunInventory, plan: Plan) -> None:
+    """A new run under the id of a stored one must be that same run (then it continues).
+
+    Checked here, before its settings would overwrite the stored run's.
+    """
+    run_id = plan.config.run_id
+    summary = await runs.summary(run_id)
+    if summary is None or summary.state == "not started":
+        return
+    assert plan.texts is not None
+    stored = await runs.values(run_id)
+    if sorted(stored["items"]) != sorted(plan.texts):
+        raise RunMismatchError(f"run {run_id!r} holds {len(stored['items'])} other items; "
+                               "use a new run id for other items")
+    given = {name: getattr(plan.config, name) for name in setting_names(fixed=True)}
+    problems = conflicts(given, summary.settings)
+    if problems:
+        raise RunMismatchError(f"run {run_id!r} exists with other settings: "
+                               + "; ".join(problems) + ". Use a new run id")
+
+
+def _announce(plan: Plan) -> None:
+    config = plan.config
+    verb = "resuming" if plan.texts is None else "started"
+    count = "" if plan.texts is None else f"{len(plan.texts)} items, "
+    print(f"run {config.run_id} {verb} ({count}seed {config.seed}, "
+          f"kept in {checkpoint_path(config)})", file=sys.stderr, flush=True)
+
+
+def _finish(result: SortResult, plan: Plan, out: TextIO) -> None:
+    # The report first: a reader that closes the output early must not cost the report.
+    report = write_cli_report(result, plan.config, plan.ids) if plan.config.out else None
+    closed = False
+    try:
+        print_ranking(result, out)
+        out.flush()
+    except BrokenPipeError:
+        closed = True
+    print_summary(result, plan.config, report)
+    if closed:
+        raise OutputClosed
 
 
 def print_ranking(result: SortResult, out: TextIO) -> None:
@@ -62,19 +144,25 @@ def print_ranking(result: SortResult, out: TextIO) -> None:
             print(f"{mark:>{width}}  {_one_line(item)}", file=out)
 
 
-def print_summary(result: SortResult, config: RunConfig, out: TextIO) -> None:
-    """Counts, the run id and where the run and the report were kept (to stderr)."""
+def print_summary(result: SortResult, config: RunConfig, report: Path | None) -> None:
+    """Counts, cost, the run id and where the run and the report were kept (to stderr)."""
     stats = result.statistics
     err = sys.stderr
+    cost = "" if stats.estimated_cost is None else f", cost {stats.estimated_cost:.4f}"
     print(f"{stats.total_matches} matches in {stats.rounds} rounds, {stats.total_api_calls} "
-          f"LLM calls ({stats.cache_hits} from cache), {stats.elapsed_time:.1f} s", file=err)
+          f"LLM calls ({stats.cache_hits} from cache){cost}, {stats.elapsed_time:.1f} s",
+          file=err)
     print(f"run id {result.run_id} · checkpoint {checkpoint_path(config)}", file=err)
-    if config.out:
-        path = write_report(result, config.out, config.settings())
-        print(f"report written to {path}", file=err)
-    out.flush()
+    if report is not None:
+        print(f"report written to {report}", file=err)
 
 
 def _one_line(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= SHOWN_CHARS else flat[: SHOWN_CHARS - 1] + "…"
+
+
+def ids_by_text(texts: Sequence[str], ids: Sequence[Any]) -> dict[str, Any]:
+    """Each text's id, from ids listed in the order of the sorted texts."""
+    ordered = sorted(texts)
+    return dict(zip(ordered, ids, strict=True)) if len(ids) == len(ordered) else {}

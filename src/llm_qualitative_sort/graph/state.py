@@ -56,9 +56,11 @@ class TournamentInput(TypedDict):
 
 
 class TournamentOutput(TypedDict):
-    """What a finished run returns."""
+    """What a finished run returns: the ranking, its statistics and the run's id."""
 
     rankings: list[tuple[int, list[str]]]
+    statistics: NotRequired[dict[str, int]]
+    run_id: NotRequired[str]
 
 
 class TournamentState(TypedDict):
@@ -79,6 +81,9 @@ class TournamentState(TypedDict):
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     rng_seed: NotRequired[int]
+    # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
+    # listing runs needs no replay of their history.
+    item_count: NotRequired[int]
     standing: NotRequired[dict[str, Any]]
     round: NotRequired[int]
     completed: NotRequired[int]
@@ -88,6 +93,8 @@ class TournamentState(TypedDict):
         Annotated[list[RoundLog], DeltaChannel(_extend, snapshot_frequency=1_000)]
     ]
     rankings: NotRequired[list[tuple[int, list[str]]]]
+    statistics: NotRequired[dict[str, int]]
+    run_id: NotRequired[str]
 
 
 def run_settings(state: TournamentState) -> Settings:

@@ -17,6 +17,10 @@ from llm_qualitative_sort.tournament import strategy_for
 
 def prepare(state: TournamentState) -> dict[str, Any]:
     """Validate, sort the items (so results depend on the set, not the input order)."""
+    missing = [name for name in ("items", "criteria") if name not in state]
+    if missing:  # Studio and the API server send the input as typed, without checks
+        raise ValueError(f"the run input has no {' and no '.join(map(repr, missing))}; "
+                         'expected {"items": ["text", ...], "criteria": "what makes one better"}')
     items = check_items(state["items"])
     check_criteria(state["criteria"])
     settings = check_settings(
@@ -37,6 +41,7 @@ def prepare(state: TournamentState) -> dict[str, Any]:
         "elimination_count": settings.elimination_count,
         "comparison_rounds": settings.comparison_rounds,
         "rng_seed": rng_seed,
+        "item_count": len(items),
         "standing": strategy.start(),
         "round": 0,
         "completed": 0,

@@ -7,11 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
+
+from llm_qualitative_sort._results import counts
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 
 
-def rank(state: TournamentState) -> dict[str, Any]:
-    """Rank every item."""
+def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]:
+    """Rank every item; also give the run's counts and id (the output Studio shows)."""
     items = state["items"]
     ranks = run_strategy(state).rank(state["standing"], state.get("history", []))
-    return {"rankings": [(r, [items[i] for i in players]) for r, players in ranks]}
+    return {
+        "rankings": [(r, [items[i] for i in players]) for r, players in ranks],
+        "statistics": counts(state.get("history", [])),
+        "run_id": str(config.get("configurable", {}).get("thread_id", "")),
+    }

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
+
+from llm_qualitative_sort.reports._text import isolated, truncate
+from llm_qualitative_sort.reports._words import EN
 
 # Bracket 0 (no loss) is the darkest blue; more losses are lighter; eliminated is grey.
 _BRACKET_COLOURS = ("#1d4e89", "#3a7cc3", "#6fa8dc", "#9fc5e8", "#c9def2")
 _ELIMINATED = "#c8c8c8"
+# Labels of the wins chart: 44 columns (22 wide characters) fit in LABEL_PX at 12 px.
+LABEL_COLUMNS = 44
+LABEL_PX = 340
 
 
 def bracket_colour(bracket: int, elimination_count: int) -> str:
@@ -17,13 +23,19 @@ def bracket_colour(bracket: int, elimination_count: int) -> str:
     return _BRACKET_COLOURS[min(bracket, len(_BRACKET_COLOURS) - 1)]
 
 
-def brackets_chart(rows: Sequence[Sequence[int]], width: int = 860, height: int = 260) -> str:
+def brackets_chart(
+    rows: Sequence[Sequence[int]],
+    width: int = 860,
+    height: int = 260,
+    words: Mapping[str, str] = EN,
+) -> str:
     """Stacked columns: how many players sat in each bracket after each round.
 
     Args:
         rows: From `bracket_history`: per round, counts of brackets 0 … N−1 then eliminated.
         width: Width of the drawing in pixels.
         height: Height of the drawing in pixels.
+        words: The report's words, in its language.
     """
     if not rows:
         return ""
@@ -40,8 +52,10 @@ def brackets_chart(rows: Sequence[Sequence[int]], width: int = 860, height: int 
         for bracket, count in enumerate(row):
             h = plot_h * count / total
             y -= h
-            label = "eliminated" if bracket == n_brackets else f"{bracket} losses"
-            tip = f"{'start' if index == 0 else f'after round {index}'}: {count} {label}"
+            label = (words["eliminated"] if bracket == n_brackets
+                     else words["n_losses"].format(n=bracket))
+            moment = words["start"] if index == 0 else words["after_round"].format(n=index)
+            tip = f"{moment}: {count} × {label}"
             parts.append(
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" '
                 f'fill="{bracket_colour(bracket, n_brackets)}"><title>{escape(tip)}</title></rect>'
@@ -49,35 +63,48 @@ def brackets_chart(rows: Sequence[Sequence[int]], width: int = 860, height: int 
         if index % max(1, len(rows) // 12) == 0:
             parts.append(
                 f'<text x="{x + bar_w / 2:.1f}" y="{height - 10}" text-anchor="middle">'
-                f"{'start' if index == 0 else index}</text>"
+                f"{words['start'] if index == 0 else index}</text>"
             )
-    return _svg(width, height, "Players per bracket, round by round", parts)
+    return _svg(width, height, words["chart_brackets"], parts)
 
 
-def wins_chart(rows: Sequence[tuple[str, int]], width: int = 860, bar_h: int = 18) -> str:
+def wins_chart(
+    rows: Sequence[tuple[str, int]],
+    width: int = 860,
+    bar_h: int = 18,
+    words: Mapping[str, str] = EN,
+) -> str:
     """Horizontal bars: wins per item, in ranking order.
+
+    Labels are cut at the end, with an ellipsis, to `LABEL_COLUMNS` display columns (a
+    wide character counts two), and clipped to their area so none can overflow the chart;
+    the full text is the label's tooltip.
 
     Args:
         rows: (item, wins) pairs, best first.
         width: Width of the drawing in pixels.
         bar_h: Height of one bar in pixels.
+        words: The report's words, in its language.
     """
     if not rows:
         return ""
-    label_w, most = 300, max(max(wins for _, wins in rows), 1)
+    label_w, most = LABEL_PX, max(max(wins for _, wins in rows), 1)
     height = len(rows) * (bar_h + 4) + 8
-    parts = []
+    parts = [f'<clipPath id="labels"><rect x="0" y="0" width="{label_w - 4}" '
+             f'height="{height}"/></clipPath>']
     for index, (item, wins) in enumerate(rows):
         y = 4 + index * (bar_h + 4)
-        w = (width - label_w - 50) * wins / most
-        short = item if len(item) <= 40 else item[:39] + "…"
+        w = (width - label_w - 50) * wins / max(most, 1)
+        short = truncate(item, LABEL_COLUMNS)
+        # direction="ltr" keeps text-anchor="end" on the right whatever the item holds.
         parts.append(
-            f'<text x="{label_w - 8}" y="{y + bar_h - 5}" text-anchor="end">{escape(short)}'
+            f'<text x="{label_w - 8}" y="{y + bar_h - 5}" text-anchor="end" direction="ltr" '
+            f'clip-path="url(#labels)">{isolated(short, "tspan")}'
             f"<title>{escape(item)}</title></text>"
             f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="#3a7cc3"/>'
             f'<text x="{label_w + w + 6:.1f}" y="{y + bar_h - 5}">{wins}</text>'
         )
-    return _svg(width, height, "Wins per item", parts)
+    return _svg(width, height, words["wins_title"], parts)
 
 
 def _axis(left: int, top: int, plot_h: float, total: int, width: int) -> str:

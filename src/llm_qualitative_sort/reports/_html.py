@@ -17,18 +17,35 @@ from llm_qualitative_sort.reports._standings import (
     standings,
 )
 from llm_qualitative_sort.reports._style import CSS
+from llm_qualitative_sort.reports._text import display_width, isolated, page_language, truncate
+from llm_qualitative_sort.reports._words import words as words_in
 
 # Even if some text escaped escaping, the page could neither run script nor fetch anything.
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 WINS_CHART_LIMIT = 60
+# An opponent's text longer than this (in display columns) shows as an excerpt that opens.
+EXCERPT_COLUMNS = 80
+Words = Mapping[str, str]
 
 
-def to_html(result: SortResult, settings: Mapping[str, Any] | None = None) -> str:
+def to_html(
+    result: SortResult,
+    settings: Mapping[str, Any] | None = None,
+    *,
+    lang: str | None = None,
+    ids: Mapping[str, Any] | None = None,
+) -> str:
     """The report as one HTML document (UTF-8, viewable offline).
+
+    Every item's text is escaped and isolated (`<bdi>`), so no text can run as markup nor
+    reorder its neighbours with direction marks.
 
     Args:
         result: What to report.
         settings: How the run was made; `criteria` becomes the title, the rest is listed.
+        lang: Language of the report's own words ("en" or "ja"); also the page's `lang`.
+            By default English words, and a `lang` that follows the items and criterion.
+        ids: Each item's id in the input, shown beside it.
 
     Example:
         >>> from llm_qualitative_sort import SortResult, Statistics
@@ -37,19 +54,21 @@ def to_html(result: SortResult, settings: Mapping[str, Any] | None = None) -> st
         True
     """
     settings = dict(settings or {})
+    words = words_in(lang)
     n_losses = int(settings.get("elimination_count") or infer_elimination_count(result))
     table = standings(result)
-    title = str(settings.get("criteria") or "Ranking")
+    title = str(settings.get("criteria") or words["title"])
+    page_lang = lang or page_language([title, *(s.item for s in table)])
     body = [
-        f"<h1>{escape(title)}</h1>",
-        _run_line(result, settings),
-        _statistics(result),
-        _bracket_section(result, n_losses),
-        _ranking(table),
-        _wins_section(table),
+        f"<h1>{isolated(title)}</h1>",
+        _run_line(result, settings, words),
+        _statistics(result, words),
+        _bracket_section(result, n_losses, words),
+        _ranking(table, ids or {}, words),
+        _wins_section(table, words),
     ]
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="{escape(page_lang)}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)} · llm-qualitative-sort</title><style>{CSS}</style></head>"
@@ -57,45 +76,45 @@ def to_html(result: SortResult, settings: Mapping[str, Any] | None = None) -> st
     )
 
 
-def _run_line(result: SortResult, settings: dict[str, Any]) -> str:
+def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str:
     shown = {k: v for k, v in settings.items() if k != "criteria" and v is not None}
-    pairs = [("run id", result.run_id or "—")]
-    pairs += [(name.replace("_", " "), value) for name, value in shown.items()]
-    cells = "".join(f"<span><b>{escape(k)}</b> {escape(str(v))}</span>" for k, v in pairs)
+    pairs = [(words["run_id"], result.run_id or "—")]
+    pairs += [(words.get(f"setting_{name}", name.replace("_", " ")), value)
+              for name, value in shown.items()]
+    cells = "".join(f"<span><b>{escape(k)}</b> {isolated(str(v))}</span>" for k, v in pairs)
     return f'<p class="run">{cells}</p>'
 
 
-def _statistics(result: SortResult) -> str:
+def _statistics(result: SortResult, words: Words) -> str:
     stats = asdict(result.statistics)
     stats["elapsed_time"] = f"{stats['elapsed_time']:.2f} s"
     cost = stats["estimated_cost"]
     stats["estimated_cost"] = "—" if cost is None else f"{cost:.4f}"  # no prices given
     cards = "".join(
         f'<div class="stat"><div class="value">{escape(str(value))}</div>'
-        f'<div class="label">{escape(name.replace("_", " "))}</div></div>'
+        f'<div class="label">{escape(words.get(name, name.replace("_", " ")))}</div></div>'
         for name, value in stats.items()
     )
-    return f'<section><h2>Statistics</h2><div class="stats">{cards}</div></section>'
+    return f'<section><h2>{words["statistics"]}</h2><div class="stats">{cards}</div></section>'
 
 
-def _bracket_section(result: SortResult, n_losses: int) -> str:
+def _bracket_section(result: SortResult, n_losses: int, words: Words) -> str:
     if not result.match_history:
         return ""
     legend = "".join(
         f'<span><i style="background:{bracket_colour(b, n_losses)}"></i>'
-        f"{'eliminated' if b == n_losses else f'{b} loss' + ('' if b == 1 else 'es')}</span>"
+        f"{words['eliminated'] if b == n_losses else words['n_losses'].format(n=b)}</span>"
         for b in range(n_losses + 1)
     )
-    chart = brackets_chart(bracket_history(result, n_losses))
+    chart = brackets_chart(bracket_history(result, n_losses), words=words)
     return (
-        "<section><h2>How the brackets emptied</h2>"
-        f'<p class="note">Players in each loss bracket after every round; {n_losses} '
-        f'loss{"" if n_losses == 1 else "es"} eliminate.</p>'
+        f"<section><h2>{words['brackets']}</h2>"
+        f'<p class="note">{words["brackets_note"].format(n=n_losses)}</p>'
         f'<div class="legend">{legend}</div>{chart}</section>'
     )
 
 
-def _ranking(table: list[Standing]) -> str:
+def _ranking(table: list[Standing], ids: Mapping[str, Any], words: Words) -> str:
     # The first item opens by itself, to show the reader that the rows unfold.
     rows: list[str] = []
     for shade, (rank, group) in enumerate(groupby(table, key=lambda s: s.rank)):
@@ -103,65 +122,78 @@ def _ranking(table: list[Standing]) -> str:
         for index, standing in enumerate(members):
             rank_cell = ""
             if index == 0:
-                tie = f'<span class="tie">tied ×{len(members)}</span>' if len(members) > 1 else ""
+                tie = words["tied"].format(n=len(members))
+                tie = f'<span class="tie">{tie}</span>' if len(members) > 1 else ""
                 rank_cell = f'<td class="rank" rowspan="{len(members)}">{rank}{tie}</td>'
-            cell = _item_cell(standing, open_=not rows)
+            cell = _item_cell(standing, ids.get(standing.item), words, open_=not rows)
             rows.append(
                 f'<tr class="g{shade % 2}">{rank_cell}<td>{cell}</td>'
                 f'<td class="num">{standing.wins}</td><td class="num">{standing.losses}</td></tr>'
             )
     return (
-        "<section><h2>Ranking</h2>"
-        '<p class="note">Items with equal wins share a rank. Open an item to read its '
-        "matches and the judge's reasoning (the first is open).</p>"
-        '<table class="ranking"><thead><tr><th>Rank</th><th>Item</th><th>Wins</th>'
-        f"<th>Losses</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
+        f"<section><h2>{words['ranking']}</h2>"
+        f'<p class="note">{words["ranking_note"]}</p>'
+        f'<table class="ranking"><thead><tr><th>{words["rank"]}</th><th>{words["item"]}</th>'
+        f'<th>{words["wins"]}</th><th>{words["losses"]}</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></section>"
     )
 
 
-def _item_cell(standing: Standing, open_: bool) -> str:
+def _item_cell(standing: Standing, item_id: Any, words: Words, open_: bool) -> str:
+    ident = "" if item_id is None else (
+        f'<span class="id">{words["id"]} {isolated(str(item_id))}</span>')
     if not standing.matches:
-        return f'<div class="item">{escape(standing.item)}</div>'
-    matches = "".join(_match_row(standing.item, m) for m in standing.matches)
+        return f'<div class="item">{isolated(standing.item)}</div>{ident}'
+    matches = "".join(_match_row(standing.item, m, words) for m in standing.matches)
     return (
         f'<details{" open" if open_ else ""}>'
-        f'<summary class="item">{escape(standing.item)}</summary>'
-        f'<div class="full">{escape(standing.item)}</div>'
-        '<table class="matches"><thead><tr><th>Round</th><th>Opponent</th><th>Result</th>'
-        f"<th>Calls</th></tr></thead><tbody>{matches}</tbody></table></details>"
+        f'<summary class="item">{isolated(standing.item)}</summary>{ident}'
+        f'<div class="full">{isolated(standing.item)}</div>'
+        f'<table class="matches"><thead><tr><th>{words["round"]}</th>'
+        f'<th>{words["opponent"]}</th><th>{words["result"]}</th><th>{words["calls"]}</th>'
+        f"</tr></thead><tbody>{matches}</tbody></table></details>"
     )
 
 
-def _match_row(item: str, match: MatchResult) -> str:
+def _match_row(item: str, match: MatchResult, words: Words) -> str:
     side = "A" if match.item_a == item else "B"
     opponent = match.item_b if side == "A" else match.item_a
     outcome = "draw" if match.winner is None else ("won" if match.winner == side else "lost")
-    calls = "".join(_call(call, side) for call in match.rounds)
+    calls = "".join(_call(call, side, words) for call in match.rounds)
     return (
-        f'<tr><td class="num">{match.round_number}</td><td>{escape(opponent)}</td>'
-        f'<td><span class="{outcome}">{outcome}</span></td><td><ol>{calls}</ol></td></tr>'
+        f'<tr><td class="num">{match.round_number}</td><td>{_excerpt(opponent)}</td>'
+        f'<td><span class="{outcome}">{words[outcome]}</span></td><td><ol>{calls}</ol></td></tr>'
     )
 
 
-def _call(call: RoundResult, side: str) -> str:
-    verdict = "this" if call.winner == side else "opponent"
+def _excerpt(text: str) -> str:
+    """A long text as its first words, opening to the whole (no script needed)."""
+    if display_width(text) <= EXCERPT_COLUMNS and "\n" not in text:
+        return isolated(text)
+    return (f'<details class="excerpt"><summary>{isolated(truncate(text, EXCERPT_COLUMNS))}'
+            f'</summary><div class="full">{isolated(text)}</div></details>')
+
+
+def _call(call: RoundResult, side: str, words: Words) -> str:
+    verdict = words["this"] if call.winner == side else words["other"]
     if call.winner is None:
-        verdict = "no verdict"
+        verdict = words["no_verdict"]
     # The judge's reasoning names the texts "A" and "B" in the order it was shown them.
     first = (call.order == "AB") == (side == "A")
-    shown = f"this item shown {'first' if first else 'second'}"
-    cached = ' <span class="cached">cached</span>' if call.cached else ""
+    shown = words["shown_first"] if first else words["shown_second"]
+    cached = f' <span class="cached">{words["cached"]}</span>' if call.cached else ""
     return (
         f"<li><b>{verdict}</b> <small>({shown}){cached}</small> "
-        f"{escape(call.reasoning)}</li>"
+        f"{isolated(call.reasoning)}</li>"
     )
 
 
-def _wins_section(table: list[Standing]) -> str:
+def _wins_section(table: list[Standing], words: Words) -> str:
     if not any(s.matches for s in table):
         return ""
     shown = table[:WINS_CHART_LIMIT]
     more = len(table) - len(shown)
-    note = f" The first {len(shown)} of {len(table)} items are shown." if more else ""
-    chart = wins_chart([(s.item, s.wins) for s in shown])
-    return f'<section><h2>Wins per item</h2><p class="note">Best first.{note}</p>{chart}</section>'
+    note = words["wins_more"].format(shown=len(shown), total=len(table)) if more else ""
+    chart = wins_chart([(s.item, s.wins) for s in shown], words=words)
+    return (f'<section><h2>{words["wins_title"]}</h2>'
+            f'<p class="note">{words["wins_note"]}{note}</p>{chart}</section>')

@@ -7,19 +7,24 @@ from dataclasses import asdict
 from typing import Any
 
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
-from llm_qualitative_sort.reports._standings import standings
+from llm_qualitative_sort.reports._standings import Standing, standings
 
 SCHEMA = "llm-qualitative-sort/result"
 # Bump on any change that could break a reader; adding keys is not such a change.
 SCHEMA_VERSION = 1
 
 
-def to_json_dict(result: SortResult, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def to_json_dict(
+    result: SortResult,
+    settings: Mapping[str, Any] | None = None,
+    ids: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The report as plain JSON data.
 
     Args:
         result: What to report.
         settings: How the run was made (criteria, elimination count, ...), stored as given.
+        ids: Each item's id in the input; each standing then carries its `id`.
 
     Example:
         >>> from llm_qualitative_sort import SortResult, Statistics
@@ -32,13 +37,18 @@ def to_json_dict(result: SortResult, settings: Mapping[str, Any] | None = None) 
         "run_id": result.run_id,
         "settings": dict(settings or {}),
         "rankings": [{"rank": rank, "items": list(group)} for rank, group in result.rankings],
-        "standings": [
-            {"rank": s.rank, "item": s.item, "wins": s.wins, "losses": s.losses}
-            for s in standings(result)
-        ],
+        "standings": [_standing(s, ids) for s in standings(result)],
         "match_history": [asdict(match) for match in result.match_history],
         "statistics": asdict(result.statistics),
     }
+
+
+def _standing(s: Standing, ids: Mapping[str, Any] | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"rank": s.rank}
+    if ids:
+        entry["id"] = ids.get(s.item)
+    entry.update(item=s.item, wins=s.wins, losses=s.losses)
+    return entry
 
 
 def from_json_dict(data: Mapping[str, Any]) -> SortResult:

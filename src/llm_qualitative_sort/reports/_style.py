@@ -47,4 +47,12 @@ details[open] summary.item { color: var(--muted); max-height: 1.5em; }
 .lost { background: #ffebe9; color: #cf222e; }
 .draw { background: #fff8c5; color: #9a6700; }
 .cached { background: #eaeef2; border-radius: 8px; padding: 0 6px; }
+.id { display: block; color: var(--muted); font-size: 12px; }
+.excerpt > summary { cursor: pointer; }
+.excerpt[open] > summary { color: var(--muted); }
+.excerpt .full { font-size: 13px; }
+/* Each item's text is its own bidirectional island: a direction mark inside an item
+   (U+202E...) cannot reorder the text around it. <bdi> does this in HTML; SVG labels
+   carry the class. */
+bdi, .iso { unicode-bidi: isolate; }
 """

@@ -17,12 +17,27 @@ REPORT_FORMATS = (".json", ".csv", ".html")
 
 
 def write_report(
-    result: SortResult, path: str | os.PathLike[str], settings: Mapping[str, Any] | None = None
+    result: SortResult,
+    path: str | os.PathLike[str],
+    settings: Mapping[str, Any] | None = None,
+    *,
+    ids: Mapping[str, Any] | None = None,
+    lang: str | None = None,
+    excel: bool = False,
 ) -> Path:
     """Write `result` to `path` as JSON, CSV or HTML, by the file's extension (UTF-8).
 
     The file is written beside its final name and then renamed, so a reader never sees
     half a report.
+
+    Args:
+        result: What to report.
+        path: Where; its extension picks the format.
+        settings: How the run was made, recorded in the report.
+        ids: Each item's id in the input, written next to it (JSON, CSV, HTML).
+        lang: The HTML report's language ("en", "ja"); see `to_html`.
+        excel: Start a CSV file with a UTF-8 byte-order mark, without which Excel (on a
+            Japanese Windows, for one) reads UTF-8 as the local code page.
 
     Raises:
         ValueError: The extension is none of `REPORT_FORMATS`.
@@ -30,11 +45,12 @@ def write_report(
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix == ".json":
-        text = json.dumps(to_json_dict(result, settings), ensure_ascii=False, indent=2) + "\n"
+        data = to_json_dict(result, settings, ids)
+        text = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
     elif suffix == ".csv":
-        text = to_csv(result)
+        text = ("\ufeff" if excel else "") + to_csv(result, ids)
     elif suffix == ".html":
-        text = to_html(result, settings)
+        text = to_html(result, settings, lang=lang, ids=ids)
     else:
         raise ValueError(
             f"cannot tell the report format of {str(target)!r}: use one of "

@@ -1,0 +1,253 @@
+"""The runs kept in a checkpoint database, as stored: list, inspect, load, delete, compact.
+
+Everything shown is derived from what runs already write: LangGraph's checkpoints (read
+through the saver's API: `aget_tuple`, `aget_state`, `adelete_thread`), the run journal
+(calls of unfinished runs) and the catalog (settings the checkpoint does not hold). Only
+the list of run ids comes from SQL, since a saver has no call that lists its threads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import aiosqlite
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from llm_qualitative_sort._catalog import RunCatalog
+from llm_qualitative_sort._results import history_matches, statistics
+from llm_qualitative_sort._storage import journal_path
+from llm_qualitative_sort.graph import build_graph
+
+
+class Liveness(Protocol):
+    """Tells whether a live process holds an unfinished run (the run lease answers this)."""
+
+    async def holder(self, run_id: str) -> str | None:
+        """A description of the live holder (host, pid, since when), or None."""
+
+
+class StoreError(RuntimeError):
+    """The checkpoint file cannot be read as one; the message names it."""
+
+
+@dataclass
+class RunSummary:
+    """One stored run as `runs list` and `runs show` present it.
+
+    `state` is "finished", "running" or "stopped" (from the lease), "unfinished" when
+    nothing tells running from stopped, or "not started" (killed before its input was
+    saved: start it again under its id). Calls count paid calls; for an unfinished run
+    they come from the journal, which holds every call made so far.
+    """
+
+    run_id: str
+    started: datetime | None
+    updated: datetime | None
+    state: str
+    items: int = 0
+    settings: dict[str, Any] = field(default_factory=dict)
+    ids: list[Any] = field(default_factory=list)
+    holder: str | None = None
+    rounds: int = 0
+    matches: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    failed_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def cost(self) -> float | None:
+        """Estimated cost from the stored prices, or None without prices."""
+        return priced(self.settings, self.input_tokens, self.output_tokens)
+
+
+def priced(settings: dict[str, Any], input_tokens: int, output_tokens: int) -> float | None:
+    """The cost of the tokens at the prices per million in `settings`, or None without prices."""
+    price_in = settings.get("input_price_per_million")
+    price_out = settings.get("output_price_per_million")
+    if price_in is None and price_out is None:
+        return None
+    return (input_tokens * (price_in or 0.0) + output_tokens * (price_out or 0.0)) / 1e6
+
+
+class RunInventory:
+    """The runs of one SQLite checkpoint file; open it with `RunInventory.open(path)`."""
+
+    def __init__(self, path: Path, conn: aiosqlite.Connection, liveness: Liveness | None) -> None:
+        self.path = path
+        self.conn = conn
+        self.saver = AsyncSqliteSaver(conn)
+        self.catalog = RunCatalog(conn)
+        self._liveness = liveness
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, path: Path, *, liveness: Liveness | None = None,
+                   create: bool = False) -> AsyncIterator[RunInventory]:
+        """The inventory of `path`; it must exist unless `create`."""
+        if not create and not path.is_file():
+            raise StoreError(f"no runs kept in {path}: the file does not exist")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(path)
+        try:
+            try:
+                await conn.execute("PRAGMA journal_mode=WAL")
+                await cls._tables(conn)
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot read {path} as a checkpoint database: {exc}") from exc
+            yield cls(path, conn, liveness)
+        finally:
+            await conn.close()
+
+    @staticmethod
+    async def _tables(conn: aiosqlite.Connection) -> set[str]:
+        cursor = await conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {row[0] for row in await cursor.fetchall()}
+
+    async def run_ids(self) -> list[str]:
+        """Every run with a checkpoint, oldest first."""
+        if "checkpoints" not in await self._tables(self.conn):
+            return []
+        cursor = await self.conn.execute(
+            "SELECT thread_id FROM checkpoints WHERE checkpoint_ns = '' "
+            "GROUP BY thread_id ORDER BY MIN(checkpoint_id)"
+        )
+        return [row[0] for row in await cursor.fetchall()]
+
+    async def summaries(self) -> list[RunSummary]:
+        """Every run, newest first."""
+        found = [await self.summary(run_id) for run_id in await self.run_ids()]
+        return [s for s in reversed(found) if s is not None]
+
+    async def summary(self, run_id: str) -> RunSummary | None:
+        """The run `run_id`, or None if no checkpoint of it is kept."""
+        latest = await self.saver.aget_tuple(_config(run_id))
+        if latest is None:
+            return None
+        first = await self._first_checkpoint_time(run_id)
+        values = latest.checkpoint["channel_values"]
+        record = await self.catalog.get(run_id)
+        summary = RunSummary(run_id, first, _time(latest.checkpoint["ts"]), "not started",
+                             ids=list(record.get("ids", [])))
+        if "standing" not in values:
+            return summary  # killed before its input reached the disk
+        summary.items = int(values.get("item_count", 0))
+        summary.settings = {**record.get("settings", {}), **_tournament_settings(values)}
+        summary.rounds = int(values.get("round", 0))
+        summary.matches = int(values.get("completed", 0))
+        if "rankings" in values:
+            summary.state = "finished"
+            self._count_history(summary, await self.values(run_id))
+        else:
+            await self._liveness_of(summary)
+            self._count_journal(summary)
+        return summary
+
+    async def values(self, run_id: str) -> dict[str, Any]:
+        """The run's full stored state (items, history, rankings, ...), {} if none."""
+        state = await build_graph(self.saver).aget_state(_config(run_id))
+        return dict(state.values)
+
+    async def delete(self, run_id: str) -> None:
+        """Remove the run: its checkpoints and writes, catalog row and journal rows."""
+        await self.saver.adelete_thread(run_id)
+        await self.catalog.delete(run_id)
+        journal = journal_path(self.path)
+        if journal.is_file():
+            with sqlite3.connect(journal, timeout=30.0) as conn:
+                conn.execute("DELETE FROM journal WHERE run_id = ?", (run_id,))
+            conn.close()
+
+    async def _first_checkpoint_time(self, run_id: str) -> datetime | None:
+        cursor = await self.conn.execute(
+            "SELECT MIN(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND "
+            "checkpoint_ns = ''", (run_id,))
+        row = await cursor.fetchone()
+        if row is None or row[0] is None:
+            return None
+        config = _config(run_id)
+        config["configurable"]["checkpoint_id"] = row[0]
+        first = await self.saver.aget_tuple(config)
+        return None if first is None else _time(first.checkpoint["ts"])
+
+    async def _liveness_of(self, summary: RunSummary) -> None:
+        if self._liveness is None:
+            summary.state = "unfinished"
+            return
+        summary.holder = await self._liveness.holder(summary.run_id)
+        summary.state = "running" if summary.holder else "stopped"
+
+    @staticmethod
+    def _count_history(summary: RunSummary, values: dict[str, Any]) -> None:
+        history = values.get("history", [])
+        stats = statistics(history_matches(values["items"], history), len(history), 0.0)
+        summary.calls, summary.cache_hits = stats.total_api_calls, stats.cache_hits
+        summary.failed_calls = stats.failed_calls
+        summary.input_tokens, summary.output_tokens = stats.input_tokens, stats.output_tokens
+
+    def _count_journal(self, summary: RunSummary) -> None:
+        journal = journal_path(self.path)
+        if not journal.is_file():
+            return
+        # A journal row's record is the JSON list [winner, reasoning, raw, input tokens,
+        # output tokens, from cache] (see `_journal.Journal.put`).
+        query = ("SELECT COUNT(*), SUM(json_extract(record, '$[5]')), "
+                 "SUM(json_extract(record, '$[0]') IS NULL), "
+                 "SUM(json_extract(record, '$[3]')), SUM(json_extract(record, '$[4]')) "
+                 "FROM journal WHERE run_id = ?")
+        with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=30.0) as conn:
+            total, cached, failed, tokens_in, tokens_out = conn.execute(
+                query, (summary.run_id,)).fetchone()
+        conn.close()
+        summary.cache_hits = int(cached or 0)
+        summary.calls = int(total or 0) - summary.cache_hits
+        summary.failed_calls = int(failed or 0)
+        summary.input_tokens, summary.output_tokens = int(tokens_in or 0), int(tokens_out or 0)
+
+
+def compact(path: Path) -> int:
+    """Give the space of deleted rows back to the file system; returns the bytes freed.
+
+    Deleted rows only leave free pages inside the file; VACUUM rewrites it without them,
+    and truncating the write-ahead log drops what the deletions appended there.
+    """
+    files = [path, journal_path(path)]
+    before = sum(_size(p) for p in files)
+    for target in files:
+        if target.is_file():
+            conn = sqlite3.connect(target, timeout=30.0, isolation_level=None)
+            try:
+                conn.execute("VACUUM")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                conn.close()
+    return before - sum(_size(p) for p in files)
+
+
+def _size(path: Path) -> int:
+    wal = path.with_name(path.name + "-wal")
+    return sum(p.stat().st_size for p in (path, wal) if p.is_file())
+
+
+def _config(run_id: str) -> RunnableConfig:
+    return {"configurable": {"thread_id": run_id, "checkpoint_ns": ""}}
+
+
+def _time(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp)
+
+
+def _tournament_settings(values: dict[str, Any]) -> dict[str, Any]:
+    """The settings the checkpoint itself holds (authoritative over any catalog copy)."""
+    names = ("criteria", "strategy", "elimination_count", "comparison_rounds", "budget",
+             "top_k", "stop_when_settled")
+    settings = {name: values[name] for name in names if name in values}
+    return {**settings, "seed": values.get("rng_seed")}

@@ -1,0 +1,173 @@
+"""From arguments to a checked `Plan`: every check that can run before the first call runs here.
+
+Settings are layered (flags, stored run, environment, config file, defaults); the items are
+read and checked with line numbers; the report path, the judge (its client library and
+key) and the cache are tried. `--dry-run` goes through all of it, then prints the estimate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import secrets
+import sys
+import uuid
+from dataclasses import fields
+from typing import Any
+
+from llm_qualitative_sort._validation import check_settings
+from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
+from llm_qualitative_sort.cli._inputs import Source, checked, read_records
+from llm_qualitative_sort.cli._main import UsageError
+from llm_qualitative_sort.cli._parser import chat_model_args
+from llm_qualitative_sort.cli._report import check_report_path
+from llm_qualitative_sort.cli._run import Plan, checkpoint_path
+from llm_qualitative_sort.cli._settings import (
+    conflicts,
+    layered,
+    read_config_file,
+    read_environment,
+)
+
+Prepared = tuple[RunConfig, list[str] | None, list[Any]]
+_FLAG_NAMES = {f.name for f in fields(RunConfig)} - {"run_id", "resume", "chat_model_args"}
+
+
+def prepare(args: argparse.Namespace) -> Plan | None:
+    """The plan of `sort` or `demo`; None after a dry run (which has printed its estimate)."""
+    file_settings, _ = read_config_file(args.config)
+    env = read_environment()
+    flags = command_line_settings(args)
+    if args.command == "demo":
+        config, texts, ids = _demo(args, layered(flags, env, file_settings))
+    elif args.resume:
+        config, texts, ids = _resumed(args, flags, env, file_settings)
+    else:
+        config, texts, ids = _new(args, layered(flags, env, file_settings))
+    return _checked_plan(config, texts, ids, args)
+
+
+def command_line_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given as flags (None where a flag was not given)."""
+    flags = {name: getattr(args, name, None) for name in _FLAG_NAMES}
+    flags["chat_model_args"] = chat_model_args(getattr(args, "chat_model_arg", None)) or None
+    return flags
+
+
+def _demo(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
+    from llm_qualitative_sort.cli._providers import demo_set
+
+    demo = demo_set()
+    keep = {k: settings[k] for k in ("checkpoint", "out", "lang", "excel", "progress", "verbose")
+            if k in settings}
+    config = RunConfig(criteria=demo["criteria"], run_id=uuid.uuid4().hex, seed=args.seed,
+                       elimination_count=demo["elimination_count"], **keep)
+    texts = list(demo["texts"])
+    return config, texts, list(range(1, len(texts) + 1))
+
+
+def _new(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
+    if args.run_id is not None and not args.run_id.strip():
+        raise UsageError("--run-id must not be empty")
+    config = RunConfig(**settings)
+    if not config.criteria.strip():
+        raise UsageError("--criteria is required: say what makes one text better")
+    config.run_id = args.run_id or uuid.uuid4().hex
+    if config.seed is None and args.run_id:
+        # Started again under its id (after a kill before its items were saved, or to get
+        # its result): the stored run's seed, so that it pairs and judges as before.
+        config.seed = asyncio.run(_stored_seed(checkpoint_path(config), args.run_id))
+    if config.seed is None:
+        # Drawn here and printed when the run starts; kept with the run for its resumption.
+        config.seed = secrets.randbelow(2**31)
+    if args.input in (None, "-") and sys.stdin.isatty():
+        raise UsageError("no input: give a file, or pipe the items on stdin")
+    source = Source(args.input, args.format, args.field, args.column, args.id_field,
+                    args.id_column)
+    records = checked(read_records(source), source.name, dedupe=args.dedupe,
+                      note=lambda text: print(text, file=sys.stderr))
+    config.source = source.describe()
+    by_text = {r.text: r.id for r in records}
+    texts = [r.text for r in records]
+    return config, texts, [by_text[t] for t in sorted(texts)]
+
+
+def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any],
+             file_settings: dict[str, Any]) -> Prepared:
+    if args.run_id or args.input or args.dry_run:
+        raise UsageError("--resume continues a stored run: give no input, --run-id or --dry-run")
+    where = RunConfig(**layered(flags, env, file_settings))
+    summary = asyncio.run(_stored(checkpoint_path(where), args.resume))
+    stored = {k: v for k, v in summary.settings.items() if k in _FLAG_NAMES | {"chat_model_args"}}
+    problems = conflicts(flags, stored)
+    if problems:
+        raise UsageError(f"run {args.resume!r} keeps the settings it was started with: "
+                         + "; ".join(problems) + ". Drop those flags, or start a new run")
+    config = RunConfig(**layered(flags, stored, env, file_settings))
+    config.run_id, config.resume = args.resume, True
+    return config, None, summary.ids
+
+
+async def _stored_seed(path: Any, run_id: str) -> int | None:
+    from llm_qualitative_sort._inventory import RunInventory
+
+    if not path.is_file():
+        return None
+    async with RunInventory.open(path) as runs:
+        summary = await runs.summary(run_id)
+        record = await runs.catalog.get(run_id)
+    seed = summary.settings.get("seed") if summary is not None else None
+    seed = seed if seed is not None else record.get("settings", {}).get("seed")
+    return seed if isinstance(seed, int) else None
+
+
+async def _stored(path: Any, run_id: str) -> Any:
+    from llm_qualitative_sort._inventory import RunInventory
+
+    if not path.is_file():
+        raise UsageError(f"no run {run_id!r} in {path} (the file does not exist)")
+    async with RunInventory.open(path) as runs:
+        summary = await runs.summary(run_id)
+    if summary is None:
+        raise UsageError(f"no run {run_id!r} in {path}")
+    if summary.state == "not started":
+        raise UsageError(f"run {run_id!r} was stopped before its items were saved: start it "
+                         f"again with `sort FILE --run-id {run_id}` and the same settings")
+    return summary
+
+
+def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
+                  args: argparse.Namespace) -> Plan | None:
+    dry_run = bool(getattr(args, "dry_run", False))
+    check_settings(elimination_count=config.elimination_count,
+                   comparison_rounds=config.comparison_rounds,
+                   max_concurrent_requests=config.concurrency)
+    _check_numbers(config)
+    if config.out:
+        check_report_path(config.out, probe=not dry_run)
+    from llm_qualitative_sort.cli._providers import make_provider
+
+    provider = make_provider(config)
+    if dry_run:
+        assert texts is not None
+        plan = estimate(len(texts), config.elimination_count, config.comparison_rounds)
+        print_estimate(plan, args.price_per_call, sys.stdout)
+        return None
+    from llm_qualitative_sort.cache import FileCache
+
+    cache = FileCache(config.cache_dir) if config.cache_dir else None
+    return Plan(config, provider, cache, texts, ids)
+
+
+def _check_numbers(config: RunConfig) -> None:
+    positive = {"--timeout": config.timeout, "--requests-per-second": config.requests_per_second}
+    at_least_zero = {"--input-price-per-million": config.input_price_per_million,
+                     "--output-price-per-million": config.output_price_per_million,
+                     "--mock-latency": config.mock_latency}
+    for flag, value in positive.items():
+        if value is not None and not value > 0:
+            raise UsageError(f"{flag} must be positive, got {value}")
+    for flag, value in at_least_zero.items():
+        if value is not None and not value >= 0:
+            raise UsageError(f"{flag} must be >= 0, got {value}")

@@ -1,0 +1,205 @@
+"""`runs list | show | rm | prune` and `report`: the stored runs, without calling any judge."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sqlite3
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from llm_qualitative_sort._inventory import (
+    RunInventory,
+    RunSummary,
+    StoreError,
+    compact,
+    priced,
+)
+from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._main import EXIT_OK, UsageError
+from llm_qualitative_sort.cli._report import check_report_path, write_cli_report
+from llm_qualitative_sort.cli._run import checkpoint_path
+from llm_qualitative_sort.cli._settings import layered, read_config_file, read_environment
+
+_COLUMNS = ("RUN ID", "STARTED", "ITEMS", "SETTINGS", "STATE", "CALLS", "COST")
+
+
+def runs_command(args: argparse.Namespace) -> int:
+    """Run `runs ...` or `report RUN_ID`; return the exit code."""
+    file_settings, _ = read_config_file(args.config)
+    where = RunConfig(**layered({"checkpoint": args.checkpoint}, read_environment(),
+                                file_settings))
+    path = checkpoint_path(where)
+    action = args.runs_command if args.command == "runs" else "report"
+    try:
+        return asyncio.run(_ACTIONS[action](path, args))
+    except sqlite3.DatabaseError as exc:  # a damaged or foreign file: say which
+        raise StoreError(f"cannot use {path} as a checkpoint database: {exc}") from exc
+
+
+async def _list(path: Path, args: argparse.Namespace) -> int:
+    if not path.is_file():
+        print(f"no runs kept in {path}", file=sys.stderr)
+        return EXIT_OK
+    async with RunInventory.open(path) as runs:
+        summaries = await runs.summaries()
+    if args.json:
+        for summary in summaries:
+            print(json.dumps(_as_json(summary), ensure_ascii=False))
+        return EXIT_OK
+    rows = [_COLUMNS] + [_row(s) for s in summaries]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS) - 1)]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False))
+              + "  " + row[-1])
+    print(f"{len(summaries)} run(s) in {path}", file=sys.stderr)
+    return EXIT_OK
+
+
+async def _show(path: Path, args: argparse.Namespace) -> int:
+    async with RunInventory.open(path) as runs:
+        summary = await _one(runs, args.run_id, path)
+        values = await runs.values(args.run_id) if summary.state == "finished" else {}
+    if args.json:
+        print(json.dumps(_as_json(summary), ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for name, value in _details(summary, path):
+        print(f"{name + ':':<20} {value}")
+    for rank, group in values.get("rankings", [])[:10]:
+        print(f"{rank:>4}  " + " | ".join(" ".join(t.split())[:80] for t in group))
+    return EXIT_OK
+
+
+async def _remove(path: Path, args: argparse.Namespace) -> int:
+    async with RunInventory.open(path) as runs:
+        for run_id in args.run_ids:
+            summary = await _one(runs, run_id, path)
+            if summary.state == "running":
+                raise UsageError(f"run {run_id!r} is running ({summary.holder}); stop it first")
+        for run_id in args.run_ids:
+            await runs.delete(run_id)
+            print(f"deleted run {run_id}")
+    _compact(path)
+    return EXIT_OK
+
+
+async def _prune(path: Path, args: argparse.Namespace) -> int:
+    before = _date(args.before)
+    async with RunInventory.open(path) as runs:
+        old = [s for s in await runs.summaries()
+               if s.state == "finished" and s.updated is not None and s.updated < before]
+        for summary in old:
+            if not args.dry_run:
+                await runs.delete(summary.run_id)
+            print(f"{'would delete' if args.dry_run else 'deleted'} run {summary.run_id} "
+                  f"(finished {_when(summary.updated)})")
+    if not args.dry_run and old:
+        _compact(path)
+    print(f"{len(old)} finished run(s) last saved before {before.isoformat()}", file=sys.stderr)
+    return EXIT_OK
+
+
+async def _report(path: Path, args: argparse.Namespace) -> int:
+    check_report_path(args.out)
+    from llm_qualitative_sort._results import Ranking, sort_result
+
+    async with RunInventory.open(path) as runs:
+        summary = await _one(runs, args.run_id, path)
+        if summary.state != "finished":
+            raise UsageError(f"run {args.run_id!r} is {summary.state} ({summary.matches} "
+                             "matches played): finish it with `sort --resume` first")
+        values = await runs.values(args.run_id)
+    known = {k: v for k, v in summary.settings.items() if k in RunConfig.__dataclass_fields__}
+    config = RunConfig(**known)
+    config.out, config.run_id = args.out, args.run_id
+    config.lang = args.lang or config.lang
+    config.excel = config.excel if args.excel is None else args.excel
+    config.ranking = args.ranking or config.ranking
+    span = (summary.updated - summary.started).total_seconds() if summary.started and \
+        summary.updated else 0.0
+    ranking: Ranking = "bradley_terry" if config.ranking == "bradley_terry" else "wins"
+    prices = summary.settings
+    result = sort_result(values, args.run_id, span, ranking, lambda i, o: priced(prices, i, o))
+    written = write_cli_report(result, config, summary.ids, values["items"])
+    print(f"report of run {args.run_id} written to {written}", file=sys.stderr)
+    return EXIT_OK
+
+
+_ACTIONS = {"list": _list, "show": _show, "rm": _remove, "prune": _prune, "report": _report}
+
+
+async def _one(runs: RunInventory, run_id: str, path: Path) -> RunSummary:
+    summary = await runs.summary(run_id)
+    if summary is None:
+        raise UsageError(f"no run {run_id!r} in {path} (see `runs list`)")
+    return summary
+
+
+def _compact(path: Path) -> None:
+    try:
+        freed = compact(path)
+    except Exception as exc:  # in use by a running sort: its space is reused later
+        print(f"note: could not compact {path} now ({exc})", file=sys.stderr)
+        return
+    print(f"{path}: {freed / 1e6:.1f} MB given back", file=sys.stderr)
+
+
+def _row(s: RunSummary) -> tuple[str, ...]:
+    return (s.run_id, _when(s.started), str(s.items), _settings_text(s.settings), s.state,
+            str(s.calls), "—" if s.cost is None else f"{s.cost:.4f}")
+
+
+def _settings_text(settings: dict[str, Any]) -> str:
+    judge = settings.get("provider") or "?"
+    model = settings.get("model") or settings.get("chat_model")
+    parts = [f"{judge}:{model}" if model else judge,
+             f"N={settings.get('elimination_count')}", f"K={settings.get('comparison_rounds')}"]
+    if settings.get("ranking") == "bradley_terry":
+        parts.append("bt")
+    return " ".join(parts)
+
+
+def _details(s: RunSummary, path: Path) -> list[tuple[str, Any]]:
+    settings = dict(s.settings)
+    rows: list[tuple[str, Any]] = [
+        ("run id", s.run_id), ("state", s.state + (f" ({s.holder})" if s.holder else "")),
+        ("started", _when(s.started)), ("last saved", _when(s.updated)), ("items", s.items),
+        ("criteria", settings.pop("criteria", None)), ("rounds", s.rounds),
+        ("matches", s.matches), ("calls", f"{s.calls} paid, {s.cache_hits} from cache, "
+                                          f"{s.failed_calls} without verdict"),
+        ("tokens", f"{s.input_tokens} in, {s.output_tokens} out"),
+        ("cost", "—" if s.cost is None else f"{s.cost:.4f}"), ("checkpoint", path),
+    ]
+    rows += [(name.replace("_", " "), value) for name, value in settings.items()
+             if value not in (None, {}, [])]
+    if s.state not in ("finished", "running"):
+        rows.append(("resume with", f"llm-qualitative-sort sort --resume {s.run_id} "
+                                    f"--checkpoint {path}"))
+    return rows
+
+
+def _as_json(s: RunSummary) -> dict[str, Any]:
+    return {"run_id": s.run_id, "started": _iso(s.started), "last_saved": _iso(s.updated),
+            "state": s.state, "holder": s.holder, "items": s.items, "rounds": s.rounds,
+            "matches": s.matches, "calls": s.calls, "cache_hits": s.cache_hits,
+            "failed_calls": s.failed_calls, "input_tokens": s.input_tokens,
+            "output_tokens": s.output_tokens, "cost": s.cost, "settings": s.settings}
+
+
+def _when(moment: datetime | None) -> str:
+    return "—" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _date(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"--before {text!r}: expected a date such as 2026-11-01") from None
+    return moment if moment.tzinfo else moment.astimezone()  # a bare date is local time

@@ -1,0 +1,88 @@
+"""Text as the HTML report shows it: display width, excerpts, direction isolation, language.
+
+Widths are counted in terminal-style columns: East Asian wide and fullwidth characters take
+two, combining marks none, everything else one. That is close to how a proportional
+Latin font and a CJK font share a line, and far closer than counting characters.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from html import escape
+
+ELLIPSIS = "…"
+
+
+def char_width(char: str) -> int:
+    """Columns one character takes (2 for East Asian wide/fullwidth, 0 for combining)."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Columns `text` takes.
+
+    Example:
+        >>> display_width("abc"), display_width("吾輩は猫")
+        (3, 8)
+    """
+    return sum(char_width(c) for c in text)
+
+
+def truncate(text: str, width: int) -> str:
+    """`text` on one line, cut at the end with an ellipsis to fit `width` columns.
+
+    Example:
+        >>> truncate("吾輩は猫である。名前はまだ無い。", 10)
+        '吾輩は猫…'
+    """
+    flat = " ".join(text.split())
+    if display_width(flat) <= width:
+        return flat
+    kept, used = [], 0
+    for char in flat:
+        used += char_width(char)
+        if used > width - 1:  # the ellipsis takes one column
+            break
+        kept.append(char)
+    return "".join(kept).rstrip() + ELLIPSIS
+
+
+def isolated(text: str, tag: str = "bdi") -> str:
+    """`text` escaped and isolated, so its direction marks cannot reorder what surrounds it.
+
+    A right-to-left override (U+202E) inside an item would otherwise flip how the rest of
+    the line displays; `<bdi>` (and `dir="auto"`) keep each item's text to itself.
+
+    Example:
+        >>> isolated("a<b")
+        '<bdi>a&lt;b</bdi>'
+    """
+    if tag == "bdi":
+        return f"<bdi>{escape(text)}</bdi>"
+    return f'<{tag} class="iso">{escape(text)}</{tag}>'  # .iso: unicode-bidi: isolate
+
+
+def page_language(texts: list[str]) -> str:
+    """The `lang` of a page whose content is `texts`: "ja" if any kana, "ko", "zh", else "en".
+
+    The page's language picks the glyphs: Han characters of a page marked English may be
+    drawn with a Chinese font. Kana only appear in Japanese, so they decide first.
+    """
+    found = {_script(c) for text in texts for c in text if ord(c) > 0x2E7F}
+    for script in ("ja", "ko", "zh"):
+        if script in found:
+            return script
+    return "en"
+
+
+def _script(char: str) -> str:
+    code = ord(char)
+    if 0x3040 <= code <= 0x30FF or 0x31F0 <= code <= 0x31FF or 0xFF66 <= code <= 0xFF9F:
+        return "ja"
+    if 0xAC00 <= code <= 0xD7AF or 0x1100 <= code <= 0x11FF:
+        return "ko"
+    if 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF:
+        return "zh"
+    return ""

@@ -1,0 +1,119 @@
+"""Config file, environment and flags; ids, line numbers and duplicates in the input."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE, main
+
+
+def _call(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _settings(capsys, db: Path, run_id: str) -> dict:
+    code, out, _ = _call(capsys, "runs", "show", run_id, "--json", "--checkpoint", str(db))
+    assert code == EXIT_OK
+    return json.loads(out)["settings"]
+
+
+def test_flags_win_over_the_environment_which_wins_over_the_config_file(
+        capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "runs.db"
+    Path("llm-qualitative-sort.toml").write_text(
+        'criteria = "larger"\nelimination-count = 3\nconcurrency = 2\n'
+        f'checkpoint = "{db}"\nprogress = "none"\n', encoding="utf-8")
+    Path("a.txt").write_text("1\n2\n3\n4\n")
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_CONCURRENCY", "5")
+    assert _call(capsys, "sort", "a.txt", "--run-id", "r1")[0] == EXIT_OK
+    kept = _settings(capsys, db, "r1")
+    assert (kept["criteria"], kept["elimination_count"], kept["concurrency"]) == ("larger", 3, 5)
+    assert _call(capsys, "sort", "a.txt", "--run-id", "r2", "--concurrency", "7",
+                 "--elimination-count", "1")[0] == EXIT_OK
+    kept = _settings(capsys, db, "r2")
+    assert (kept["elimination_count"], kept["concurrency"]) == (1, 7)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('colour = "blue"\n', "unknown setting 'colour'"),
+    ("concurrency = 'ten'\n", "concurrency: unexpected value 'ten'"),
+    ("criteria = \n", "not valid TOML"),
+])
+def test_a_bad_config_file_names_itself_and_the_setting(capsys, tmp_path, monkeypatch, text,
+                                                        message) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("llm-qualitative-sort.toml").write_text(text, encoding="utf-8")
+    Path("a.txt").write_text("1\n2\n")
+    code, _, err = _call(capsys, "sort", "a.txt", "--criteria", "c")
+    assert code == EXIT_USAGE and "llm-qualitative-sort.toml" in err and message in err
+
+
+def test_a_bad_environment_variable_is_named(capsys, tmp_path, monkeypatch) -> None:
+    (tmp_path / "a.txt").write_text("1\n2\n")
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_CONCURRENCY", "many")
+    code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c")
+    assert code == EXIT_USAGE and "LLM_QUALITATIVE_SORT_CONCURRENCY='many'" in err
+
+
+def test_ids_travel_into_the_json_and_csv_reports(capsys, tmp_path) -> None:
+    rows = [{"uid": f"essay-{n}", "body": f"{n * 7}"} for n in range(12)]
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, _, err = _call(capsys, "sort", str(tmp_path / "a.jsonl"), "--field", "body",
+                         "--id-field", "uid", "--criteria", "larger", "--progress", "none",
+                         "--out", str(tmp_path / "r.json"))
+    assert code == EXIT_OK, err
+    standings = json.loads((tmp_path / "r.json").read_text("utf-8"))["standings"]
+    assert {s["item"]: s["id"] for s in standings} == {r["body"]: r["uid"] for r in rows}
+    # Without an id column, the line number: blank lines still count.
+    (tmp_path / "a.txt").write_text("50\n\n20\n70\n", encoding="utf-8")
+    code, _, _ = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "larger",
+                       "--progress", "none", "--out", str(tmp_path / "r.csv"), "--no-excel")
+    raw = (tmp_path / "r.csv").read_bytes()
+    assert not raw.startswith(b"\xef\xbb\xbf")
+    table = list(csv.DictReader(io.StringIO(raw.decode("utf-8"))))
+    assert list(table[0]) == ["rank", "id", "item", "wins", "losses"]
+    assert {r["item"]: r["id"] for r in table} == {"50": "1", "20": "3", "70": "4"}
+
+
+@pytest.mark.parametrize(("name", "text", "extra", "message"), [
+    ("a.jsonl", '{"t": "a"}\n{"t": "b"}\n\n{"t": " "}\n', ["--field", "t"], "a.jsonl:4: empty"),
+    ("a.jsonl", '{"t": "a"}\n{"t": "\\ud800"}\n', ["--field", "t"], "a.jsonl:2: the text holds"),
+    ("a.csv", 't,k\n"a\nb",1\nc,1\n', ["--column", "t", "--id-column", "k"],
+     "a.csv:4: id '1' already used on line 2"),
+    ("a.csv", "t\nx\ny\nx\n", ["--column", "t"], "a.csv:4: repeats line 2"),
+    ("a.txt", "x\n", ["--id-column", "k"], "a text file has no id field"),
+])
+def test_item_errors_name_the_files_line(capsys, tmp_path, name, text, extra, message) -> None:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    code, _, err = _call(capsys, "sort", str(tmp_path / name), "--criteria", "c", *extra,
+                         "--checkpoint", str(tmp_path / "runs.db"))
+    assert code == EXIT_USAGE and message in err, err
+    assert not (tmp_path / "runs.db").exists()
+
+
+def test_dedupe_drops_repeated_items_with_a_note(capsys, tmp_path) -> None:
+    (tmp_path / "a.txt").write_text("5\n9\n5\n1\n9\n", encoding="utf-8")
+    code, out, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "larger",
+                           "--dedupe", "--progress", "none", "--dry-run")
+    assert code == EXIT_OK and "items: 3" in out
+    assert "dropped 2 duplicate item(s)" in err and "(lines 3, 5)" in err
+
+
+def test_the_langchain_provider_refuses_credentials_on_the_command_line(capsys,
+                                                                        tmp_path) -> None:
+    (tmp_path / "a.txt").write_text("1\n2\n")
+    code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c",
+                         "--provider", "langchain", "--chat-model",
+                         "langchain_openai:ChatOpenAI", "--chat-model-arg", "api_key=sk-1")
+    assert code == EXIT_USAGE and "through the environment" in err and "sk-1" not in err
+    code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c",
+                         "--provider", "langchain", "--chat-model", "no_such_pkg:Model")
+    assert code == EXIT_USAGE and "pip install no-such-pkg" in err

@@ -1,0 +1,51 @@
+"""The progress display's running tally (calls, tokens, cost, retries) and the retry watcher."""
+
+from __future__ import annotations
+
+import io
+
+from llm_qualitative_sort import (
+    EventType,
+    MatchResult,
+    PermanentProviderError,
+    ProgressEvent,
+    RoundResult,
+    TransientProviderError,
+)
+from llm_qualitative_sort.cli._progress import LineProgress
+from llm_qualitative_sort.cli._retries import watched_retry
+
+
+def _match_end(cached: bool) -> ProgressEvent:
+    call = RoundResult("AB", "A", "r", cached, input_tokens=1000, output_tokens=50)
+    match = MatchResult("x", "y", "A", [call, call], 1)
+    return ProgressEvent(EventType.MATCH_END, "m", 1, 5, {"match_result": match})
+
+
+def test_lines_show_calls_tokens_and_cost_so_far() -> None:
+    out = io.StringIO()
+    progress = LineProgress(out, lambda i, o: (i * 2.0 + o * 8.0) / 1e6)
+    progress(_match_end(cached=False))
+    progress(_match_end(cached=True))  # cache hits are not paid calls
+    progress(ProgressEvent(EventType.ROUND_END, "round 1: 2 matches", 2, 5,
+                           {"round": 1, "remaining": 3}))
+    assert out.getvalue() == ("round 1: 2 matches (2/5 matches; 2 calls, 2.1k tokens, "
+                              "cost 0.0048)\n")
+
+
+def test_retries_are_counted_and_shown_at_most_every_few_seconds() -> None:
+    out = io.StringIO()
+    progress = LineProgress(out, None)
+    for _ in range(3):
+        progress.retrying(TransientProviderError("429 rate limited"))
+    assert out.getvalue() == "retrying (1 so far): 429 rate limited\n"
+    assert progress.tally.retries == 3 and "3 retries" in progress.tally.describe()
+
+
+def test_the_watched_policy_reports_what_it_retries_and_nothing_else() -> None:
+    seen: list[BaseException] = []
+    policy = watched_retry(seen.append)
+    transient, permanent = TransientProviderError("503"), PermanentProviderError("401")
+    assert policy.retry_on(transient) is True  # type: ignore[operator]
+    assert policy.retry_on(permanent) is False  # type: ignore[operator]
+    assert seen == [transient]
