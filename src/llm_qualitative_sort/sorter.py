@@ -33,6 +33,7 @@ from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import RunMismatchError, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
+from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.tournament import STRATEGIES
@@ -293,26 +294,12 @@ class QualitativeSorter:
         The final state comes from the stream ("values" of the keys a result needs), not
         from `aget_state`, which would rebuild the history from every stored checkpoint.
         """
-        modes: list[Any] = ["values", "custom"] if self.on_progress is not None else ["values"]
-        start_input: Any = start
-        final: dict[str, Any] = {}
         try:
-            stream: AsyncGenerator[Any, None] = graph.astream(  # type: ignore[assignment]
-                start_input,
-                config,
-                context=context,
-                stream_mode=modes,
-                output_keys=["items", "history", "rankings"],
-                durability="async",
-            )
-            # Close the stream here, not at garbage collection: when the callback raises,
-            # the graph must finish its cleanup before the connections are closed.
-            async with contextlib.aclosing(stream):
-                async for mode, chunk in stream:
-                    if mode == "custom":
-                        await self._notify(chunk)
-                    else:
-                        final = chunk
+            final = await self._stream(graph, start, config, context)
+            if "rankings" not in final and await reroute_lost_step(graph, config):
+                final = await self._stream(graph, None, config, context)
+            if "rankings" not in final:
+                raise RuntimeError("the graph stopped without ranking the items")
         except (KeyboardInterrupt, asyncio.CancelledError) as exc:
             exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)")
             exc.run_id = context.run_id  # type: ignore[union-attr]
@@ -320,6 +307,34 @@ class QualitativeSorter:
         except Exception as exc:
             reason = stop_reason(exc, self.provider, context.journal, self._store.path)
             raise RunStoppedError(reason, run_id=context.run_id) from exc
+        return final
+
+    async def _stream(
+        self,
+        graph: TournamentGraph,
+        start: dict[str, Any] | None,
+        config: RunnableConfig,
+        context: TournamentContext,
+    ) -> dict[str, Any]:
+        modes: list[Any] = ["values", "custom"] if self.on_progress is not None else ["values"]
+        start_input: Any = start
+        final: dict[str, Any] = {}
+        stream: AsyncGenerator[Any, None] = graph.astream(  # type: ignore[assignment]
+            start_input,
+            config,
+            context=context,
+            stream_mode=modes,
+            output_keys=["items", "history", "rankings"],
+            durability="async",
+        )
+        # Close the stream here, not at garbage collection: when the callback raises,
+        # the graph must finish its cleanup before the connections are closed.
+        async with contextlib.aclosing(stream):
+            async for mode, chunk in stream:
+                if mode == "custom":
+                    await self._notify(chunk)
+                else:
+                    final = chunk
         return final
 
     async def _notify(self, payload: dict[str, Any]) -> None:

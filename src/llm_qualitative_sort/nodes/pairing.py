@@ -7,7 +7,7 @@ from typing import Any
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 
 
-def pair(state: TournamentState) -> dict[str, Any]:
+async def pair(state: TournamentState) -> dict[str, Any]:
     """Ask the strategy for round `round + 1`."""
     round_number = state["round"] + 1
     plan = run_strategy(state).plan(state["standing"], state.get("history", []), round_number)

@@ -15,7 +15,7 @@ from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.tournament import strategy_for
 
 
-def prepare(state: TournamentState) -> dict[str, Any]:
+async def prepare(state: TournamentState) -> dict[str, Any]:
     """Validate, sort the items (so results depend on the set, not the input order)."""
     missing = [name for name in ("items", "criteria") if name not in state]
     if missing:  # Studio and the API server send the input as typed, without checks

@@ -13,7 +13,7 @@ from llm_qualitative_sort._results import counts
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 
 
-def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]:
+async def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]:
     """Rank every item; also give the run's counts and id (the output Studio shows)."""
     items = state["items"]
     ranks = run_strategy(state).rank(state["standing"], state.get("history", []))

@@ -16,7 +16,7 @@ from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 from llm_qualitative_sort.models import EventType
 
 
-def update(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
+async def update(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
     """Apply the round's verdicts to the standing and tell listeners what changed."""
     strategy = run_strategy(state)
     history = state["history"]
