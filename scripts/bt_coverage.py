@@ -52,7 +52,7 @@ class Setting:
     sampled: bool = False  # force the large-n method (sampled SEs) below its size limit
 
     def label(self) -> str:
-        truth = f"spread {self.spread:g}" if self.judge == "exact BT" else "probit"
+        truth = f"spread {self.spread:.3g}" if self.judge == "exact BT" else "probit"
         prior = "" if self.prior == 1.0 else f", prior {self.prior:g}"
         method = ", sampled SEs" if self.sampled or self.n > posterior.DENSE_LIMIT else ""
         return f"{self.judge} ({truth}{prior}{method}), n={self.n}, N={self.losses}"
@@ -174,6 +174,7 @@ def main() -> None:
         reliability.append(f"- {setting.label()}: " + "; ".join(calibration(tally)))
         print(f"{setting.label()}: {time.perf_counter() - started:.0f} s", flush=True)
     text = (
+        f"<!-- written by scripts/bt_coverage.py{' --quick' if args.quick else ''} -->\n"
         "Coverage of 95 % intervals (`python scripts/bt_coverage.py`)\n\n" + table(rows)
         + "\n\nTop-K calibration (k = n/20): mean predicted P(top k) vs share truly in the "
         "top k, per bin of predicted P (items in the bin)\n\n" + "\n".join(reliability) + "\n"

@@ -7,11 +7,12 @@ against a fixed reference at 0, half won and half lost: `prior · (½ log σ(x) 
 
 Why truncated Newton with a Jacobi-preconditioned conjugate gradient (measured in
 `scripts/bench_bradley_terry.py`): the Hessian is a weighted graph Laplacian plus a
-diagonal, and a tournament's graph is expander-like, so a sparse Cholesky fills in almost
-completely (SuperLU: ~56 ms per factorisation at n = 1000) and a dense one costs ~11 ms
-per step single-threaded (far more when the BLAS threads compete for shared cores), while a
-CG step is one sparse product. Inner products of long vectors are written `(a * b).sum()`,
-not `@`: BLAS level-1 calls spawn threads that stall for milliseconds on a busy machine.
+diagonal, and a tournament's graph is expander-like, so a sparse factorisation fills in
+almost completely (SuperLU: ~120 ms at n = 1000) and a dense Cholesky costs ~12 ms per step
+single-threaded (far more when the BLAS threads compete for shared cores), while a CG step is
+one sparse product; L-BFGS-B with the same analytic gradient took over 10 × longer. Inner
+products of long vectors are written `(a * b).sum()`, not `@`: BLAS level-1 calls spawn
+threads that stall for milliseconds on a busy machine.
 """
 
 from __future__ import annotations
@@ -239,6 +240,11 @@ class Optimum:
     def hessian(self) -> sp.csr_array:
         """The Hessian of the objective at the maximiser."""
         return self._assembler.matrix(self.weights, self.prior_weights)
+
+    @cached_property
+    def scaled_hessian(self) -> tuple[sp.csr_array, Vector]:
+        """`D^-½ H D^-½` and `D^-½` at the maximiser (see `Hessian.scaled`)."""
+        return self._assembler.scaled(self.weights, self.prior_weights)
 
 
 def maximise(calls: Calls, theta: Vector, tolerance: float = 1e-7, max_steps: int = 200) -> Optimum:
