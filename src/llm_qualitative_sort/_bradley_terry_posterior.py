@@ -110,14 +110,14 @@ def _centred_information(calls: Calls, optimum: Optimum) -> Matrix:
     return reduced
 
 
-def _minus_last_item(columns: Matrix, n: int) -> Matrix:
+def _minus_last_item(matrix: Matrix, n: int) -> Matrix:
     """`Jᵀ M` before dropping row n−1: the last item's row off every other item's row.
 
     `J` maps `(u, h)` to `(s, h)` (`s = E u`), so row j of `Jᵀ M` is `M_j − M_last`.
     """
-    result = columns.copy()
+    result = matrix.copy()
     if n >= 1:
-        result[: n - 1] -= columns[n - 1]
+        result[: n - 1] -= matrix[n - 1]
     return result
 
 
