@@ -52,7 +52,7 @@ class Setting:
     sampled: bool = False  # force the large-n method (sampled SEs) below its size limit
 
     def label(self) -> str:
-        truth = f"spread {self.spread:g}" if self.judge == "exact BT" else "probit"
+        truth = f"spread {self.spread:.3g}" if self.judge == "exact BT" else "probit"
         prior = "" if self.prior == 1.0 else f", prior {self.prior:g}"
         method = ", sampled SEs" if self.sampled or self.n > posterior.DENSE_LIMIT else ""
         return f"{self.judge} ({truth}{prior}{method}), n={self.n}, N={self.losses}"
@@ -136,19 +136,20 @@ def calibration(tally: Tally) -> list[str]:
 
 
 def settings(quick: bool) -> list[Setting]:
-    seeds = 5 if quick else 20
+    small, large = (5, 2) if quick else (100, 20)
     found = [
-        Setting("exact BT", 200, 2, seeds),
-        Setting("exact BT", 200, 5, seeds),
-        Setting("exact BT", 1000, 10, max(2, seeds // 4)),
-        Setting("exact BT", 1000, 10, max(2, seeds // 4), sampled=True),
-        Setting("exact BT", 200, 5, seeds, spread=MOCK_LOGITS_PER_UNIT * 199),
-        Setting("spec mock", 200, 5, seeds),
-        Setting("spec mock", 1000, 10, max(2, seeds // 4)),
-        Setting("spec mock", 200, 5, seeds, prior=0.001),
+        Setting("exact BT", 200, 2, small),
+        Setting("exact BT", 200, 5, small),
+        Setting("exact BT", 1000, 2, large),
+        Setting("exact BT", 1000, 10, large),
+        Setting("exact BT", 1000, 10, large, sampled=True),
+        Setting("exact BT", 200, 5, small, spread=MOCK_LOGITS_PER_UNIT * 199),
+        Setting("spec mock", 200, 5, small),
+        Setting("spec mock", 1000, 10, large),
+        Setting("spec mock", 200, 5, small, prior=0.001),
     ]
     if not quick:
-        found.append(Setting("exact BT", 10_000, 2, 2))  # the sampled (large-n) SE path
+        found.append(Setting("exact BT", 10_000, 2, 3))  # the sampled (large-n) SE path
     return found
 
 
@@ -173,6 +174,7 @@ def main() -> None:
         reliability.append(f"- {setting.label()}: " + "; ".join(calibration(tally)))
         print(f"{setting.label()}: {time.perf_counter() - started:.0f} s", flush=True)
     text = (
+        f"<!-- written by scripts/bt_coverage.py{' --quick' if args.quick else ''} -->\n"
         "Coverage of 95 % intervals (`python scripts/bt_coverage.py`)\n\n" + table(rows)
         + "\n\nTop-K calibration (k = n/20): mean predicted P(top k) vs share truly in the "
         "top k, per bin of predicted P (items in the bin)\n\n" + "\n".join(reliability) + "\n"

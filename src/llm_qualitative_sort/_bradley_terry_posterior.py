@@ -110,14 +110,14 @@ def _centred_information(calls: Calls, optimum: Optimum) -> Matrix:
     return reduced
 
 
-def _minus_last_item(columns: Matrix, n: int) -> Matrix:
+def _minus_last_item(matrix: Matrix, n: int) -> Matrix:
     """`Jᵀ M` before dropping row n−1: the last item's row off every other item's row.
 
     `J` maps `(u, h)` to `(s, h)` (`s = E u`), so row j of `Jᵀ M` is `M_j − M_last`.
     """
-    result = columns.copy()
+    result = matrix.copy()
     if n >= 1:
-        result[: n - 1] -= columns[n - 1]
+        result[: n - 1] -= matrix[n - 1]
     return result
 
 
@@ -125,7 +125,7 @@ class SampledNormal:
     """Draws from `N(0, H⁻¹)` by perturbation-optimisation, one CG solve per draw."""
 
     def __init__(self, calls: Calls, optimum: Optimum) -> None:
-        self.calls, self.hessian = calls, optimum.hessian
+        self.calls = calls
         n, size, m = calls.n, calls.size, len(calls.first)
         h_rows = [np.full(m, n)] if calls.position else []
         rows = np.concatenate([calls.first, calls.second, *h_rows])
@@ -135,7 +135,7 @@ class SampledNormal:
         # Aᵀ W^½: one column per call, +√w at its first item (and h), −√w at its second.
         self.scatter = sp.csr_array((signs * root_w, (rows, calls_index)), shape=(size, m))
         self.root_prior = np.sqrt(optimum.prior_weights)
-        self.inverse_diagonal = 1 / optimum.hessian.diagonal()
+        self.scaled, self.scale = optimum.scaled_hessian
         self._variances: tuple[Vector, float] | None = None
 
     def variances(self) -> tuple[Vector, float]:
@@ -157,32 +157,35 @@ class SampledNormal:
     def _batch(self, count: int, rng: np.random.Generator) -> Matrix:
         noise = self.scatter @ rng.standard_normal((self.scatter.shape[1], count))
         noise += self.root_prior[:, None] * rng.standard_normal((len(self.root_prior), count))
-        solved = block_conjugate_gradient(self.hessian, noise, self.inverse_diagonal, _CG_RTOL)
+        scale = self.scale[:, None]
+        solved = scale * block_conjugate_gradient(self.scaled, scale * noise, _CG_RTOL)
         return solved.T
 
 
-def block_conjugate_gradient(
-    matrix: sp.csr_array, rhs: Matrix, inverse_diagonal: Vector, rtol: float
-) -> Matrix:
-    """Jacobi-preconditioned CG run on every column of `rhs` at once (independent solves)."""
-    precondition = inverse_diagonal[:, None]
+def block_conjugate_gradient(matrix: sp.csr_array, rhs: Matrix, rtol: float) -> Matrix:
+    """CG on every column of `rhs` at once (independent solves) for a Jacobi-scaled matrix.
+
+    A column stops when its residual falls below `rtol` times its right-hand side, or when
+    its search direction has lost its curvature to rounding.
+    """
     x = np.zeros_like(rhs)
     r = rhs.copy()
-    z = precondition * r
-    p = z.copy()
-    rz = np.sum(r * z, axis=0)
-    goal = rtol**2 * np.sum(rhs * rhs, axis=0)
+    p = r.copy()
+    rr = (r * r).sum(axis=0)
+    goal = rtol**2 * rr
+    active = rr > goal
     for _ in range(10 * len(rhs)):
-        active = np.sum(r * r, axis=0) > goal
         if not np.any(active):
             break
         q = matrix @ p
-        alpha = np.where(active, rz / np.where(active, np.sum(p * q, axis=0), 1.0), 0.0)
+        curvature = (p * q).sum(axis=0)
+        active &= curvature > 1e-12 * (p * p).sum(axis=0)
+        alpha = np.where(active, rr / np.where(active, curvature, 1.0), 0.0)
         x += alpha * p
         r -= alpha * q
-        z = precondition * r
-        rz, previous = np.sum(r * z, axis=0), rz
-        p = z + np.where(active, rz / np.where(active, previous, 1.0), 0.0) * p
+        rr, previous = (r * r).sum(axis=0), rr
+        active &= rr > goal
+        p = r + np.where(active, rr / np.where(active, previous, 1.0), 0.0) * p
     return x
 
 

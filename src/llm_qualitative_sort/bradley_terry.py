@@ -55,6 +55,13 @@ class BradleyTerryFit:
 
     `standard_errors` and `position_se` are NaN for a fit made with `uncertainty=False`;
     `position` and `position_se` are 0.0 for a fit without the position term.
+
+    Example:
+        >>> fit = fit_bradley_terry(2, first=[0, 1] * 10, second=[1, 0] * 10,
+        ...                         first_won=[1, 0] * 10)  # item 0 always wins
+        >>> low, high = fit.intervals()
+        >>> bool(low[0] > 0 > high[1]), fit.top_k_probability(1).round(2).tolist()
+        (True, [0.99, 0.01])
     """
 
     strengths: np.ndarray
@@ -69,11 +76,12 @@ class BradleyTerryFit:
         return self.strengths - z * self.standard_errors, self.strengths + z * self.standard_errors
 
     def position_shift(self, level: float = 0.95) -> tuple[float, float, float]:
-        """First-shown advantage as a probability shift at equal strength: σ(h) − ½, with its interval.
+        """First-shown advantage as a probability shift at equal strength, with its interval.
 
-        Returns `(shift, low, high)`: the Wald interval of h mapped through σ, so it stays
-        inside (−½, ½).
-        """  # noqa: E501 - the first line is the API's own wording
+        Returns `(σ(h) − ½, low, high)`: how much more often the first-shown of two equal
+        items wins than half the time, and the Wald interval of h mapped through σ (so it
+        stays inside (−½, ½)).
+        """
         z = _z(level)
         h, se = self.position, self.position_se
         low, high = h - z * se, h + z * se
@@ -84,7 +92,9 @@ class BradleyTerryFit:
 
         Monte Carlo over `samples` joint draws of the fit's normal approximation (with the
         correlations between strengths); each draw puts exactly k items in the top k, so the
-        probabilities sum to k. A fit built by hand, without its covariance, draws each
+        probabilities sum to k. Up to 2000 items a draw is a product with the covariance's
+        Cholesky factor; above, each draw costs one sparse conjugate-gradient solve (see
+        `_bradley_terry_posterior`). A fit built by hand, without its covariance, draws each
         strength independently from its standard error.
 
         Raises:
