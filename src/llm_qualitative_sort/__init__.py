@@ -23,6 +23,7 @@ from llm_qualitative_sort.cache import (
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     ProviderError,
+    RunDetached,
     RunMismatchError,
     RunStoppedError,
     TransientProviderError,
@@ -38,7 +39,7 @@ from llm_qualitative_sort.models import (
     SortResult,
     Statistics,
 )
-from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
+from llm_qualitative_sort.providers import BatchOptions, LLMProvider, MockLLMProvider
 from llm_qualitative_sort.sorter import QualitativeSorter
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.providers.openai import OpenAIProvider
 
 __all__ = [
+    "BatchOptions",
     "CacheError",
     "CacheKey",
     "ComparisonCache",
@@ -66,6 +68,7 @@ __all__ = [
     "ProviderError",
     "QualitativeSorter",
     "RoundResult",
+    "RunDetached",
     "RunMismatchError",
     "RunStoppedError",
     "SortResult",
