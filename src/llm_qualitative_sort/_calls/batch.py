@@ -256,6 +256,13 @@ class _Round:
                 f"{self.client.where()}: the provider rejected batch {job.batch_id!r} "
                 f"({status.state}): {status.message or 'no detail given'}"
             )
+        if status.phase == "missing":
+            raise PermanentProviderError(
+                f"{self.client.where()}: batch {job.batch_id!r} of round "
+                f"{self.calls[0].place.round_number} is unknown to the provider (HTTP 404): "
+                "it was deleted, or the run was resumed with another endpoint or key; resume "
+                "with the ones that submitted it (or start a new run to give it up)"
+            )
         if status.phase == "ended":
             await self._collect(job)
 

@@ -10,6 +10,7 @@ Example:
 """
 
 from llm_qualitative_sort.cli._main import (
+    EXIT_DETACHED,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -19,6 +20,7 @@ from llm_qualitative_sort.cli._main import (
 )
 
 __all__ = [
+    "EXIT_DETACHED",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
     "EXIT_OK",

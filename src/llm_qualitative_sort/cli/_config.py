@@ -29,6 +29,10 @@ class RunConfig:
     mock_latency: float = 0.0
     progress: str = "auto"
     verbose: bool = False
+    batch: bool = False
+    detach: bool = False
+    batch_discount: float = 0.5
+    batch_poll: float = 10.0
 
     def settings(self) -> dict[str, object]:
         """What reports record about the run."""
@@ -56,11 +60,18 @@ class RunConfig:
             ("--checkpoint", _absolute(self.checkpoint)),
             ("--out", _absolute(self.out)),
             ("--mock-latency", self.mock_latency or None),
+            *self._batch_options(),
         ]
         for flag, value in options:
             if value is not None:
                 words += [flag, str(value)]
+        words += ["--batch"] * self.batch + ["--detach"] * self.detach
         return shlex.join(words)
+
+    def _batch_options(self) -> list[tuple[str, object]]:
+        if not self.batch:
+            return []
+        return [("--batch-discount", self.batch_discount), ("--batch-poll", self.batch_poll)]
 
 
 def _absolute(path: str | None) -> str | None:

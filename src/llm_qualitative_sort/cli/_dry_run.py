@@ -39,14 +39,26 @@ def estimate(items: int, elimination_count: int, comparison_rounds: int) -> Esti
     return Estimate(items, most - (elimination_count - 1), most, comparison_rounds)
 
 
-def print_estimate(plan: Estimate, price_per_call: float | None, out: TextIO) -> None:
-    """The estimate as a few lines of text."""
+def print_estimate(
+    plan: Estimate,
+    price_per_call: float | None,
+    out: TextIO,
+    rounds: int = 0,
+    batch_discount: float = 0.5,
+) -> None:
+    """The estimate as a few lines of text; `rounds` as simulated (see `cli._rounds`)."""
     print(f"items: {plan.items}", file=out)
     print(f"matches: {plan.min_matches} … {plan.max_matches} "
           "(fewer when matches are drawn)", file=out)
     print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
           f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
+    if rounds:
+        print(f"rounds: about {rounds} (fewer when matches are drawn); with --batch each "
+              "round is one batch turnaround, up to 24 h", file=out)
     if price_per_call is not None:
         print(f"cost: at most {plan.max_calls * price_per_call:.4f} "
               f"at {price_per_call} per call", file=out)
+        print(f"cost with --batch: at most "
+              f"{plan.max_calls * price_per_call * (1 - batch_discount):.4f} "
+              f"({batch_discount:.0%} off)", file=out)
     print("dry run: nothing was called", file=out)

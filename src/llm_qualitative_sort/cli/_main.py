@@ -18,14 +18,17 @@ from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
 from llm_qualitative_sort.cli._inputs import InputError, read_items
 from llm_qualitative_sort.cli._parser import build_parser
 from llm_qualitative_sort.cli._providers import ProviderUnavailable, demo_set
+from llm_qualitative_sort.cli._rounds import simulated_rounds
 from llm_qualitative_sort.cli._run import checkpoint_path, execute
-from llm_qualitative_sort.errors import RunStoppedError
+from llm_qualitative_sort.errors import RunDetached, RunStoppedError
+from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.reports import REPORT_FORMATS
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_STOPPED = 3
+EXIT_DETACHED = 4  # --detach: the batch is at the provider, nothing waits for it
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 
 class UnknownRun(KeyError):
@@ -46,11 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config, items = _prepare(args)
         if getattr(args, "dry_run", False):
-            check_settings(elimination_count=config.elimination_count,
-                           comparison_rounds=config.comparison_rounds,
-                           max_concurrent_requests=config.concurrency)
+            settings = check_settings(elimination_count=config.elimination_count,
+                                      comparison_rounds=config.comparison_rounds,
+                                      max_concurrent_requests=config.concurrency)
             plan = estimate(len(items or []), config.elimination_count, config.comparison_rounds)
-            print_estimate(plan, args.price_per_call, sys.stdout)
+            print_estimate(plan, args.price_per_call, sys.stdout,
+                           simulated_rounds(settings, plan.items), config.batch_discount)
             return EXIT_OK
     except (UsageError, *_USAGE_ERRORS) as exc:
         return _fail(exc, args.verbose)
@@ -71,6 +75,9 @@ def _run(config: RunConfig, items: list[str] | None) -> int:
     except RunStoppedError as exc:
         _fail_resumable(f"run stopped: {_message(exc.__cause__ or exc)}", config)
         return EXIT_STOPPED
+    except RunDetached as exc:
+        _detached(exc, config)
+        return EXIT_DETACHED
     except _USAGE_ERRORS as exc:
         return _fail(exc, config.verbose)
     except Exception as exc:
@@ -100,13 +107,15 @@ def _prepare(args: argparse.Namespace) -> tuple[RunConfig, list[str] | None]:
         raise UsageError("--resume continues a stored run: give no input, --run-id or --dry-run")
     if not args.criteria and not args.dry_run:
         raise UsageError("--criteria is required: say what makes one text better")
+    _check_batch(args)
     config = RunConfig(
         criteria=args.criteria or "",
         run_id=args.resume or args.run_id or uuid.uuid4().hex,
         provider=args.provider, model=args.model, base_url=args.base_url,
         elimination_count=args.elimination_count, comparison_rounds=args.comparison_rounds,
         concurrency=args.concurrency, cache_dir=args.cache_dir, resume=bool(args.resume),
-        mock_latency=args.mock_latency, **common,
+        mock_latency=args.mock_latency, batch=args.batch, detach=args.detach,
+        batch_discount=args.batch_discount, batch_poll=args.batch_poll, **common,
         # A drawn seed is printed in the resume command, so a resumed mock run judges alike.
         seed=args.seed if args.seed is not None or args.resume else secrets.randbelow(2**31),
     )
@@ -116,6 +125,23 @@ def _prepare(args: argparse.Namespace) -> tuple[RunConfig, list[str] | None]:
         raise UsageError("no input: give a file, or pipe the items on stdin")
     items = read_items(args.input, fmt=args.format, field=args.field, column=args.column)
     return config, items
+
+
+def _check_batch(args: argparse.Namespace) -> None:
+    if args.batch and args.provider == "mock" and not args.dry_run:
+        raise UsageError("--batch needs --provider openai or google (the mock has no batches)")
+    if args.detach and not args.batch:
+        raise UsageError("--detach needs --batch: only a provider batch can wait without us")
+    BatchOptions(poll_interval=args.batch_poll, max_poll_interval=max(600.0, args.batch_poll),
+                 discount=args.batch_discount)  # ValueError naming a bad value, before any call
+
+
+def _detached(exc: RunDetached, config: RunConfig) -> None:
+    waiting = config.resume_command()
+    print(f"detached: {exc.reason}\nrun id {config.run_id}: the provider works on it while "
+          f"nothing waits; everything is saved in {checkpoint_path(config)}\n"
+          f"check again (collects what ended, submits the next round):\n  {waiting}\n"
+          f"or wait for the end: the same without --detach", file=sys.stderr)
 
 
 def _fail(exc: BaseException, verbose: bool, prefix: str = "") -> int:

@@ -14,6 +14,7 @@ EPILOG = """exit codes:
   2    usage or input error: bad option, unreadable input, invalid items, unknown run id,
        provider not installed; nothing was run
   3    the run stopped (provider failure, exhausted retries); resume it with the command shown
+  4    --detach: the round's batch is submitted and nothing waits; continue with the command shown
   130  interrupted (Ctrl-C); resume it with the command shown
 """
 
@@ -56,6 +57,17 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     judge.add_argument("--base-url", help="endpoint override: proxy or compatible server")
     judge.add_argument("--mock-latency", type=float, default=0.0, metavar="SECONDS",
                        help="seconds each mock call waits (to watch progress)")
+    batch = sort.add_argument_group("batch mode (openai, google)")
+    batch.add_argument("--batch", action="store_true",
+                       help="send each round as one provider batch: about half the price, "
+                       "rounds take up to 24 h each")
+    batch.add_argument("--detach", action="store_true",
+                       help="with --batch: submit the round and exit; continue later")
+    batch.add_argument("--batch-discount", type=float, default=0.5, metavar="SHARE",
+                       help="share of the live price batch calls save, for costs (default 0.5)")
+    batch.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
+                       help="first wait between batch status checks, growing to 10 min "
+                       "(default 10)")
     tournament = sort.add_argument_group("tournament")
     tournament.add_argument("--elimination-count", type=int, default=2, metavar="N",
                             help="losses that eliminate (default 2)")

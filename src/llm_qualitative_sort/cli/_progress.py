@@ -38,6 +38,9 @@ class BarProgress:
 
     def __call__(self, event: ProgressEvent) -> None:
         """Move the bar to the event's figures."""
+        if event.type is EventType.BATCH:  # counts requests, not matches: postfix only
+            self._bar.set_postfix_str(batch_text(event), refresh=True)
+            return
         self._bar.total = event.total
         self._bar.n = event.completed
         if event.type is EventType.ROUND_END:
@@ -52,13 +55,19 @@ class BarProgress:
 
 
 class LineProgress:
-    """One line per finished round, for logs and pipes."""
+    """One line per finished round (and per batch state), for logs and pipes."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
+        self._batch_states: dict[str, str] = {}
 
     def __call__(self, event: ProgressEvent) -> None:
-        """Print a line at the end of each round."""
+        """Print a line at the end of each round and when a batch changes state."""
+        if event.type is EventType.BATCH:
+            batch, state = str(event.data.get("batch_id")), str(event.data.get("state"))
+            if self._batch_states.get(batch) != state:
+                self._batch_states[batch] = state
+                print(batch_text(event), file=self._stream, flush=True)
         if event.type is EventType.ROUND_END:
             print(f"{event.message} ({event.completed}/{event.total} matches)",
                   file=self._stream, flush=True)
@@ -75,3 +84,12 @@ class NoProgress:
 
     def close(self) -> None:
         """Nothing to close."""
+
+
+def batch_text(event: ProgressEvent) -> str:
+    """A BATCH event in a few words: its round, state and counts."""
+    data = event.data
+    answered = data.get("answered")
+    counts = (f"{answered}/{data.get('requests')} done" if answered is not None
+              else f"{data.get('requests')} requests")
+    return f"round {data.get('round')}: batch {data.get('state')}, {counts}"

@@ -77,7 +77,7 @@ class BatchRequest:
     second: str
 
 
-Phase = Literal["running", "ended", "rejected"]
+Phase = Literal["running", "ended", "rejected", "missing"]
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,9 @@ class BatchStatus:
     """A batch as the provider reports it.
 
     `state` is the provider's own word ("in_progress", "JOB_STATE_RUNNING"); `phase` says
-    what it means here: still running, ended (results, possibly partial, can be read), or
-    rejected outright (a bad file, model or key: nothing was answered). `completed` is None
+    what it means here: still running, ended (results, possibly partial, can be read),
+    rejected outright (a bad file, model or key: nothing was answered), or missing (the
+    provider does not know the id at this endpoint with this key). `completed` is None
     when the provider does not count finished requests while the batch runs.
     """
 
@@ -179,8 +180,8 @@ class BatchClient(ABC):
         """
         if refusal:
             verdict, problem = None, f"the model refused: {refusal}"
-        elif not text:
-            verdict, problem = _validated(None, None)
+        elif not text:  # nothing to read; `raw` may say why
+            verdict, problem = _validated(None, raw.get("problem"))
         else:
             try:
                 verdict, problem = _validated(json.loads(text), None)

@@ -120,7 +120,14 @@ class GeminiBatchClient(BatchClient):
 
     async def status(self, batch_id: str) -> BatchStatus:
         """The batch's state; Gemini counts requests only once the batch has ended."""
-        job = await self._api().batches.get(name=batch_id)
+        from google.genai import errors
+
+        try:
+            job = await self._api().batches.get(name=batch_id)
+        except errors.ClientError as exc:
+            if exc.code == 404:
+                return BatchStatus("not found", "missing", 0)
+            raise
         state = job.state.value if job.state is not None else "JOB_STATE_UNSPECIFIED"
         responses = _responses(job)
         phase = _PHASES.get(state, "running")

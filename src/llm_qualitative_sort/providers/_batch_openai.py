@@ -129,7 +129,12 @@ class OpenAIBatchClient(BatchClient):
 
     async def status(self, batch_id: str) -> BatchStatus:
         """The batch's status and request counts."""
-        batch = await self._api().batches.retrieve(batch_id)
+        from openai import NotFoundError
+
+        try:
+            batch = await self._api().batches.retrieve(batch_id)
+        except NotFoundError:
+            return BatchStatus("not found", "missing", 0)
         counts = batch.request_counts
         return BatchStatus(
             state=batch.status,
