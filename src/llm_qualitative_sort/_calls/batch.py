@@ -13,19 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
 
-from llm_qualitative_sort._batch_journal import (
-    BatchJob,
-    BatchJournal,
-    JobRequest,
-    batches_in_flight,
-)
+from llm_qualitative_sort._batch_journal import BatchJob, BatchJournal, JobRequest
 from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
+from llm_qualitative_sort._calls._patient import PatientClient
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
 from llm_qualitative_sort._events import event
-from llm_qualitative_sort._judge import backoff_delay
 from llm_qualitative_sort.cache import CacheKey
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
@@ -34,9 +28,6 @@ from llm_qualitative_sort.errors import (
 )
 from llm_qualitative_sort.models import ComparisonResult, EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
-from llm_qualitative_sort.providers._failures import classify
-
-T = TypeVar("T")
 
 
 def batch_answer(result: ComparisonResult) -> bool:
@@ -69,35 +60,6 @@ class BatchRunner(CallRunner):
             await self.client.aclose()
 
 
-class LiveAfterBatch(CallRunner):
-    """Live calls, except for a round whose batch may still be at the provider.
-
-    A run started in batch mode and resumed without it would otherwise pay live for calls
-    its batch is answering (and paid for) already.
-
-    Args:
-        settings: The provider, cache, journal and limits of the run.
-        live: The runner that makes the calls.
-    """
-
-    def __init__(self, settings: CallSettings, live: CallRunner) -> None:
-        super().__init__(settings)
-        self.live = live
-
-    async def run(self, calls: Sequence[Call], answered: AnswerSink) -> None:
-        """Refuse while a batch of the round is open; else answer live."""
-        if calls:
-            place = calls[0].place
-            waiting = batches_in_flight(self.settings.journal, place.run_id, place.round_number)
-            if waiting:
-                raise PermanentProviderError(
-                    f"round {place.round_number} is waiting on batch {', '.join(waiting)} at "
-                    "the provider: resume in batch mode (batch=True, --batch) to collect its "
-                    "answers rather than paying for the calls again"
-                )
-        await self.live.run(calls, answered)
-
-
 class _Round:
     """The batches of one round, until every call of the round is answered."""
 
@@ -110,6 +72,7 @@ class _Round:
         answered: AnswerSink,
     ) -> None:
         self.settings, self.client, self.store = settings, client, store
+        self.provider = PatientClient(client, settings.retry)
         self.calls, self.answered = calls, answered
         self.index = {(c.place.match, c.place.call): i for i, c in enumerate(calls)}
         self.unanswered: set[int] = set()
@@ -151,7 +114,7 @@ class _Round:
         """A batch recorded as submitting may have reached the provider: find it by tag."""
         for job in self.jobs:
             if job.state == "submitting":
-                job.batch_id = await self._retrying(self.client.find, job.tag)
+                job.batch_id = await self.provider.find(job.tag)
                 job.state = "open" if job.batch_id else "closed"
                 self.store.save(job)
 
@@ -221,7 +184,7 @@ class _Round:
         batch = [BatchRequest(r.request_id, self.calls[i].place.first, self.calls[i].place.second)
                  for r, i in zip(requests, indices, strict=True)]
         try:
-            job.batch_id = await self._submit_once(job, batch)
+            job.batch_id = await self.provider.submit(batch, self.settings.criteria, job.tag)
         except PermanentProviderError:
             job.state = "closed"  # refused: nothing was submitted, resume submits anew
             self.store.save(job)
@@ -230,25 +193,9 @@ class _Round:
         self.store.save(job)  # durable before the run waits on it
         self._emit(job, BatchStatus("submitted", "running", len(requests), 0, 0))
 
-    async def _submit_once(self, job: BatchJob, batch: list[BatchRequest]) -> str:
-        attempt = 1
-        while True:
-            try:
-                return await self.client.submit(batch, self.settings.criteria, job.tag)
-            except Exception as exc:
-                error = self._classified(exc)
-                if isinstance(error, PermanentProviderError) or attempt >= self._attempts():
-                    raise error from None
-                await asyncio.sleep(backoff_delay(self.settings.retry, attempt, error))
-                attempt += 1
-            # The failed attempt may have reached the provider (a lost answer): never two.
-            found = await self._retrying(self.client.find, job.tag)
-            if found is not None:
-                return found
-
     async def _check(self, job: BatchJob) -> None:
         assert job.batch_id is not None
-        status = await self._retrying(self.client.status, job.batch_id)
+        status = await self.provider.status(job.batch_id)
         self._emit(job, status)
         if status.phase == "rejected":
             self.store.close_job(job, {})  # nothing was answered: resume submits anew
@@ -269,7 +216,7 @@ class _Round:
     async def _collect(self, job: BatchJob) -> None:
         assert job.batch_id is not None
         ids = [r.request_id for r in job.requests]
-        outcomes = await self._retrying(self.client.results, job.batch_id, ids)
+        outcomes = await self.provider.results(job.batch_id, ids)
         kept = self.store.answers()
         done = collect(job, outcomes, self.index, self.calls, self.unanswered, kept,
                        self.client.reasks)
@@ -298,36 +245,11 @@ class _Round:
             )
         for index, reason in done.failed:
             self.failures[index] = self.failures.get(index, 0) + 1
-            if self.failures[index] >= self._attempts():
+            if self.failures[index] >= self.provider.attempts:
                 raise TransientProviderError(
                     f"{self.client.where()}: a request ({self._name(index)}) went unanswered "
                     f"in {self.failures[index]} batches; last: {reason}"
                 )
-
-    async def _retrying(self, operation: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """`operation(*args)`, retried on transient failures as the live path retries."""
-        attempt = 1
-        while True:
-            try:
-                return await operation(*args)
-            except Exception as exc:
-                error = self._classified(exc)
-                if isinstance(error, PermanentProviderError) or attempt >= self._attempts():
-                    raise error from None
-                await asyncio.sleep(backoff_delay(self.settings.retry, attempt, error))
-                attempt += 1
-
-    def _classified(self, exc: Exception) -> TransientProviderError | PermanentProviderError:
-        if isinstance(exc, (TransientProviderError, PermanentProviderError)):
-            return exc
-        error = classify(exc, where=self.client.where(), secret=self.client.secret)
-        if error is None:
-            raise exc
-        assert isinstance(error, (TransientProviderError, PermanentProviderError))
-        return error
-
-    def _attempts(self) -> int:
-        return max(self.settings.retry.max_attempts, 1)
 
     def _name(self, index: int) -> str:
         place = self.calls[index].place
