@@ -57,7 +57,6 @@ class BatchRunner(CallRunner):
             await _Round(self.settings, self.client, store, calls, answered).play()
         finally:
             store.close()
-            await self.client.aclose()
 
 
 class _Round:
@@ -191,7 +190,7 @@ class _Round:
             raise
         job.state = "open"
         self.store.save(job)  # durable before the run waits on it
-        self._emit(job, BatchStatus("submitted", "running", len(requests), 0, 0))
+        self._emit(job, BatchStatus("submitted", "running", 0, 0))
 
     async def _check(self, job: BatchJob) -> None:
         assert job.batch_id is not None

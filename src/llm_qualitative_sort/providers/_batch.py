@@ -10,12 +10,14 @@ request's outcome. Durability, re-submission and waiting belong to the batch run
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
+import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers.langchain import _Answer, _validated
@@ -93,7 +95,6 @@ class BatchStatus:
 
     state: str
     phase: Phase
-    total: int
     completed: int | None = None
     failed: int | None = None
     message: str = ""
@@ -160,9 +161,6 @@ class BatchClient(ABC):
         texts = (request.first, request.second, criteria)
         return 2 * sum(len(t.encode("utf-8")) for t in texts) + _OVERHEAD_BYTES
 
-    async def aclose(self) -> None:  # noqa: B027  # optional: most clients hold a connection
-        """Release the client's connections."""
-
     def clean(self, data: Any) -> Any:
         """`data` (JSON-ready) with the API key masked out, as a server may echo it."""
         return json.loads(redact(json.dumps(data, ensure_ascii=False, default=str), self.secret))
@@ -198,3 +196,31 @@ class BatchClient(ABC):
     def where(self) -> str:
         """The model, for messages."""
         return f"batch of model {self.model!r}"
+
+
+T = TypeVar("T")
+
+
+class PerLoop(Generic[T]):
+    """One object per running event loop, built on first use.
+
+    The SDK clients bind their connections to the loop they first ran on, and building one
+    costs tens of milliseconds (an SSL context), so a provider keeps one per loop across
+    rounds rather than one per round. Outside a loop, every call builds a fresh one.
+    """
+
+    def __init__(self, build: Callable[[], T]) -> None:
+        self._build = build
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self) -> T:
+        """The object of the running loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return self._build()
+        if loop not in self._by_loop:
+            self._by_loop[loop] = self._build()
+        return self._by_loop[loop]

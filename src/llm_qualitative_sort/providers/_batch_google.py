@@ -68,7 +68,7 @@ class GeminiBatchClient(BatchClient):
         self._client: AsyncClient | None = None
 
     def _api(self) -> AsyncClient:
-        # Built on first use, inside the event loop that uses it; closed by `aclose`.
+        # Built on first use, inside the event loop that uses it (see `PerLoop`).
         if self._client is None:
             from google import genai
             from google.genai import types
@@ -78,12 +78,6 @@ class GeminiBatchClient(BatchClient):
             )
             self._client = genai.Client(api_key=self.secret, http_options=options).aio
         return self._client
-
-    async def aclose(self) -> None:
-        """Close the HTTP connections."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
 
     async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
         """Create one batch of inlined requests named `tag`."""
@@ -126,7 +120,7 @@ class GeminiBatchClient(BatchClient):
             job = await self._api().batches.get(name=batch_id)
         except errors.ClientError as exc:
             if exc.code == 404:
-                return BatchStatus("not found", "missing", 0)
+                return BatchStatus("not found", "missing")
             raise
         state = job.state.value if job.state is not None else "JOB_STATE_UNSPECIFIED"
         responses = _responses(job)
@@ -135,7 +129,6 @@ class GeminiBatchClient(BatchClient):
         return BatchStatus(
             state=state,
             phase=phase,
-            total=len(responses),
             completed=sum(r.error is None for r in responses) if ended else None,
             failed=sum(r.error is not None for r in responses) if ended else None,
             message=redact(job.error.message or "", self.secret) if job.error else "",

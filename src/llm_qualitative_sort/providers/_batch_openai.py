@@ -47,6 +47,7 @@ _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 _CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"([^"\\]+)"')
 # How many of the newest batches `find` looks through for a tag.
 _FIND_LIMIT = 1000
+_UPLOAD_TIMEOUT = 900.0
 
 
 class OpenAIBatchClient(BatchClient):
@@ -72,7 +73,7 @@ class OpenAIBatchClient(BatchClient):
         self._client: AsyncOpenAI | None = None
 
     def _api(self) -> AsyncOpenAI:
-        # Built on first use, inside the event loop that uses it; closed by `aclose`.
+        # Built on first use, inside the event loop that uses it (see `PerLoop`).
         if self._client is None:
             from openai import AsyncOpenAI
 
@@ -81,18 +82,14 @@ class OpenAIBatchClient(BatchClient):
             )
         return self._client
 
-    async def aclose(self) -> None:
-        """Close the HTTP connections."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
     async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
         """Upload the requests as a JSONL file and start a batch on it."""
         lines = [json.dumps(self._line(r, criteria), ensure_ascii=False) for r in requests]
         data = ("\n".join(lines) + "\n").encode("utf-8")
         api = self._api()
-        uploaded = await api.files.create(file=(f"{tag}.jsonl", data), purpose="batch")
+        # A file of up to 190 MB may take longer than one answer is allowed to.
+        uploaded = await api.files.create(file=(f"{tag}.jsonl", data), purpose="batch",
+                                          timeout=max(self.timeout, _UPLOAD_TIMEOUT))
         batch = await api.batches.create(
             input_file_id=uploaded.id,
             endpoint=ENDPOINT,
@@ -134,12 +131,11 @@ class OpenAIBatchClient(BatchClient):
         try:
             batch = await self._api().batches.retrieve(batch_id)
         except NotFoundError:
-            return BatchStatus("not found", "missing", 0)
+            return BatchStatus("not found", "missing")
         counts = batch.request_counts
         return BatchStatus(
             state=batch.status,
             phase=_PHASES.get(batch.status, "running"),
-            total=counts.total if counts else 0,
             completed=counts.completed if counts else None,
             failed=counts.failed if counts else None,
             message=self._errors(batch),

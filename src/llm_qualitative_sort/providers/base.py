@@ -96,8 +96,7 @@ class LLMProvider(ABC):
         """A client of the provider's batch interface when batch mode is on, else None.
 
         The sorter then sends each round's calls as one provider batch instead of live
-        calls. A fresh client per call: it connects on first use and is closed by the
-        runner that asked for it.
+        calls. Asked once per round; a client connects on first use.
         """
         return None
 

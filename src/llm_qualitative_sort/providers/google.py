@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from llm_qualitative_sort.providers._batch import BatchOptions, batch_options
+from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
 from llm_qualitative_sort.providers.langchain import LangChainProvider, required_key
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ class GoogleProvider(LangChainProvider):
         batch: bool | BatchOptions = False,
     ) -> None:
         self.batch = batch_options(batch)
+        self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
         secret = required_key(api_key, "GOOGLE_API_KEY", "GoogleProvider", "google")
         url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         root, version = split_version(url)
@@ -98,11 +99,15 @@ class GoogleProvider(LangChainProvider):
         self._api_key = secret
 
     def batch_client(self) -> BatchClient | None:
-        """A Gemini batch-mode client when batch mode is on."""
+        """A Gemini batch-mode client when batch mode is on (one per event loop)."""
         if self.batch is None or self._api_key is None:
             return None
+        return self._batch_clients.get()
+
+    def _new_batch_client(self) -> BatchClient:
         from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
 
+        assert self.batch is not None and self._api_key is not None
         assert self.base_url is not None and self.timeout is not None
         root, version = split_version(self.base_url)
         client = GeminiBatchClient(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llm_qualitative_sort.providers._batch import BatchOptions, batch_options
+from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
 from llm_qualitative_sort.providers.langchain import ALL_METHODS, LangChainProvider, required_key
 
 if TYPE_CHECKING:
@@ -62,6 +62,7 @@ class OpenAIProvider(LangChainProvider):
         batch: bool | BatchOptions = False,
     ) -> None:
         self.batch = batch_options(batch)
+        self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
         secret = required_key(api_key, "OPENAI_API_KEY", "OpenAIProvider", "openai")
         url = base_url or DEFAULT_BASE_URL
 
@@ -94,11 +95,15 @@ class OpenAIProvider(LangChainProvider):
         self._api_key = secret
 
     def batch_client(self) -> BatchClient | None:
-        """An OpenAI Batch API client when batch mode is on."""
+        """An OpenAI Batch API client when batch mode is on (one per event loop)."""
         if self.batch is None or self._api_key is None:
             return None
+        return self._batch_clients.get()
+
+    def _new_batch_client(self) -> BatchClient:
         from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
 
+        assert self.batch is not None and self._api_key is not None
         assert self.base_url is not None and self.timeout is not None
         client = OpenAIBatchClient(
             self.batch, self.model, self._api_key.get_secret_value(), self.base_url, self.timeout

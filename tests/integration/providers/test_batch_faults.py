@@ -16,9 +16,16 @@ ITEMS = make_items(10)
 SCORES = hidden_scores(ITEMS)
 
 
-async def clean_run(kind: str, tmp_path: Path):
-    with batch_server(kind, SCORES) as (_, url):
-        return await sorter(batch_provider(kind, url), tmp_path, checkpointer=None).sort(ITEMS)
+_CLEAN: dict[str, list] = {}
+
+
+async def clean_calls(kind: str, tmp_path: Path) -> list:
+    """The calls of a batch sort without faults (the same for every test of a kind)."""
+    if kind not in _CLEAN:
+        with batch_server(kind, SCORES) as (_, url):
+            run = sorter(batch_provider(kind, url), tmp_path, checkpointer=None)
+            _CLEAN[kind] = calls_of(await run.sort(ITEMS))
+    return _CLEAN[kind]
 
 
 def first_round_batches(fake) -> list[list[str]]:
@@ -41,7 +48,7 @@ async def test_requests_a_batch_left_unanswered_go_alone_into_the_next(
     answered = first[: len(first) // 2] if done == "half" else []
     assert retry == [r for r in first if r not in answered]  # exactly the unanswered ones
     assert [key for key, n in submitted.items() if n > 1] == [(1, r) for r in retry]
-    assert calls_of(result) == calls_of(await clean_run(kind, tmp_path))
+    assert calls_of(result) == await clean_calls(kind, tmp_path)
     assert result.statistics.batch_calls == result.statistics.total_api_calls
 
 
@@ -57,7 +64,7 @@ async def test_a_failed_batch_stops_the_run_and_resume_submits_the_round_again(
         result = await run.resume(stopped.value.run_id)
         rounds = fake.rounds()
     assert rounds == [1, *range(1, result.statistics.rounds + 1)]
-    assert calls_of(result) == calls_of(await clean_run(kind, tmp_path))
+    assert calls_of(result) == await clean_calls(kind, tmp_path)
 
 
 async def test_a_batch_that_fails_validation_names_the_problem(tmp_path) -> None:
@@ -94,7 +101,7 @@ async def test_a_malformed_output_line_is_asked_again(tmp_path) -> None:
         first, again = first_round_batches(fake)
     assert again == first[:1]  # only the request whose line could not be read
     assert result.statistics.failed_calls == 0
-    assert calls_of(result) == calls_of(await clean_run("openai", tmp_path))
+    assert calls_of(result) == await clean_calls("openai", tmp_path)
 
 
 @pytest.mark.parametrize(("kind", "fault"), [
@@ -133,7 +140,7 @@ async def test_a_request_that_failed_in_the_batch_goes_alone_into_the_next(
         result = await sorter(batch_provider(kind, url), tmp_path).sort(ITEMS)
         first, again = first_round_batches(fake)
     assert again == first[:1]
-    assert calls_of(result) == calls_of(await clean_run(kind, tmp_path))
+    assert calls_of(result) == await clean_calls(kind, tmp_path)
 
 
 @pytest.mark.parametrize("kind", ["openai", "google"])
@@ -146,11 +153,11 @@ async def test_a_request_refused_for_good_stops_the_run(kind, tmp_path) -> None:
         result = await run.resume("invalid")
         first, again, *_ = first_round_batches(fake)
     assert again == first[:1]  # the rest of the batch was kept, not paid again
-    assert calls_of(result) == calls_of(await clean_run(kind, tmp_path))
+    assert calls_of(result) == await clean_calls(kind, tmp_path)
 
 
 async def test_gemini_responses_without_metadata_are_matched_by_position(tmp_path) -> None:
     with batch_server("google", SCORES, script=["no_metadata"]) as (fake, url):
         result = await sorter(batch_provider("google", url), tmp_path).sort(ITEMS)
         assert len(first_round_batches(fake)) == 1
-    assert calls_of(result) == calls_of(await clean_run("google", tmp_path))
+    assert calls_of(result) == await clean_calls("google", tmp_path)
