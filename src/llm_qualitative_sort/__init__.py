@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.errors import (
         PermanentProviderError,
         ProviderError,
+        RunDetached,
         RunLockedError,
         RunMismatchError,
         RunStoppedError,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
         Statistics,
     )
     from llm_qualitative_sort.providers import (
+        BatchOptions,
         GoogleProvider,
         LangChainProvider,
         LLMProvider,
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.sorter import QualitativeSorter
 
 __all__ = [
+    "BatchOptions",
     "CacheError",
     "CacheKey",
     "ComparisonCache",
@@ -70,6 +73,7 @@ __all__ = [
     "ProviderError",
     "QualitativeSorter",
     "RoundResult",
+    "RunDetached",
     "RunLockedError",
     "RunMismatchError",
     "RunStoppedError",
@@ -91,8 +95,8 @@ _HOMES = {
         "CacheError", "CacheKey", "ComparisonCache", "FileCache", "MemoryCache",
     ),
     "llm_qualitative_sort.errors": (
-        "PermanentProviderError", "ProviderError", "RunLockedError", "RunMismatchError",
-        "RunStoppedError", "StorageError", "TransientProviderError",
+        "PermanentProviderError", "ProviderError", "RunDetached", "RunLockedError",
+        "RunMismatchError", "RunStoppedError", "StorageError", "TransientProviderError",
     ),
     "llm_qualitative_sort.graph": ("build_graph",),
     "llm_qualitative_sort.models": (
@@ -100,7 +104,8 @@ _HOMES = {
         "RoundResult", "SortResult", "Statistics",
     ),
     "llm_qualitative_sort.providers": (
-        "GoogleProvider", "LLMProvider", "LangChainProvider", "MockLLMProvider", "OpenAIProvider",
+        "BatchOptions", "GoogleProvider", "LLMProvider", "LangChainProvider",
+        "MockLLMProvider", "OpenAIProvider",
     ),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
 }

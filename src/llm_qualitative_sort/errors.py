@@ -80,3 +80,26 @@ class StorageError(ValueError):
 
 class RunMismatchError(ValueError):
     """A run id was reused with items or settings that differ from the stored run."""
+
+
+class RunDetached(Exception):
+    """A batch-mode run with `detach` stopped instead of waiting for its batch.
+
+    The round's batch is submitted and recorded: the provider works on it while no process
+    waits. `QualitativeSorter.resume(run_id)` continues from whatever state the batch is in
+    (with `detach` again: checks once, collects what ended, submits the next round).
+
+    Attributes:
+        reason: What the run is waiting on, in words.
+        run_id: The id to pass to `QualitativeSorter.resume`.
+        batches: The ids of the provider batches the run is waiting on.
+    """
+
+    def __init__(self, message: str, *, run_id: str, batches: list[str]) -> None:
+        super().__init__(
+            f"{message}; nothing waits for it now (run id {run_id!r}; continue it with "
+            f"`await sorter.resume({run_id!r})`)"
+        )
+        self.reason = message
+        self.run_id = run_id
+        self.batches = batches

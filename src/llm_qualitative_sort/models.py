@@ -68,7 +68,8 @@ class RoundResult:
 
     `winner` is stated in the match's own terms (`MatchResult.item_a` / `item_b`), whatever
     the order shown to the LLM; `None` means the call gave no verdict and counted for neither.
-    `cached` is true when the answer came from the user's cache instead of a paid call.
+    `cached` is true when the answer came from the user's cache instead of a paid call;
+    `batch` when it was paid for through the provider's batch interface (at its price).
     """
 
     order: Order
@@ -77,6 +78,7 @@ class RoundResult:
     cached: bool
     input_tokens: int = 0
     output_tokens: int = 0
+    batch: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,10 +99,11 @@ class MatchResult:
 class Statistics:
     """Counts and timings of a run.
 
-    `total_api_calls` counts calls paid for (cache hits excluded); `failed_calls` counts
-    calls that gave no verdict; `rounds` counts tournament rounds. `elapsed_time` is the
-    wall time, in seconds, of the call that finished the run. `estimated_cost` prices the
-    paid tokens when the provider was given prices per million tokens, else None.
+    `total_api_calls` counts calls paid for (cache hits excluded), `batch_calls` those of
+    them made through a provider batch; `failed_calls` counts calls that gave no verdict;
+    `rounds` counts tournament rounds. `elapsed_time` is the wall time, in seconds, of the
+    call that finished the run. `estimated_cost` prices the paid tokens when the provider
+    was given prices per million tokens (batch calls at the batch price), else None.
     """
 
     total_matches: int
@@ -113,6 +116,7 @@ class Statistics:
     input_tokens: int = 0
     output_tokens: int = 0
     estimated_cost: float | None = None
+    batch_calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,10 @@ class EventType(StrEnum):
 
     BRACKET_CHANGE is elimination's (an item took a loss); STANDINGS is Swiss's, once per
     round after the strengths are refitted (the current top items, the judgements used).
+    BATCH reports a provider batch in batch mode (submitted, then at every status check):
+    its `completed` / `total` count the batch's requests, not matches, and its data holds
+    the batch id, the provider's state, and `answered` (None while the provider does not
+    count) and `failed`.
     """
 
     MATCH_START = "match_start"
@@ -155,6 +163,7 @@ class EventType(StrEnum):
     ROUND_END = "round_end"
     BRACKET_CHANGE = "bracket_change"
     STANDINGS = "standings"
+    BATCH = "batch"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._events import progress_event
 from llm_qualitative_sort._journal import Journal
-from llm_qualitative_sort._results import Ranking, sort_result, trivial_result
+from llm_qualitative_sort._results import Ranking, batch_discount, sort_result, trivial_result
 from llm_qualitative_sort._stops import stop_reason
 from llm_qualitative_sort._storage import RunStore, default_checkpoint_path
 from llm_qualitative_sort._validation import (
@@ -30,7 +30,7 @@ from llm_qualitative_sort._validation import (
     check_settings,
 )
 from llm_qualitative_sort.cache import ComparisonCache
-from llm_qualitative_sort.errors import RunMismatchError, RunStoppedError
+from llm_qualitative_sort.errors import RunDetached, RunMismatchError, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
@@ -280,7 +280,8 @@ class QualitativeSorter:
             # the whole history: the journal's copy of this run is no longer needed.
             journal.forget(run_id)
         elapsed = time.perf_counter() - started
-        return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost)
+        return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost,
+                           batch_discount(self.provider))
 
     async def _drive(
         self,
@@ -304,6 +305,8 @@ class QualitativeSorter:
             exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)")
             exc.run_id = context.run_id  # type: ignore[union-attr]
             raise
+        except RunDetached:
+            raise  # batch mode with detach: the batch is recorded, the run waits at the provider
         except Exception as exc:
             reason = stop_reason(exc, self.provider, context.journal, self._store.path)
             raise RunStoppedError(reason, run_id=context.run_id) from exc

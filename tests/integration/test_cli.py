@@ -146,7 +146,7 @@ def test_a_stopped_run_prints_its_resume_command_which_finishes_it(capsys, tmp_p
     assert code == EXIT_STOPPED
     started, first, *rest = err.splitlines()
     assert started.startswith("run stopped-1 started (19 items, seed 3,")
-    assert first == "run stopped: 401 invalid api key"
+    assert first.startswith("run stopped: PermanentProviderError: 401 invalid api key; judge ")
     command = shlex.split(rest[-1])
     # The settings are kept with the run: the command needs only its id and where it is.
     assert command == ["llm-qualitative-sort", "sort", "--resume", "stopped-1",

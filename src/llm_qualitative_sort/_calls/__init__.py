@@ -1,12 +1,28 @@
-"""Answering a round's calls: the `CallRunner` seam and its live implementation."""
+"""Answering a round's calls: the `CallRunner` seam, live calls and provider batches."""
 
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings, Emit
+from llm_qualitative_sort._calls.batch import BatchRunner, batch_answer
+from llm_qualitative_sort._calls.guard import LiveAfterBatch
 from llm_qualitative_sort._calls.live import LiveRunner
 
 
 def make_runner(settings: CallSettings) -> CallRunner:
-    """The runner for a run's provider: live calls (batch providers plug in here)."""
-    return LiveRunner(settings)
+    """The runner for a run's provider: its batch interface if it offers one, else live calls."""
+    client = settings.provider.batch_client()
+    if client is None:
+        return LiveAfterBatch(settings, LiveRunner(settings))
+    return BatchRunner(settings, client)
 
 
-__all__ = ["AnswerSink", "Call", "CallRunner", "CallSettings", "Emit", "LiveRunner", "make_runner"]
+__all__ = [
+    "AnswerSink",
+    "BatchRunner",
+    "Call",
+    "CallRunner",
+    "CallSettings",
+    "Emit",
+    "LiveAfterBatch",
+    "LiveRunner",
+    "batch_answer",
+    "make_runner",
+]

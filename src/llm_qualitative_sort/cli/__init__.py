@@ -8,12 +8,14 @@ Example:
     items: 3
     matches: 4 … 5 (fewer when matches are drawn)
     LLM calls: 8 … 10 (2 per match; cache hits cost nothing)
+    rounds: about 4 (with --batch, each is one batch turnaround: up to 24 h)
     dry run: nothing was called
     0
 """
 
 from llm_qualitative_sort.cli._main import (
     EXIT_CLOSED_OUTPUT,
+    EXIT_DETACHED,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -24,6 +26,7 @@ from llm_qualitative_sort.cli._main import (
 
 __all__ = [
     "EXIT_CLOSED_OUTPUT",
+    "EXIT_DETACHED",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
     "EXIT_OK",

@@ -41,8 +41,13 @@ class RunConfig:
     chat_model_args: dict[str, Any] = _setting(dict, fixed=True)
     elimination_count: int = _setting(2, fixed=True)
     comparison_rounds: int = _setting(2, fixed=True)
+    strategy: str = _setting("elimination", fixed=True)
+    budget: int | None = _setting(None, fixed=True)
+    top_k: int | None = _setting(None, fixed=True)
+    stop_when_settled: bool | None = _setting(None, fixed=True)
     seed: int | None = _setting(None, fixed=True)
-    ranking: str = _setting("wins")
+    ranking: str | None = _setting(None)
+    wait: float = _setting(0.0, stored=False)
     concurrency: int = _setting(10, env=True)
     timeout: float | None = _setting(None)
     requests_per_second: float | None = _setting(None)
@@ -58,6 +63,10 @@ class RunConfig:
     progress: str = _setting("auto", stored=False)
     verbose: bool = _setting(False, stored=False)
     resume: bool = _setting(False, stored=False)
+    batch: bool = _setting(False)
+    batch_discount: float = _setting(0.5)
+    batch_poll: float = _setting(10.0)
+    detach: bool = _setting(False, stored=False)
 
     def stored_settings(self) -> dict[str, Any]:
         """The settings kept with the run (no path of the store, nothing secret)."""
@@ -65,9 +74,10 @@ class RunConfig:
 
     def settings(self) -> dict[str, Any]:
         """What reports record about the run."""
-        shown = ("criteria", "provider", "model", "elimination_count", "comparison_rounds",
-                 "seed", "ranking")
-        return {name: getattr(self, name) for name in shown}
+        shown = ("criteria", "provider", "model", "strategy", "elimination_count",
+                 "comparison_rounds", "budget", "top_k", "stop_when_settled", "seed", "ranking")
+        return {name: getattr(self, name) for name in shown
+                if getattr(self, name) is not None or name in ("model", "seed")}
 
     def prices(self) -> tuple[float | None, float | None]:
         """Prices of a million input and output tokens, if given."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TextIO
 
+from llm_qualitative_sort.tournament import Settings, strategy_for
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -26,27 +28,42 @@ class Estimate:
         return self.max_matches * self.calls_per_match
 
 
-def estimate(items: int, elimination_count: int, comparison_rounds: int) -> Estimate:
-    """The specification's N·n−N … N·n−1 matches (none for fewer than two items).
+def estimate(items: int, settings: Settings) -> Estimate:
+    """The matches and calls the strategy can take on `items` items (none for fewer than 2).
+
+    Elimination plays the specification's N·n−N … N·n−1 matches; Swiss what its budget
+    pays for.
 
     Example:
-        >>> estimate(16, 2, 2).max_calls
+        >>> estimate(16, Settings()).max_calls
+        62
+        >>> estimate(16, Settings(strategy="swiss", comparison_rounds=1)).max_calls
         62
     """
-    if items < 2:
-        return Estimate(items, 0, 0, comparison_rounds)
-    most = elimination_count * items - 1
-    return Estimate(items, most - (elimination_count - 1), most, comparison_rounds)
+    fewest, most = strategy_for(settings, items, seed=0).match_bounds()
+    return Estimate(items, fewest, most, settings.comparison_rounds)
 
 
-def print_estimate(plan: Estimate, price_per_call: float | None, out: TextIO) -> None:
-    """The estimate as a few lines of text."""
+def print_estimate(
+    plan: Estimate,
+    price_per_call: float | None,
+    out: TextIO,
+    rounds: int = 0,
+    batch_discount: float = 0.5,
+) -> None:
+    """The estimate as a few lines of text; `rounds` as simulated (see `cli._rounds`)."""
     print(f"items: {plan.items}", file=out)
     print(f"matches: {plan.min_matches} … {plan.max_matches} "
           "(fewer when matches are drawn)", file=out)
     print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
           f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
+    if rounds:
+        print(f"rounds: about {rounds} (with --batch, each is one batch turnaround: "
+              "up to 24 h)", file=out)
     if price_per_call is not None:
         print(f"cost: at most {plan.max_calls * price_per_call:.4f} "
               f"at {price_per_call} per call", file=out)
+        print(f"cost with --batch: at most "
+              f"{plan.max_calls * price_per_call * (1 - batch_discount):.4f} "
+              f"({batch_discount:.0%} off)", file=out)
     print("dry run: nothing was called", file=out)

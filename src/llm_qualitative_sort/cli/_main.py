@@ -11,7 +11,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._inputs import InputError
@@ -26,6 +26,8 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_STOPPED = 3
+EXIT_DETACHED = 4  # --detach: the batch is at the provider, nothing waits for it
+EXIT_LOCKED = 5  # another process holds the run: nothing was called
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 EXIT_CLOSED_OUTPUT = 141  # 128 + SIGPIPE, what a shell reports for `... | head`
 
@@ -75,7 +77,7 @@ def _run(plan: Plan) -> int:
 
     from llm_qualitative_sort.cli._run import OutputClosed, execute
     from llm_qualitative_sort.cli._signals import Signalled
-    from llm_qualitative_sort.errors import RunStoppedError
+    from llm_qualitative_sort.errors import RunDetached, RunLockedError, RunStoppedError
 
     config = plan.config
     try:
@@ -86,8 +88,16 @@ def _run(plan: Plan) -> int:
         return _stopped(str(exc), config, exc.exit_code)
     except OutputClosed:
         return _output_closed()
+    except RunLockedError as exc:
+        reason = " ".join(exc.reason.split())
+        print(f"error: {reason}\nnothing was called; wait for it with --wait SECONDS, or "
+              "resume the run once its holder has stopped", file=sys.stderr)
+        return EXIT_LOCKED
     except RunStoppedError as exc:
-        return _stopped(f"run stopped: {message(exc.__cause__ or exc)}", config, EXIT_STOPPED)
+        return _stopped(" ".join(exc.reason.split()), config, EXIT_STOPPED)
+    except RunDetached as exc:
+        _detached(exc, config)
+        return EXIT_DETACHED
     except KeyError as exc:
         if str(exc.args[0] if exc.args else "").startswith("no run "):
             return fail(exc, config.verbose)
@@ -118,6 +128,17 @@ def _internal(exc: Exception, config: RunConfig) -> int:
     print(f"run id {config.run_id}; please report this, with the --verbose output",
           file=sys.stderr)
     return EXIT_ERROR
+
+
+def _detached(exc: Any, config: RunConfig) -> None:
+    from llm_qualitative_sort._storage import default_checkpoint_path
+    from llm_qualitative_sort.cli._run import checkpoint_path
+
+    waiting = config.resume_command(default_checkpoint_path())
+    print(f"detached: {exc.reason}\nrun id {config.run_id}: the provider works on it while "
+          f"nothing waits; everything is saved in {checkpoint_path(config)}\n"
+          f"check again (collects what ended, submits the next round):\n  {waiting} --detach\n"
+          f"or wait for the end:\n  {waiting}", file=sys.stderr)
 
 
 def _output_closed() -> int:

@@ -21,6 +21,9 @@ EPILOG = """exit codes:
   2    usage or input error: bad option, unreadable or empty input, invalid items, unknown
        run id, provider not installed; nothing was run
   3    the run stopped (provider failure, exhausted retries); resume it with the command shown
+  4    --detach: the round's batch is submitted and nothing waits; continue with the
+       command shown
+  5    another process holds the run; nothing was called (--wait SECONDS waits for it)
   129  stopped by SIGHUP (closed terminal or SSH session); resume with the command shown
   130  interrupted (Ctrl-C, SIGINT); resume it with the command shown
   141  the output was closed early (`| head`); the run itself finished and is kept
@@ -152,22 +155,48 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                        help="price of a million output tokens")
     judge.add_argument("--mock-latency", type=float, metavar="SECONDS",
                        help="seconds each mock call waits (to watch progress)")
+    batch = sort.add_argument_group("batch mode (openai, google)")
+    batch.add_argument("--batch", action="store_const", const=True,
+                       help="send each round as one provider batch: about half the price, "
+                       "rounds take up to 24 h each")
+    batch.add_argument("--detach", action="store_const", const=True,
+                       help="with --batch: submit the round and exit; continue later")
+    batch.add_argument("--batch-discount", type=float, metavar="SHARE",
+                       help="share of the live price batch calls save, for costs (default 0.5)")
+    batch.add_argument("--batch-poll", type=float, metavar="SECONDS",
+                       help="first wait between batch status checks, growing to 10 min "
+                       "(default 10)")
     tournament = sort.add_argument_group("tournament")
+    tournament.add_argument("--strategy", choices=("elimination", "swiss"),
+                            help="elimination (the default, as specified) or swiss (better "
+                            "rankings for the same number of calls)")
     tournament.add_argument("--elimination-count", type=int, metavar="N",
                             help="losses that eliminate (default 2)")
     tournament.add_argument("--comparison-rounds", type=int, metavar="K",
-                            help="LLM calls per match, even (default 2)")
+                            help="LLM calls per match, even (default 2); swiss also 1")
+    tournament.add_argument("--budget", type=int, metavar="CALLS",
+                            help="swiss: judgements to spend, cache hits included (default: "
+                            "what elimination N=2 would make, 2·(2n−1))")
+    tournament.add_argument("--top-k", type=int, metavar="K",
+                            help="swiss: refine the top K with part of the budget")
+    tournament.add_argument("--stop-when-settled", action="store_const", const=True,
+                            help="swiss with --top-k: stop before the budget once the top K "
+                            "are separated from the rest")
     tournament.add_argument("--concurrency", type=int,
                             help="LLM calls in flight at most (default 10)")
     tournament.add_argument("--seed", type=int,
                             help="fixes pairing (default: drawn, and printed at the start)")
     tournament.add_argument("--ranking", choices=RANKINGS,
-                            help="order by wins (default) or Bradley-Terry strength")
+                            help="order by wins or Bradley-Terry strength (default: wins for "
+                            "elimination, Bradley-Terry for swiss)")
     tournament.add_argument("--cache-dir", metavar="DIR", help="reuse answers kept in DIR")
     runs = sort.add_argument_group("runs")
     runs.add_argument("--run-id", help="name the run (default: a new random id)")
     runs.add_argument("--resume", metavar="RUN_ID",
                       help="continue a stopped run with its stored settings")
+    runs.add_argument("--wait", type=float, metavar="SECONDS",
+                      help="if another process holds the run, wait this long for it "
+                      "(default: refuse at once, exit 5)")
     runs.add_argument("--dry-run", action="store_true",
                       help="check everything, print the expected matches, calls and cost; "
                       "call nothing")

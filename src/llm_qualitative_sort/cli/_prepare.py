@@ -140,19 +140,30 @@ async def _stored(path: Any, run_id: str) -> Any:
 def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
                   args: argparse.Namespace) -> Plan | None:
     dry_run = bool(getattr(args, "dry_run", False))
-    check_settings(elimination_count=config.elimination_count,
-                   comparison_rounds=config.comparison_rounds,
-                   max_concurrent_requests=config.concurrency)
+    settings = check_settings(
+        strategy=config.strategy, elimination_count=config.elimination_count,
+        comparison_rounds=config.comparison_rounds, max_concurrent_requests=config.concurrency,
+        budget=config.budget, top_k=config.top_k,
+        stop_when_settled=bool(config.stop_when_settled),
+    )
+    if texts is not None:
+        from llm_qualitative_sort.tournament import STRATEGIES
+
+        STRATEGIES[settings.strategy].check(settings, len(texts))
     _check_numbers(config)
+    _check_batch(config, dry_run)
     if config.out:
         check_report_path(config.out, probe=not dry_run)
     from llm_qualitative_sort.cli._providers import make_provider
 
     provider = make_provider(config)
     if dry_run:
+        from llm_qualitative_sort.cli._rounds import simulated_rounds
+
         assert texts is not None
-        plan = estimate(len(texts), config.elimination_count, config.comparison_rounds)
-        print_estimate(plan, args.price_per_call, sys.stdout)
+        plan = estimate(len(texts), settings)
+        rounds = simulated_rounds(settings, len(texts))
+        print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount)
         return None
     from llm_qualitative_sort.cache import FileCache
 
@@ -171,3 +182,16 @@ def _check_numbers(config: RunConfig) -> None:
     for flag, value in at_least_zero.items():
         if value is not None and not value >= 0:
             raise UsageError(f"{flag} must be >= 0, got {value}")
+
+
+def _check_batch(config: RunConfig, dry_run: bool) -> None:
+    if config.batch and config.provider not in ("openai", "google") and not dry_run:
+        raise UsageError("--batch needs --provider openai or google (only they have batches)")
+    if config.detach and not config.batch:
+        raise UsageError("--detach needs --batch: only a provider batch can wait without us")
+    from llm_qualitative_sort.providers._batch import BatchOptions
+
+    # A ValueError naming a bad value, before any call.
+    BatchOptions(poll_interval=config.batch_poll,
+                 max_poll_interval=max(600.0, config.batch_poll),
+                 discount=config.batch_discount)

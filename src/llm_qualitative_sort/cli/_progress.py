@@ -111,6 +111,9 @@ class BarProgress(Progress):
 
     def show(self, event: ProgressEvent) -> None:
         """Move the bar to the event's figures."""
+        if event.type is EventType.BATCH:  # counts requests, not matches: postfix only
+            self._bar.set_postfix_str(batch_text(event), refresh=True)
+            return
         self._bar.total = event.total
         self._bar.n = event.completed
         if event.type is EventType.ROUND_END:
@@ -129,10 +132,19 @@ class BarProgress(Progress):
 
 
 class LineProgress(Progress):
-    """One line per finished round, for logs and pipes."""
+    """One line per finished round (and per batch state), for logs and pipes."""
+
+    def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None) -> None:
+        super().__init__(stream, estimate_cost)
+        self._batch_states: dict[str, str] = {}
 
     def show(self, event: ProgressEvent) -> None:
-        """Print a line at the end of each round."""
+        """Print a line at the end of each round and when a batch changes state."""
+        if event.type is EventType.BATCH:
+            batch, state = str(event.data.get("batch_id")), str(event.data.get("state"))
+            if self._batch_states.get(batch) != state:
+                self._batch_states[batch] = state
+                self.note(batch_text(event))
         if event.type is EventType.ROUND_END:
             self.note(f"{event.message} ({event.completed}/{event.total} matches; "
                       f"{self.tally.describe()})")
@@ -149,3 +161,12 @@ def _short(count: int) -> str:
     if count >= 1_000_000:
         return f"{count / 1e6:.1f}M"
     return f"{count / 1e3:.1f}k" if count >= 1000 else str(count)
+
+
+def batch_text(event: ProgressEvent) -> str:
+    """A BATCH event in a few words: its round, state and counts."""
+    data = event.data
+    answered = data.get("answered")
+    counts = (f"{answered}/{data.get('requests')} done" if answered is not None
+              else f"{data.get('requests')} requests")
+    return f"round {data.get('round')}: batch {data.get('state')}, {counts}"

@@ -67,6 +67,12 @@ def make_provider(config: RunConfig) -> LLMProvider:
     kwargs: dict[str, Any] = {"api_key": None, "base_url": config.base_url, **_call_options(config)}
     if config.model:
         kwargs["model"] = config.model
+    if config.batch:
+        from llm_qualitative_sort.providers._batch import BatchOptions
+
+        kwargs["batch"] = BatchOptions(poll_interval=config.batch_poll,
+                                       max_poll_interval=max(600.0, config.batch_poll),
+                                       discount=config.batch_discount, detach=config.detach)
     try:
         provider: LLMProvider = provider_class(**kwargs)
     except ImportError as exc:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from llm_qualitative_sort._inventory import RunInventory
+from llm_qualitative_sort._results import Ranking
 from llm_qualitative_sort._storage import default_checkpoint_path
 from llm_qualitative_sort.cache import FileCache
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
@@ -59,15 +60,20 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
     sorter = QualitativeSorter(
         plan.provider,
         criteria=config.criteria,
+        strategy=config.strategy,
         elimination_count=config.elimination_count,
         comparison_rounds=config.comparison_rounds,
+        budget=config.budget,
+        top_k=config.top_k,
+        stop_when_settled=bool(config.stop_when_settled),
         max_concurrent_requests=config.concurrency,
         cache=plan.cache,
         on_progress=progress,
         seed=config.seed,
         checkpointer=checkpoint_path(config),
         retry_policy=watched_retry(progress.retrying),
-        ranking="bradley_terry" if config.ranking == "bradley_terry" else "wins",
+        ranking=_ranking(config.ranking),
+        wait_for_run=config.wait,
     )
     await _keep_settings(plan)
     _announce(plan)
@@ -166,3 +172,9 @@ def ids_by_text(texts: Sequence[str], ids: Sequence[Any]) -> dict[str, Any]:
     """Each text's id, from ids listed in the order of the sorted texts."""
     ordered = sorted(texts)
     return dict(zip(ordered, ids, strict=True)) if len(ids) == len(ordered) else {}
+
+
+def _ranking(name: str | None) -> Ranking | None:
+    if name is None:
+        return None
+    return "bradley_terry" if name == "bradley_terry" else "wins"

@@ -12,7 +12,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from llm_qualitative_sort._calls import Call, CallSettings, make_runner
+from llm_qualitative_sort._calls import Call, CallSettings, batch_answer, make_runner
 from llm_qualitative_sort._events import event
 from llm_qualitative_sort._journal import CallPlace, text_digest
 from llm_qualitative_sort.graph.context import TournamentContext
@@ -54,6 +54,8 @@ class _Round:
         winner = result.winner if order == "AB" else _FLIP[result.winner]
         self.logs[match][number] = [order, winner, result.reasoning, cached,
                                     result.input_tokens, result.output_tokens]
+        if not cached and batch_answer(result):
+            self.logs[match][number].append("batch")  # priced at the batch price
         self.pending[match] -= 1
         if self.pending[match]:
             return None

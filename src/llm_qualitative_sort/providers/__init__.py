@@ -1,4 +1,4 @@
-"""LLM providers: the interface, the seeded mock, and the real clients.
+"""LLM providers: the interface, the seeded mock, the real clients and their batch options.
 
 The real clients are imported on first use, so that importing this package never requires
 langchain-openai or langchain-google-genai.
@@ -9,6 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 
@@ -24,6 +25,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "BatchOptions",
     "GoogleProvider",
     "LLMProvider",
     "LangChainProvider",

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
 from llm_qualitative_sort.models import ComparisonResult
+
+if TYPE_CHECKING:
+    from llm_qualitative_sort.providers._batch import BatchClient
 
 
 class LLMProvider(ABC):
@@ -86,6 +90,14 @@ class LLMProvider(ABC):
     def estimate_cost(self, input_tokens: int, output_tokens: int) -> float | None:
         """The price of the given token counts, or None when this provider has no prices."""
         del input_tokens, output_tokens
+        return None
+
+    def batch_client(self) -> BatchClient | None:
+        """A client of the provider's batch interface when batch mode is on, else None.
+
+        The sorter then sends each round's calls as one provider batch instead of live
+        calls. Asked once per round; a client connects on first use.
+        """
         return None
 
     def __repr__(self) -> str:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
 from llm_qualitative_sort.providers.langchain import LangChainProvider, required_key
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
+
+    from llm_qualitative_sort.providers._batch import BatchClient
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 DEFAULT_MODEL = "gemini-3.0"
@@ -34,6 +37,8 @@ class GoogleProvider(LangChainProvider):
         reasks: How many more times to ask when an answer has no usable verdict.
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
+        batch: True (or `BatchOptions`) to send each round's calls as one Gemini batch, at
+            the batch price, instead of live calls (see the README, Batch mode).
 
     Raises:
         ValueError: No key given and `GOOGLE_API_KEY` unset.
@@ -58,7 +63,10 @@ class GoogleProvider(LangChainProvider):
         reasks: int = 1,
         input_price_per_million: float | None = None,
         output_price_per_million: float | None = None,
+        batch: bool | BatchOptions = False,
     ) -> None:
+        self.batch = batch_options(batch)
+        self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
         secret = required_key(api_key, "GOOGLE_API_KEY", "GoogleProvider", "google")
         url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         root, version = split_version(url)
@@ -89,6 +97,24 @@ class GoogleProvider(LangChainProvider):
             output_price_per_million=output_price_per_million,
         )
         self._api_key = secret
+
+    def batch_client(self) -> BatchClient | None:
+        """A Gemini batch-mode client when batch mode is on (one per event loop)."""
+        if self.batch is None or self._api_key is None:
+            return None
+        return self._batch_clients.get()
+
+    def _new_batch_client(self) -> BatchClient:
+        from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
+
+        assert self.batch is not None and self._api_key is not None
+        assert self.base_url is not None and self.timeout is not None
+        root, version = split_version(self.base_url)
+        client = GeminiBatchClient(
+            self.batch, self.model, self._api_key.get_secret_value(), root, version, self.timeout
+        )
+        client.reasks = self.reasks
+        return client
 
 
 def split_version(url: str) -> tuple[str, str]:

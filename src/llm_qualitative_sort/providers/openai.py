@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
 from llm_qualitative_sort.providers.langchain import ALL_METHODS, LangChainProvider, required_key
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
+
+    from llm_qualitative_sort.providers._batch import BatchClient
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-5.1"
@@ -31,6 +34,8 @@ class OpenAIProvider(LangChainProvider):
         reasks: How many more times to ask when an answer has no usable verdict.
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
+        batch: True (or `BatchOptions`) to send each round's calls as one OpenAI Batch API
+            batch, at the batch price, instead of live calls (see the README, Batch mode).
 
     Raises:
         ValueError: No key given and `OPENAI_API_KEY` unset.
@@ -54,7 +59,10 @@ class OpenAIProvider(LangChainProvider):
         reasks: int = 1,
         input_price_per_million: float | None = None,
         output_price_per_million: float | None = None,
+        batch: bool | BatchOptions = False,
     ) -> None:
+        self.batch = batch_options(batch)
+        self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
         secret = required_key(api_key, "OPENAI_API_KEY", "OpenAIProvider", "openai")
         url = base_url or DEFAULT_BASE_URL
 
@@ -85,3 +93,20 @@ class OpenAIProvider(LangChainProvider):
             output_price_per_million=output_price_per_million,
         )
         self._api_key = secret
+
+    def batch_client(self) -> BatchClient | None:
+        """An OpenAI Batch API client when batch mode is on (one per event loop)."""
+        if self.batch is None or self._api_key is None:
+            return None
+        return self._batch_clients.get()
+
+    def _new_batch_client(self) -> BatchClient:
+        from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
+
+        assert self.batch is not None and self._api_key is not None
+        assert self.base_url is not None and self.timeout is not None
+        client = OpenAIBatchClient(
+            self.batch, self.model, self._api_key.get_secret_value(), self.base_url, self.timeout
+        )
+        client.reasks = self.reasks
+        return client

@@ -127,6 +127,10 @@ class Strategy(ABC):
         """Competition ranks (1, 2, 2, 4) of every item, best first, as index groups."""
 
     @abstractmethod
+    def match_bounds(self) -> tuple[int, int]:
+        """The fewest and the most matches a whole run can take (for a dry run)."""
+
+    @abstractmethod
     def remaining_matches(self, standing: Standing) -> int:
         """An upper bound on the matches still to play (for `ProgressEvent.total`)."""
 

@@ -69,6 +69,13 @@ class Elimination(Strategy):
         """The last player standing first, then by wins (see `final_ranks`)."""
         return final_ranks(standing["wins"], standing["losses"], self.settings.elimination_count)
 
+    def match_bounds(self) -> tuple[int, int]:
+        """The specification's N·n−N … N·n−1 (fewer when matches are drawn)."""
+        if self.n_items < 2:
+            return 0, 0
+        most = self.settings.elimination_count * self.n_items - 1
+        return most - (self.settings.elimination_count - 1), most
+
     def remaining_matches(self, standing: Standing) -> int:
         """At most (lives left) − 1 matches (the specification's N·n−1 at the start)."""
         return remaining_match_bound(standing["losses"], self.settings.elimination_count)

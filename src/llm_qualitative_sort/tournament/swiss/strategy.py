@@ -185,6 +185,11 @@ class Swiss(Strategy):
                                 evidence.first_won, uncertainty=False)
         return competition_ranks([round(float(s), DIGITS) for s in fit.strengths])
 
+    def match_bounds(self) -> tuple[int, int]:
+        """What the budget pays for; an early stop (`stop_when_settled`) may end sooner."""
+        most = self._affordable(self.budget) if self.n_items >= 2 else 0
+        return (0 if self.settings.stop_when_settled else most), most
+
     def remaining_matches(self, standing: Standing) -> int:
         """What the rest of the budget pays for."""
         return self._affordable(self.budget - standing["used"])

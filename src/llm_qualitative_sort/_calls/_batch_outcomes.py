@@ -1,0 +1,83 @@
+"""Reading an ended batch: which calls are answered, asked again, or submitted again.
+
+Pure bookkeeping on plain data, apart from the provider and the journal: an answer with a
+verdict is final; one without is asked again in the next batch until the provider's
+`reasks` are used up, then final with `winner=None` (the live path's rule, through the same
+`_result`); a request the batch did not answer goes into the next batch, unless the provider
+refused it for good.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from llm_qualitative_sort._batch_journal import BatchJob
+from llm_qualitative_sort._calls.base import Call
+from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
+from llm_qualitative_sort.providers.langchain import _Answer, _result
+
+Place = tuple[int, int]  # (match, call)
+
+
+@dataclass
+class Collected:
+    """What an ended batch gave, per call index of the round.
+
+    `final` holds the answers to journal and report; `kept` the answers without a verdict
+    to keep (durably: they were paid for) while their call is asked again; `failed` the calls
+    to submit again and why; `refused` the calls the provider refused for good.
+    """
+
+    final: list[tuple[int, ComparisonResult]] = field(default_factory=list)
+    kept: dict[Place, dict[str, Any]] = field(default_factory=dict)
+    failed: list[tuple[int, str]] = field(default_factory=list)
+    refused: list[tuple[int, str]] = field(default_factory=list)
+
+
+def collect(
+    job: BatchJob,
+    outcomes: Mapping[str, Outcome],
+    index: Mapping[Place, int],
+    calls: Sequence[Call],
+    unanswered: set[int],
+    kept_before: Mapping[Place, list[dict[str, Any]]],
+    reasks: int,
+) -> Collected:
+    """Sort the outcomes of `job`'s requests; calls already answered are left alone."""
+    done = Collected()
+    for request in job.requests:
+        place = (request.match, request.call)
+        position = index.get(place)
+        if position is None or position not in unanswered:
+            continue
+        if calls[position].place.shown != request.shown:
+            continue  # recorded for other texts: never applied here
+        outcome = outcomes.get(request.request_id)
+        if outcome is None:
+            done.failed.append((position, "the batch ended without answering it"))
+        elif isinstance(outcome, RequestFailure):
+            (done.failed if outcome.retry else done.refused).append((position, outcome.reason))
+        else:
+            earlier = [answer_from_dict(a) for a in kept_before.get(place, [])
+                       if a.get("shown") == request.shown]
+            answers = [*earlier, outcome]
+            if outcome.verdict is not None or len(answers) > reasks:
+                done.final.append((position, _result(answers)))
+            else:
+                done.kept[place] = answer_to_dict(outcome, request.shown)
+    return done
+
+
+def answer_to_dict(answer: _Answer, shown: str) -> dict[str, Any]:
+    """A verdict-less answer as kept in the batch journal."""
+    return {"raw": answer.raw, "input_tokens": answer.input_tokens,
+            "output_tokens": answer.output_tokens, "problem": answer.problem, "shown": shown}
+
+
+def answer_from_dict(data: Mapping[str, Any]) -> _Answer:
+    """A kept answer back (it had no verdict)."""
+    return _Answer(None, dict(data["raw"]), int(data["input_tokens"]),
+                   int(data["output_tokens"]), str(data["problem"]))

@@ -1,0 +1,85 @@
+"""A batch client whose calls are retried like the live path's, and submitted exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from langgraph.types import RetryPolicy
+
+from llm_qualitative_sort._judge import backoff_delay
+from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
+from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus, Outcome
+from llm_qualitative_sort.providers._failures import classify
+
+T = TypeVar("T")
+Failure = TransientProviderError | PermanentProviderError
+
+
+class PatientClient:
+    """`client`'s operations, retried on transient failures with the run's retry policy.
+
+    Failures are classified as on the live path (key masked); a permanent one, or the
+    last attempt's, is raised. A submission that failed transiently may still have
+    reached the provider, so before trying again the batch is looked for by its tag.
+
+    Args:
+        client: The provider's batch interface.
+        retry: The run's retry policy (attempts and backoff).
+    """
+
+    def __init__(self, client: BatchClient, retry: RetryPolicy) -> None:
+        self.client = client
+        self.retry = retry
+        self.attempts = max(retry.max_attempts, 1)
+
+    async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
+        """Submit once: a batch found under `tag` after a failed try is the one submitted."""
+        attempt = 1
+        while True:
+            try:
+                return await self.client.submit(requests, criteria, tag)
+            except Exception as exc:
+                await self._pause(exc, attempt)
+                attempt += 1
+            found = await self.find(tag)
+            if found is not None:
+                return found
+
+    async def find(self, tag: str) -> str | None:
+        """The id of the batch submitted with `tag`, or None."""
+        return await self._retrying(self.client.find, tag)
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        """The batch's state and counts."""
+        return await self._retrying(self.client.status, batch_id)
+
+    async def results(self, batch_id: str, request_ids: Sequence[str]) -> dict[str, Outcome]:
+        """The outcome of each request of an ended batch."""
+        return await self._retrying(self.client.results, batch_id, request_ids)
+
+    async def _retrying(self, operation: Callable[..., Awaitable[T]], *args: Any) -> T:
+        attempt = 1
+        while True:
+            try:
+                return await operation(*args)
+            except Exception as exc:
+                await self._pause(exc, attempt)
+                attempt += 1
+
+    async def _pause(self, exc: Exception, attempt: int) -> None:
+        """Wait before the next attempt, or raise the classified failure."""
+        error = self._classified(exc)
+        if isinstance(error, PermanentProviderError) or attempt >= self.attempts:
+            raise error from None  # the client's exception may quote request details
+        await asyncio.sleep(backoff_delay(self.retry, attempt, error))
+
+    def _classified(self, exc: Exception) -> Failure:
+        if isinstance(exc, (TransientProviderError, PermanentProviderError)):
+            return exc
+        error = classify(exc, where=self.client.where(), secret=self.client.secret)
+        if error is None:
+            raise exc  # not a provider failure: a bug, shown as it is
+        assert isinstance(error, (TransientProviderError, PermanentProviderError))
+        return error

@@ -1,0 +1,282 @@
+"""Batch calls: the round's unanswered calls as one provider batch, exactly once.
+
+The run journal and the user's cache answer what they can; the rest goes to the provider's
+batch interface as one batch (split only where the provider's limits require it). Every
+batch is recorded before it is submitted and once its id is known (`_batch_journal`), so a
+process killed while waiting resumes by polling the same batch. When a batch ends, each
+answer is journaled before it is reported; requests the batch did not answer (expired,
+cancelled, failed) go alone into the next batch, and answers without a verdict are asked
+again there, as the live path asks again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Sequence
+
+from llm_qualitative_sort._batch_journal import BatchJob, BatchJournal, JobRequest
+from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
+from llm_qualitative_sort._calls._patient import PatientClient
+from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
+from llm_qualitative_sort._events import event
+from llm_qualitative_sort.cache import CacheKey
+from llm_qualitative_sort.errors import (
+    PermanentProviderError,
+    RunDetached,
+    TransientProviderError,
+)
+from llm_qualitative_sort.models import ComparisonResult, EventType
+from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
+
+
+def batch_answer(result: ComparisonResult) -> bool:
+    """Whether a result was answered by a provider batch (it names the batch)."""
+    return isinstance(result.raw_response.get("batch"), dict)
+
+
+class BatchRunner(CallRunner):
+    """Answers a round's calls through one provider batch (or a few, beyond its limits).
+
+    Args:
+        settings: The provider, cache, journal and limits of the run.
+        client: The provider's batch interface.
+    """
+
+    def __init__(self, settings: CallSettings, client: BatchClient) -> None:
+        super().__init__(settings)
+        self.client = client
+
+    async def run(self, calls: Sequence[Call], answered: AnswerSink) -> None:
+        """Answer every call; see `CallRunner.run`."""
+        if not calls:
+            return
+        place = calls[0].place
+        store = BatchJournal(self.settings.journal, place.run_id, place.round_number)
+        try:
+            await _Round(self.settings, self.client, store, calls, answered).play()
+        finally:
+            store.close()
+
+
+class _Round:
+    """The batches of one round, until every call of the round is answered."""
+
+    def __init__(
+        self,
+        settings: CallSettings,
+        client: BatchClient,
+        store: BatchJournal,
+        calls: Sequence[Call],
+        answered: AnswerSink,
+    ) -> None:
+        self.settings, self.client, self.store = settings, client, store
+        self.provider = PatientClient(client, settings.retry)
+        self.calls, self.answered = calls, answered
+        self.index = {(c.place.match, c.place.call): i for i, c in enumerate(calls)}
+        self.unanswered: set[int] = set()
+        self.jobs: list[BatchJob] = []
+        self.failures: dict[int, int] = {}  # this process's failed attempts per call
+        self.options = client.options
+
+    async def play(self) -> None:
+        """Replay, recover, submit, wait and collect until the round is answered."""
+        await self._replay()
+        self.jobs = self.store.jobs()
+        if self.unanswered:
+            await self._recover()
+            await self._wait()
+        self.settings.journal.flush()
+        self.store.forget()
+
+    async def _replay(self) -> None:
+        """Answer from the run journal, then from the user's cache."""
+        journal, cache = self.settings.journal, self.settings.cache
+        for index, call in enumerate(self.calls):
+            journaled = journal.get(call.place)
+            if journaled is not None:
+                self.answered(index, *journaled)
+                continue
+            cached = await cache.get(self._key(call)) if cache is not None else None
+            if cached is not None:
+                journal.put(call.place, cached, cached=True)
+                self.answered(index, cached, True)
+                continue
+            self.unanswered.add(index)
+
+    def _key(self, call: Call) -> CacheKey:
+        place = call.place
+        return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
+                           self.settings.provider.model_identity)
+
+    async def _recover(self) -> None:
+        """A batch recorded as submitting may have reached the provider: find it by tag."""
+        for job in self.jobs:
+            if job.state == "submitting":
+                job.batch_id = await self.provider.find(job.tag)
+                job.state = "open" if job.batch_id else "closed"
+                self.store.save(job)
+
+    async def _wait(self) -> None:
+        # Batches found open after a restart are checked at once; new ones after a wait.
+        due = self._open()
+        interval = self.options.poll_interval
+        while True:
+            if await self._submit_uncovered():
+                interval = self.options.poll_interval
+            running = self._open()
+            if not running:
+                return
+            if not due:
+                if self.options.detach:
+                    raise self._detached(running)
+                await asyncio.sleep(interval)
+                interval = min(interval * self.options.poll_backoff, self.options.max_poll_interval)
+                due = running
+            for job in due:
+                await self._check(job)
+            due = []
+
+    def _open(self) -> list[BatchJob]:
+        return [job for job in self.jobs if job.state == "open"]
+
+    def _covered(self) -> set[int]:
+        covered = set()
+        for job in self._open():
+            for request in job.requests:
+                index = self.index.get((request.match, request.call))
+                if index is not None and self.calls[index].place.shown == request.shown:
+                    covered.add(index)
+        return covered
+
+    async def _submit_uncovered(self) -> bool:
+        """Submit the unanswered calls that no open batch covers; True if any were."""
+        waiting = sorted(self.unanswered - self._covered())
+        for chunk in self._chunks(waiting):
+            await self._submit(chunk)
+        return bool(waiting)
+
+    def _chunks(self, indices: list[int]) -> list[list[int]]:
+        chunks: list[list[int]] = []
+        size = 0
+        for index in indices:
+            place = self.calls[index].place
+            request = BatchRequest("", place.first, place.second)
+            weight = self.client.request_bytes(request, self.settings.criteria)
+            full = chunks and (len(chunks[-1]) >= self.client.max_requests
+                               or size + weight > self.client.max_bytes)
+            if not chunks or full:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(index)
+            size += weight
+        return chunks
+
+    async def _submit(self, indices: list[int]) -> None:
+        place = self.calls[indices[0]].place
+        seq = max((job.seq for job in self.jobs), default=0) + 1
+        tag = f"lqs-r{place.round_number}-b{seq}-{secrets.token_hex(6)}"
+        requests = [_job_request(self.calls[i]) for i in indices]
+        job = BatchJob(seq, tag, "submitting", requests)
+        self.jobs.append(job)
+        self.store.save(job)  # durable before the provider hears of it
+        batch = [BatchRequest(r.request_id, self.calls[i].place.first, self.calls[i].place.second)
+                 for r, i in zip(requests, indices, strict=True)]
+        try:
+            job.batch_id = await self.provider.submit(batch, self.settings.criteria, job.tag)
+        except PermanentProviderError:
+            job.state = "closed"  # refused: nothing was submitted, resume submits anew
+            self.store.save(job)
+            raise
+        job.state = "open"
+        self.store.save(job)  # durable before the run waits on it
+        self._emit(job, BatchStatus("submitted", "running", 0, 0))
+
+    async def _check(self, job: BatchJob) -> None:
+        assert job.batch_id is not None
+        status = await self.provider.status(job.batch_id)
+        self._emit(job, status)
+        if status.phase == "rejected":
+            self.store.close_job(job, {})  # nothing was answered: resume submits anew
+            raise PermanentProviderError(
+                f"{self.client.where()}: the provider rejected batch {job.batch_id!r} "
+                f"({status.state}): {status.message or 'no detail given'}"
+            )
+        if status.phase == "missing":
+            raise PermanentProviderError(
+                f"{self.client.where()}: batch {job.batch_id!r} of round "
+                f"{self.calls[0].place.round_number} is unknown to the provider (HTTP 404): "
+                "it was deleted, or the run was resumed with another endpoint or key; resume "
+                "with the ones that submitted it (or start a new run to give it up)"
+            )
+        if status.phase == "ended":
+            await self._collect(job)
+
+    async def _collect(self, job: BatchJob) -> None:
+        assert job.batch_id is not None
+        ids = [r.request_id for r in job.requests]
+        outcomes = await self.provider.results(job.batch_id, ids)
+        kept = self.store.answers()
+        done = collect(job, outcomes, self.index, self.calls, self.unanswered, kept,
+                       self.client.reasks)
+        for index, result in done.final:
+            self.settings.journal.put(self.calls[index].place, result, cached=False)
+            self.unanswered.discard(index)
+            self.answered(index, result, False)
+        self.settings.journal.flush()  # the answers are on disk before the batch is closed
+        self.store.close_job(job, done.kept)
+        await self._cache(done)
+        self._count_failures(done)
+
+    async def _cache(self, done: Collected) -> None:
+        if self.settings.cache is None:
+            return
+        for index, result in done.final:
+            if result.winner is not None:
+                await self.settings.cache.set(self._key(self.calls[index]), result)
+
+    def _count_failures(self, done: Collected) -> None:
+        if done.refused:
+            index, reason = done.refused[0]
+            raise PermanentProviderError(
+                f"{self.client.where()}: the provider refused a request of the batch "
+                f"({self._name(index)}): {reason}"
+            )
+        for index, reason in done.failed:
+            self.failures[index] = self.failures.get(index, 0) + 1
+            if self.failures[index] >= self.provider.attempts:
+                raise TransientProviderError(
+                    f"{self.client.where()}: a request ({self._name(index)}) went unanswered "
+                    f"in {self.failures[index]} batches; last: {reason}"
+                )
+
+    def _name(self, index: int) -> str:
+        place = self.calls[index].place
+        return f"round {place.round_number}, match {place.match}, call {place.call}"
+
+    def _emit(self, job: BatchJob, status: BatchStatus) -> None:
+        if self.settings.emit is None:
+            return
+        total = len(job.requests)
+        counted = f"{status.completed}/{total} done" if status.completed is not None else (
+            f"{total} requests")
+        round_number = self.calls[0].place.round_number
+        self.settings.emit(event(
+            EventType.BATCH, f"round {round_number}: batch {job.batch_id} {status.state}, "
+            f"{counted}", status.completed or 0, total, round=round_number,
+            batch_id=job.batch_id, state=status.state, phase=status.phase,
+            requests=total, answered=status.completed, failed=status.failed,
+        ))
+
+    def _detached(self, running: list[BatchJob]) -> RunDetached:
+        place = self.calls[0].place
+        ids = [job.batch_id or job.tag for job in running]
+        return RunDetached(
+            f"round {place.round_number} is waiting on batch {', '.join(ids)} "
+            f"({len(self.unanswered)} calls)", run_id=place.run_id, batches=ids,
+        )
+
+
+def _job_request(call: Call) -> JobRequest:
+    place = call.place
+    return JobRequest(f"m{place.match}-c{place.call}", place.match, place.call, place.shown)

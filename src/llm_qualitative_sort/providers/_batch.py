@@ -1,0 +1,226 @@
+"""A provider's batch interface: a round's calls as one provider batch, at the batch price.
+
+OpenAI's Batch API and Gemini's batch mode answer the same requests as the live endpoints at
+about half the price, within hours instead of seconds. A `BatchClient` only speaks to the
+provider: it submits requests under a tag, finds a batch by its tag (after a crash between
+submitting and recording the id), reports a batch's state and counts, and hands back each
+request's outcome. Durability, re-submission and waiting belong to the batch runner
+(`llm_qualitative_sort._calls.batch`); verdicts are read with the live path's rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from llm_qualitative_sort.providers._failures import redact
+from llm_qualitative_sort.providers.langchain import _Answer, _validated
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How batch mode waits, and what it saves.
+
+    Args:
+        poll_interval: Seconds before the first status check of a new batch; checks of a
+            batch found waiting after a restart start at once.
+        max_poll_interval: The longest wait between two status checks.
+        poll_backoff: How much the wait grows after each check.
+        discount: The share of the live price that batch calls save (0.5: half price),
+            for `Statistics.estimated_cost`.
+        detach: Never wait: submit the round's batch (or check it once) and stop with
+            `RunDetached`; `resume` continues from whatever state the batch is in.
+
+    Example:
+        >>> BatchOptions(poll_interval=0.5).max_poll_interval
+        600.0
+    """
+
+    poll_interval: float = 10.0
+    max_poll_interval: float = 600.0
+    poll_backoff: float = 1.5
+    discount: float = 0.5
+    detach: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("poll_interval", "max_poll_interval"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                0 < value < math.inf
+            ):
+                raise ValueError(f"BatchOptions.{name} must be > 0 seconds, got {value!r}")
+        if not self.poll_backoff >= 1:
+            raise ValueError(f"BatchOptions.poll_backoff must be >= 1, got {self.poll_backoff}")
+        if not 0 <= self.discount < 1:
+            raise ValueError(f"BatchOptions.discount must be in [0, 1), got {self.discount}")
+
+
+def batch_options(batch: bool | BatchOptions) -> BatchOptions | None:
+    """The options for a provider's `batch=` argument: None when batch mode is off."""
+    if isinstance(batch, BatchOptions):
+        return batch
+    if not isinstance(batch, bool):
+        raise TypeError(f"batch must be a bool or BatchOptions, got {type(batch).__name__}")
+    return BatchOptions() if batch else None
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """One call in a batch: its id within the batch and the texts shown, first then second."""
+
+    request_id: str
+    first: str
+    second: str
+
+
+Phase = Literal["running", "ended", "rejected", "missing"]
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    """A batch as the provider reports it.
+
+    `state` is the provider's own word ("in_progress", "JOB_STATE_RUNNING"); `phase` says
+    what it means here: still running, ended (results, possibly partial, can be read),
+    rejected outright (a bad file, model or key: nothing was answered), or missing (the
+    provider does not know the id at this endpoint with this key). `completed` is None
+    when the provider does not count finished requests while the batch runs.
+    """
+
+    state: str
+    phase: Phase
+    completed: int | None = None
+    failed: int | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class RequestFailure:
+    """A request the batch did not answer; `retry` when a later batch may succeed."""
+
+    reason: str
+    retry: bool
+
+
+Outcome = _Answer | RequestFailure
+_OVERHEAD_BYTES = 6_000
+
+
+class BatchClient(ABC):
+    """Speaks to one provider's batch interface.
+
+    Args:
+        options: Waiting and pricing settings.
+        model: The model name, for messages.
+        secret: The API key, masked out of every answer and message.
+    """
+
+    # The provider's limits on one batch; a round beyond them is split.
+    max_requests: int = 50_000
+    max_bytes: int = 100_000_000
+
+    def __init__(self, options: BatchOptions, model: str, secret: str | None) -> None:
+        self.options = options
+        self.model = model
+        self.secret = secret
+        # How many more times a request is asked (in a later batch) when its answer has
+        # no usable verdict: the live provider's `reasks`.
+        self.reasks = 1
+
+    @abstractmethod
+    async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
+        """Submit one batch labelled with `tag`; return its id."""
+
+    @abstractmethod
+    async def find(self, tag: str) -> str | None:
+        """The id of the batch submitted with `tag`, or None if there is none."""
+
+    @abstractmethod
+    async def status(self, batch_id: str) -> BatchStatus:
+        """The batch's state and counts."""
+
+    @abstractmethod
+    async def results(self, batch_id: str, request_ids: Sequence[str]) -> dict[str, Outcome]:
+        """The outcome of each request the ended batch reports, by request id.
+
+        `request_ids` lists the batch's requests in the order submitted. A request missing
+        from the result was not answered; the runner submits it again.
+        """
+
+    def request_bytes(self, request: BatchRequest, criteria: str) -> int:
+        """An upper bound on one request's size in the batch input, for splitting.
+
+        JSON escaping at most doubles a text; the prompt and the schema add a few KB.
+        """
+        texts = (request.first, request.second, criteria)
+        return 2 * sum(len(t.encode("utf-8")) for t in texts) + _OVERHEAD_BYTES
+
+    def clean(self, data: Any) -> Any:
+        """`data` (JSON-ready) with the API key masked out, as a server may echo it."""
+        return json.loads(redact(json.dumps(data, ensure_ascii=False, default=str), self.secret))
+
+    def answer(
+        self, text: str | None, raw: dict[str, Any], tokens: tuple[int, int], refusal: str = ""
+    ) -> _Answer:
+        """The verdict in a structured-output answer, by the live path's rules.
+
+        Args:
+            text: The answer's text (the JSON verdict), or None when there is none.
+            raw: What to keep in `raw_response`.
+            tokens: Input and output tokens of the request.
+            refusal: The model's refusal, if it refused.
+        """
+        if refusal:
+            verdict, problem = None, f"the model refused: {refusal}"
+        elif not text:  # nothing to read; `raw` may say why
+            verdict, problem = _validated(None, raw.get("problem"))
+        else:
+            try:
+                verdict, problem = _validated(json.loads(text), None)
+            except ValueError as exc:
+                verdict, problem = _validated(None, f"the answer is not JSON: {exc}")
+        if verdict is not None:
+            verdict = verdict.model_copy(
+                update={"reasoning": redact(verdict.reasoning, self.secret)}
+            )
+        if problem:
+            raw = dict(raw, problem=problem)
+        return _Answer(verdict, self.clean(raw), tokens[0], tokens[1], redact(problem, self.secret))
+
+    def where(self) -> str:
+        """The model, for messages."""
+        return f"batch of model {self.model!r}"
+
+
+T = TypeVar("T")
+
+
+class PerLoop(Generic[T]):
+    """One object per running event loop, built on first use.
+
+    The SDK clients bind their connections to the loop they first ran on, and building one
+    costs tens of milliseconds (an SSL context), so a provider keeps one per loop across
+    rounds rather than one per round. Outside a loop, every call builds a fresh one.
+    """
+
+    def __init__(self, build: Callable[[], T]) -> None:
+        self._build = build
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self) -> T:
+        """The object of the running loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return self._build()
+        if loop not in self._by_loop:
+            self._by_loop[loop] = self._build()
+        return self._by_loop[loop]

@@ -1,0 +1,182 @@
+"""Fake batch servers on 127.0.0.1: OpenAI's Batch API and Gemini's batch mode.
+
+Each server keeps what the real one keeps (uploaded files, batches and their states), checks
+each request the way the real API would (key, paths, model, the structured-output fields,
+both texts recoverable from their fences), answers every request by a hidden score, and
+records every submission, so tests can count batches and requests. A batch advances one
+state per `polls_per_state` status checks; `hold_round` keeps the batches of that round and
+later ones running (until set back to None); a script of faults
+applies to the next batches created, one fault per batch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from _fakes import _Server, find_texts
+
+ROUND = re.compile(r"^lqs-r(\d+)-")
+
+
+@dataclass
+class Request:
+    """One request inside a submitted batch."""
+
+    request_id: str
+    texts: tuple[str, str] | None
+    body: dict[str, Any]
+
+
+@dataclass
+class Batch:
+    """A batch as the server keeps it."""
+
+    batch_id: str
+    tag: str
+    requests: list[Request]
+    fault: str | None
+    created: float
+    polls: int = 0
+    state: str = ""
+    answers: list[dict[str, Any]] | None = None  # built once the batch ends
+
+
+@dataclass
+class BatchFake:
+    """State shared by the handler threads."""
+
+    scores: dict[str, float]
+    key: str
+    model: str
+    script: list[str | None] = field(default_factory=list)
+    # Faults of the next batch creations: "500" (refused, nothing created) or "lost" (the
+    # batch is created but the answer is a 500, as when a response is lost on the way).
+    create_faults: list[str] = field(default_factory=list)
+    polls_per_state: int = 1
+    hold_round: int | None = None
+    echo_key: bool = False
+    batches: dict[str, Batch] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
+    log: list[str] = field(default_factory=list)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def next_fault(self) -> str | None:
+        return self.script.pop(0) if self.script else None
+
+    def create_fault(self) -> str | None:
+        with self.lock:
+            return self.create_faults.pop(0) if self.create_faults else None
+
+    def add(self, tag: str, requests: list[Request], prefix: str) -> Batch:
+        with self.lock:
+            batch_id = f"{prefix}{len(self.batches) + 1}"
+            batch = Batch(batch_id, tag, requests, self.next_fault(), time.time())
+            self.batches[batch_id] = batch
+            return batch
+
+    def winner(self, texts: tuple[str, str]) -> str:
+        return "A" if self.scores[texts[0]] > self.scores[texts[1]] else "B"
+
+    def verdict_text(self, texts: tuple[str, str]) -> str:
+        winner = self.winner(texts)
+        reasoning = f"{winner} meets the criterion better."
+        if self.echo_key:
+            reasoning += f" (request carried {self.key})"
+        return json.dumps({"reasoning": reasoning, "winner": winner}, ensure_ascii=False)
+
+    def submitted(self) -> list[tuple[int, str]]:
+        """(round, request id) of every request of every batch, in creation order."""
+        with self.lock:
+            return [(round_of(b.tag), r.request_id) for b in self.batches.values()
+                    for r in b.requests]
+
+    def rounds(self) -> list[int]:
+        """The round of each batch, in creation order."""
+        with self.lock:
+            return [round_of(b.tag) for b in self.batches.values()]
+
+    def advance(self, batch: Batch, states: list[str]) -> None:
+        """One status check: move on one state every `polls_per_state` checks."""
+        if batch.state not in states[:-1]:
+            return  # ended
+        batch.polls += 1
+        position = states.index(batch.state)
+        last_running = len(states) - 2
+        held = self.hold_round is not None and round_of(batch.tag) >= self.hold_round
+        if held and position >= 1:
+            return  # held in a running state
+        if batch.polls >= self.polls_per_state and position < last_running:
+            batch.state, batch.polls = states[position + 1], 0
+        elif batch.polls >= self.polls_per_state and position == last_running:
+            batch.state = states[-1]
+
+
+def round_of(tag: str) -> int:
+    match = ROUND.match(tag)
+    return int(match.group(1)) if match else -1
+
+
+class Handler(BaseHTTPRequestHandler):
+    fake: BatchFake
+    routes: Callable[[Handler, str, str, dict[str, Any] | bytes], None]
+    disable_nagle_algorithm = True
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._dispatch("GET", b"")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length", 0))
+        self._dispatch("POST", self.rfile.read(length))
+
+    def _dispatch(self, method: str, data: bytes) -> None:
+        with self.fake.lock:
+            self.fake.log.append(f"{method} {self.path}")
+        body: dict[str, Any] | bytes = data
+        if self.headers.get("content-type", "").startswith("application/json"):
+            body = json.loads(data or b"{}")
+        type(self).routes(self, method, self.path, body)
+
+    def send_json(self, status: int, payload: Any) -> None:
+        self.send_bytes(status, json.dumps(payload, ensure_ascii=False).encode(),
+                        "application/json")
+
+    def send_bytes(self, status: int, data: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def serve(fake: BatchFake, routes: Any) -> tuple[_Server, str]:
+    handler = type("BatchHandler", (Handler,), {"fake": fake, "routes": routes})
+    server = _Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+    host, port = server.server_address[:2]
+    return server, f"http://{host}:{port}"
+
+
+def split_url(path: str) -> tuple[str, dict[str, str]]:
+    parts = urlsplit(path)
+    return parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()}
+
+
+def schema_ok(schema: Any) -> bool:
+    return isinstance(schema, dict) and {"reasoning", "winner"} <= set(
+        schema.get("properties", {})
+    )
+
+
+def texts_of(body: Any) -> tuple[str, str] | None:
+    return find_texts(body) if isinstance(body, dict) else None

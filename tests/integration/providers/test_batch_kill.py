@@ -1,0 +1,82 @@
+"""SIGKILL a batch-mode sort while its batch is in progress, resume in a fresh process.
+
+The fake server holds the batches of one round in progress; the worker is killed once it
+has polled the held batch twice (it is waiting on it). The resumed process must poll that
+same batch: the server sees exactly one submission per round and no request twice, and the
+result is the uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _batch_setup import batch_provider, batch_server
+from _setup import KEY, hidden_scores, make_items
+from test_batch_sort import calls_of, sorter
+
+WORKER = Path(__file__).with_name("batch_worker.py")
+ITEMS = make_items(16)
+
+
+def start(config: dict[str, Any], tmp: Path, name: str) -> subprocess.Popen[bytes]:
+    path = tmp / f"{name}.json"
+    path.write_text(json.dumps(config))
+    return subprocess.Popen([sys.executable, str(WORKER), str(path)])
+
+
+def polls_of_round(fake, round_number: int) -> int:
+    with fake.lock:
+        ids = [b.batch_id for b in fake.batches.values() if b.tag.startswith(
+            f"lqs-r{round_number}-")]
+    return sum(entry.split("?")[0].endswith(tuple(ids)) for entry in fake.log if ids and
+               entry.startswith("GET "))
+
+
+def wait_for(condition, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert process.poll() is None, "the worker ended before it could be killed"
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+# Both providers in the first round; a later round once (the runner is shared; each case
+# costs two Python processes).
+@pytest.mark.parametrize(("kind", "held_round"), [("openai", 1), ("google", 1), ("google", 3)])
+def test_sigkill_while_waiting_then_resume_polls_the_same_batch(
+    kind, held_round, tmp_path
+) -> None:
+    with batch_server(kind, hidden_scores(ITEMS)) as (fake, url):
+        config = {"kind": kind, "url": url, "key": KEY, "items": ITEMS, "run_id": "killed",
+                  "checkpoint": str(tmp_path / "runs.sqlite3"), "out": str(tmp_path / "a")}
+        run = sorter(batch_provider(kind, url), tmp_path, checkpointer=None)
+        reference = asyncio.run(run.sort(ITEMS))
+        fake.batches.clear()
+        fake.log.clear()
+
+        fake.hold_round = held_round
+        first = start(config, tmp_path, "first")
+        wait_for(lambda: polls_of_round(fake, held_round) >= 2, first)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+        assert fake.rounds() == list(range(1, held_round + 1))
+        fake.hold_round = None
+
+        resumed = start(dict(config, resume=True, out=str(tmp_path / "b")), tmp_path, "second")
+        assert resumed.wait(timeout=120) == 0
+        result = json.loads(Path(tmp_path / "b").read_text())
+        submitted = fake.submitted()
+        rounds = fake.rounds()
+    assert rounds == list(range(1, result["rounds"] + 1))  # one submission per round
+    assert len(submitted) == len(set(submitted)) == result["paid"]  # no request twice
+    expected = [[a, b, w, [list(c) for c in calls]] for a, b, w, calls in calls_of(reference)]
+    assert result["calls"] == expected
+    assert result["rankings"] == json.loads(json.dumps(reference.rankings))

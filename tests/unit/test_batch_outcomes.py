@@ -1,0 +1,103 @@
+"""Reading an ended batch: final answers, re-asks, re-submissions, refusals."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from llm_qualitative_sort._batch_journal import BatchJob, JobRequest
+from llm_qualitative_sort._calls._batch_outcomes import (
+    answer_from_dict,
+    answer_to_dict,
+    collect,
+)
+from llm_qualitative_sort._calls.base import Call
+from llm_qualitative_sort._journal import CallPlace
+from llm_qualitative_sort.providers._batch import RequestFailure
+from llm_qualitative_sort.providers._prompt import Verdict
+from llm_qualitative_sort.providers.langchain import _Answer
+
+N = 6
+CALLS = [Call(CallPlace("run", 1, i // 2, i % 2, f"x{i}", f"y{i}", f"shown{i}"), 0)
+         for i in range(N)]
+INDEX = {(c.place.match, c.place.call): i for i, c in enumerate(CALLS)}
+JOB = BatchJob(1, "t", "open",
+               [JobRequest(f"r{i}", c.place.match, c.place.call, c.place.shown)
+                for i, c in enumerate(CALLS)], "b1")
+
+
+def verdict(winner: str = "A") -> _Answer:
+    return _Answer(Verdict(reasoning="clearer", winner=winner), {"batch": {"id": "b1"}}, 100, 10)
+
+
+def no_verdict(problem: str = "not JSON") -> _Answer:
+    return _Answer(None, {"batch": {"id": "b1"}, "problem": problem}, 100, 10, problem)
+
+
+def test_each_kind_of_outcome_lands_in_its_place() -> None:
+    outcomes = {"r0": verdict("B"), "r1": no_verdict(), "r2": RequestFailure("HTTP 500", True),
+                "r3": RequestFailure("HTTP 400: bad", False)}  # r4, r5: missing
+    done = collect(JOB, outcomes, INDEX, CALLS, set(range(N)), {}, reasks=1)
+    assert [(i, r.winner) for i, r in done.final] == [(0, "B")]
+    assert done.final[0][1].raw_response["batch"] == {"id": "b1"}
+    assert list(done.kept) == [(0, 1)] and done.kept[(0, 1)]["shown"] == "shown1"
+    assert done.failed == [(2, "HTTP 500"), (4, "the batch ended without answering it"),
+                           (5, "the batch ended without answering it")]
+    assert done.refused == [(3, "HTTP 400: bad")]
+
+
+def test_a_second_answer_without_verdict_is_final_and_both_are_paid() -> None:
+    kept = {(0, 1): [answer_to_dict(no_verdict("first"), "shown1")]}
+    done = collect(JOB, {"r1": no_verdict("second")}, INDEX, CALLS, {1}, kept, reasks=1)
+    [(index, result)] = done.final
+    assert index == 1 and result.winner is None
+    assert result.reasoning == "no usable verdict after 2 answer(s): second"
+    assert (result.input_tokens, result.output_tokens) == (200, 20)
+    assert result.raw_response["answers"] == 2
+
+
+def test_a_verdict_after_a_reask_counts_the_tokens_of_both() -> None:
+    kept = {(0, 1): [answer_to_dict(no_verdict(), "shown1")]}
+    [(_, result)] = collect(JOB, {"r1": verdict()}, INDEX, CALLS, {1}, kept, reasks=1).final
+    assert result.winner == "A" and result.input_tokens == 200
+
+
+def test_answers_kept_for_other_texts_are_not_counted() -> None:
+    kept = {(0, 1): [answer_to_dict(no_verdict(), "another pairing")]}
+    done = collect(JOB, {"r1": no_verdict()}, INDEX, CALLS, {1}, kept, reasks=1)
+    assert not done.final and list(done.kept) == [(0, 1)]
+
+
+def test_calls_already_answered_or_shown_other_texts_are_left_alone() -> None:
+    moved = BatchJob(2, "u", "open", [JobRequest("r0", 0, 0, "other texts")], "b2")
+    assert collect(moved, {"r0": verdict()}, INDEX, CALLS, {0}, {}, 1).final == []
+    assert collect(JOB, {"r0": verdict()}, INDEX, CALLS, set(), {}, 1).final == []
+
+
+def test_without_reasks_the_first_answer_without_verdict_is_final() -> None:
+    [(_, result)] = collect(JOB, {"r1": no_verdict()}, INDEX, CALLS, {1}, {}, reasks=0).final
+    assert result.winner is None
+
+
+def test_a_kept_answer_survives_its_round_trip() -> None:
+    answer = no_verdict("cut short")
+    again = answer_from_dict(answer_to_dict(answer, "s"))
+    assert (again.verdict, again.raw, again.input_tokens, again.problem) == (
+        None, answer.raw, 100, "cut short")
+
+
+OUTCOME = st.one_of(
+    st.none(),
+    st.sampled_from([verdict(), no_verdict(), RequestFailure("x", True),
+                     RequestFailure("y", False)]),
+)
+
+
+@given(st.lists(OUTCOME, min_size=N, max_size=N), st.sets(st.integers(0, N - 1)),
+       st.integers(0, 2))
+def test_every_unanswered_call_lands_in_exactly_one_place(outcomes, unanswered, reasks) -> None:
+    by_id = {f"r{i}": o for i, o in enumerate(outcomes) if o is not None}
+    done = collect(JOB, by_id, INDEX, CALLS, set(unanswered), {}, reasks)
+    places = ([i for i, _ in done.final] + [INDEX[p] for p in done.kept]
+              + [i for i, _ in done.failed] + [i for i, _ in done.refused])
+    assert sorted(places) == sorted(unanswered)
