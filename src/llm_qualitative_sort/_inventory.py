@@ -24,6 +24,7 @@ from llm_qualitative_sort._catalog import RunCatalog
 from llm_qualitative_sort._results import history_matches, statistics
 from llm_qualitative_sort._storage import journal_path
 from llm_qualitative_sort.graph import build_graph
+from llm_qualitative_sort.leases import RunLease, SqliteRunLease
 
 
 class Liveness(Protocol):
@@ -31,6 +32,18 @@ class Liveness(Protocol):
 
     async def holder(self, run_id: str) -> str | None:
         """A description of the live holder (host, pid, since when), or None."""
+
+
+class LeaseLiveness:
+    """Liveness from the run lease kept beside the checkpoint (see `leases`)."""
+
+    def __init__(self, lease: RunLease) -> None:
+        self._lease = lease
+
+    async def holder(self, run_id: str) -> str | None:
+        """Who holds the run now, in words, or None."""
+        holder = await self._lease.live_holder(run_id)
+        return None if holder is None else holder.describe()
 
 
 class StoreError(RuntimeError):
@@ -103,6 +116,8 @@ class RunInventory:
                 await cls._tables(conn)
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"cannot read {path} as a checkpoint database: {exc}") from exc
+            if liveness is None:
+                liveness = LeaseLiveness(SqliteRunLease(journal_path(path)))
             yield cls(path, conn, liveness)
         finally:
             await conn.close()

@@ -52,7 +52,7 @@ def test_list_shows_every_run_with_its_state_and_calls(store, capsys, tmp_path) 
     header, *rows = out.splitlines()
     assert header.split()[:3] == ["RUN", "ID", "STARTED"]
     assert [row.split()[0] for row in rows] == ["halted", "done"]  # newest first
-    assert "finished" in rows[1] and "N=2" in rows[1] and "unfinished" in rows[0]
+    assert "finished" in rows[1] and "N=2" in rows[1] and "stopped" in rows[0]
     code, out, _ = _call(capsys, "runs", "list", "--json", "--checkpoint", str(store))
     listed = {entry["run_id"]: entry for entry in map(json.loads, out.splitlines())}
     report = json.loads((tmp_path / "done.json").read_text("utf-8"))
@@ -102,7 +102,7 @@ def test_report_renders_a_stored_run_without_calling_the_judge(store, capsys, tm
     assert {row["item"]: row["id"] for row in rows} == {n: f"k{n}" for n in ITEMS}
     code, _, err = _call(capsys, "report", "halted", "--out", str(tmp_path / "x.json"),
                          "--checkpoint", str(store))
-    assert code == EXIT_USAGE and "unfinished" in err
+    assert code == EXIT_USAGE and "is stopped" in err
 
 
 def _size(db: Path) -> int:

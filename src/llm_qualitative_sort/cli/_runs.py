@@ -155,8 +155,16 @@ def _row(s: RunSummary) -> tuple[str, ...]:
 def _settings_text(settings: dict[str, Any]) -> str:
     judge = settings.get("provider") or "?"
     model = settings.get("model") or settings.get("chat_model")
-    parts = [f"{judge}:{model}" if model else judge,
-             f"N={settings.get('elimination_count')}", f"K={settings.get('comparison_rounds')}"]
+    parts = [f"{judge}:{model}" if model else judge]
+    if settings.get("strategy") == "swiss":
+        parts += ["swiss", f"K={settings.get('comparison_rounds')}"]
+        parts += [f"{name}={settings[name]}" for name in ("budget", "top_k")
+                  if settings.get(name) is not None]
+        if settings.get("stop_when_settled"):
+            parts.append("stop-when-settled")
+    else:
+        parts += [f"N={settings.get('elimination_count')}",
+                  f"K={settings.get('comparison_rounds')}"]
     if settings.get("ranking") == "bradley_terry":
         parts.append("bt")
     return " ".join(parts)

@@ -151,6 +151,17 @@ class RunLease(ABC):
     async def release(self, me: LeaseHolder) -> None:
         """Let the run go, if `me` still holds it."""
 
+    @abstractmethod
+    async def recorded(self, run_id: str) -> LeaseHolder | None:
+        """The holder on record for `run_id`, live or not, without taking anything."""
+
+    async def live_holder(self, run_id: str) -> LeaseHolder | None:
+        """The process holding `run_id` now, or None (a dead or silent holder is none)."""
+        holder = await self.recorded(run_id)
+        if holder is None or is_stale(holder, time.time(), self.ttl):
+            return None
+        return holder
+
     @contextlib.asynccontextmanager
     async def hold(self, run_id: str, *, wait: float | None = 0.0) -> AsyncIterator[LeaseHolder]:
         """Hold `run_id` for the length of the block.

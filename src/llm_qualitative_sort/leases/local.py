@@ -57,6 +57,10 @@ class LocalRunLease(RunLease):
             current = _HELD[key] = dataclasses.replace(current, heartbeat=time.time())
         return current
 
+    async def recorded(self, run_id: str) -> LeaseHolder | None:
+        """The holder on record in this process."""
+        return _HELD.get((self._scope, run_id))
+
     async def release(self, me: LeaseHolder) -> None:
         """Let the run go if `me` holds it."""
         key = (self._scope, me.run_id)

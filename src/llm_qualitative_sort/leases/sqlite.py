@@ -76,6 +76,18 @@ class SqliteRunLease(RunLease):
                 "DELETE FROM leases WHERE run_id = ? AND token = ?", (me.run_id, me.token)
             )
 
+    async def recorded(self, run_id: str) -> LeaseHolder | None:
+        """The holder on record, read without a write lock."""
+        if not self.path.is_file():
+            return None
+        conn = open_sqlite(self.path, _SCHEMA, _PURPOSE, StorageError)
+        try:
+            return self._holder(conn, run_id)
+        except sqlite3.Error as exc:
+            raise StorageError(unusable_sqlite(self.path, _PURPOSE, exc)) from exc
+        finally:
+            conn.close()
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         conn = open_sqlite(self.path, _SCHEMA, _PURPOSE, StorageError)

@@ -1,0 +1,106 @@
+"""The command line with the Swiss strategy, the dry run per strategy, and held runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from llm_qualitative_sort import PermanentProviderError
+from llm_qualitative_sort._storage import journal_path
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
+from llm_qualitative_sort.cli._main import EXIT_LOCKED
+from llm_qualitative_sort.leases import SqliteRunLease
+from llm_qualitative_sort.providers import MockLLMProvider
+
+ITEMS = [str(n) for n in range(0, 300, 10)]  # 30 items
+
+
+def _call(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _items(tmp_path: Path) -> str:
+    path = tmp_path / "items.txt"
+    path.write_text("\n".join(ITEMS), encoding="utf-8")
+    return str(path)
+
+
+def test_swiss_from_the_command_line_is_kept_and_listed(tmp_path, capsys) -> None:
+    db = str(tmp_path / "runs.db")
+    code, out, _ = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
+                         "--strategy", "swiss", "--comparison-rounds", "1", "--top-k", "3",
+                         "--budget", "90", "--checkpoint", db, "--run-id", "sw",
+                         "--progress", "none", "--out", str(tmp_path / "r.json"))
+    assert code == EXIT_OK
+    assert out.splitlines()[0].split()[-1] in {"290", "280"}
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["settings"]["strategy"] == "swiss" and report["settings"]["top_k"] == 3
+    assert sum(len(m["rounds"]) for m in report["match_history"]) == 90
+    code, out, _ = _call(capsys, "runs", "list", "--checkpoint", db)
+    assert "swiss K=1 budget=90 top_k=3" in out and "finished" in out
+
+
+def test_the_dry_run_counts_calls_per_strategy(tmp_path, capsys) -> None:
+    items = _items(tmp_path)
+    code, out, _ = _call(capsys, "sort", items, "--criteria", "larger", "--dry-run")
+    assert code == EXIT_OK and "LLM calls: 116 … 118" in out  # elimination: 2·(2n−2 … 2n−1)
+    code, out, _ = _call(capsys, "sort", items, "--criteria", "larger", "--dry-run",
+                         "--strategy", "swiss", "--comparison-rounds", "1")
+    assert code == EXIT_OK and "LLM calls: 118 … 118" in out  # the default budget 2·(2n−1)
+    code, out, _ = _call(capsys, "sort", items, "--criteria", "larger", "--dry-run",
+                         "--strategy", "swiss", "--budget", "40", "--top-k", "5",
+                         "--stop-when-settled")
+    assert code == EXIT_OK and "LLM calls: 0 … 40" in out and "rounds: about" in out
+
+
+def test_swiss_settings_are_checked_before_any_call(tmp_path, capsys) -> None:
+    items = _items(tmp_path)
+    code, _, err = _call(capsys, "sort", items, "--criteria", "larger", "--budget", "50")
+    assert code == EXIT_USAGE and "budget applies to strategy='swiss' only" in err
+    code, _, err = _call(capsys, "sort", items, "--criteria", "larger", "--strategy", "swiss",
+                         "--top-k", "30", "--dry-run")
+    assert code == EXIT_USAGE and "top_k must be smaller than the number of items" in err
+
+
+class _Broken(MockLLMProvider):
+    async def compare_call(self, item_a, item_b, criteria, *, repetition):
+        raise PermanentProviderError("401 invalid api key")
+
+
+def test_a_run_held_by_another_process_exits_5_and_is_listed_as_running(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    db = tmp_path / "runs.db"
+    items = _items(tmp_path)
+    monkeypatch.setattr("llm_qualitative_sort.cli._providers.make_provider",
+                        lambda config: _Broken(seed=1))
+    code, _, _ = _call(capsys, "sort", items, "--criteria", "larger", "--checkpoint", str(db),
+                       "--run-id", "held", "--progress", "none")
+    assert code == EXIT_STOPPED
+    monkeypatch.undo()
+
+    async def cli(*args: str) -> tuple[int, str]:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "llm_qualitative_sort", *args, "--checkpoint", str(db),
+            stderr=asyncio.subprocess.STDOUT, stdout=asyncio.subprocess.PIPE)
+        output, _ = await process.communicate()
+        assert process.returncode is not None
+        return process.returncode, output.decode()
+
+    async def while_held() -> list[tuple[int, str]]:
+        async with SqliteRunLease(journal_path(db)).hold("held"):
+            return [await cli("sort", "--resume", "held", "--progress", "none"),
+                    await cli("runs", "list"),
+                    await cli("runs", "rm", "held")]
+
+    (resumed, said), (_, listed), (removed, refused) = asyncio.run(while_held())
+    assert resumed == EXIT_LOCKED, said
+    assert "is held by another process: pid" in said and "nothing was called" in said
+    assert "running" in listed
+    assert removed == EXIT_USAGE and "running" in refused
+    code, out, _ = _call(capsys, "runs", "list", "--checkpoint", str(db))
+    assert "stopped" in out  # let go: nobody runs it now
