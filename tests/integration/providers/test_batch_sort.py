@@ -39,27 +39,34 @@ def calls_of(result: SortResult) -> list[tuple[str, str, str | None, list]]:
             for m in result.match_history]
 
 
-async def live_reference(kind: str, items: list[str], tmp_path: Path) -> SortResult:
+async def live_reference(kind: str, items: list[str], tmp_path: Path, **options) -> SortResult:
     judge = FakeJudge(hidden_scores(items), KEY, "gpt-5.1" if kind == "openai" else "gemini-3.0")
     server, url = serve(judge, OpenAIDialect if kind == "openai" else GeminiDialect)
     try:
         provider = make_provider(kind, url + ("/v1" if kind == "openai" else "/v1beta"))
-        return await sorter(provider, tmp_path, checkpointer=None).sort(items)
+        return await sorter(provider, tmp_path, checkpointer=None, **options).sort(items)
     finally:
         server.shutdown()
         server.server_close()
 
 
+SWISS = {"strategy": "swiss", "comparison_rounds": 1, "top_k": 5}
+
+
 @pytest.mark.parametrize("kind", KINDS)
-async def test_a_batch_sort_makes_the_live_sort_one_batch_per_round(kind, tmp_path) -> None:
+@pytest.mark.parametrize("strategy", [{}, SWISS], ids=["elimination", "swiss"])
+async def test_a_batch_sort_makes_the_live_sort_one_batch_per_round(
+    kind, strategy, tmp_path
+) -> None:
     items = make_items(30)
     events = []
     with batch_server(kind, hidden_scores(items)) as (fake, url):
         provider = batch_provider(kind, url, input_price_per_million=2.0,
                                   output_price_per_million=8.0)
-        result = await sorter(provider, tmp_path, on_progress=events.append).sort(items)
+        result = await sorter(provider, tmp_path, on_progress=events.append,
+                              **strategy).sort(items)
         submitted = fake.submitted()
-    reference = await live_reference(kind, items, tmp_path)
+    reference = await live_reference(kind, items, tmp_path, **strategy)
     assert calls_of(result) == calls_of(reference)
     assert result.rankings == reference.rankings
     stats = result.statistics
