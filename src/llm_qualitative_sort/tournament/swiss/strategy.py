@@ -34,12 +34,13 @@ from llm_qualitative_sort.tournament.swiss.evidence import (
 )
 from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, neighbour_pairs, orient
 from llm_qualitative_sort.tournament.swiss.refine import (
-    REFINE_SHARE,
-    REFINE_WAVES,
+    FULL_BUDGET,
+    UNTIL_SETTLED,
+    RefinePlan,
     focus_items,
     wave_pairs,
 )
-from llm_qualitative_sort.tournament.swiss.settle import top_k_settled
+from llm_qualitative_sort.tournament.swiss.settle import SAMPLES, top_k_settled
 
 # Strengths are stored rounded: enough for pairing and warm starts, small in checkpoints.
 STORED_DIGITS = 6
@@ -83,11 +84,16 @@ class Swiss(Strategy):
         return self._budget(self.settings, self.n_items)
 
     @property
+    def refine_plan(self) -> RefinePlan:
+        """The refinement's share of the budget and its waves (see `swiss.refine`)."""
+        return UNTIL_SETTLED if self.settings.stop_when_settled else FULL_BUDGET
+
+    @property
     def swiss_budget(self) -> int:
         """Judgements for the Swiss rounds; the rest refines the top K."""
         if self.settings.top_k is None:
             return self.budget
-        return self.budget - int(self.budget * REFINE_SHARE)
+        return self.budget - int(self.budget * self.refine_plan.share)
 
     def start(self) -> Standing:
         """Everyone at strength 0, nothing used yet."""
@@ -118,7 +124,7 @@ class Swiss(Strategy):
         focus = focus_items(strengths, strengths - 1.96 * errors, strengths + 1.96 * errors,
                             self.settings.top_k)
         left = self.budget - standing["used"]
-        per_wave = math.ceil(left / max(REFINE_WAVES - standing["waves"], 1))
+        per_wave = math.ceil(left / max(self.refine_plan.waves - standing["waves"], 1))
         calls = self._affordable(min(per_wave, left)) * self.settings.comparison_rounds
         return wave_pairs(focus, self.settings.comparison_rounds, calls, evidence.meetings)
 
@@ -147,8 +153,10 @@ class Swiss(Strategy):
         fit = fit_bradley_terry(self.n_items, evidence.first, evidence.second,
                                 evidence.first_won, start=np.asarray(standing["strengths"]),
                                 uncertainty=need_errors)
-        settled = bool(self.settings.stop_when_settled and k is not None
-                       and top_k_settled(fit.strengths, fit.standard_errors, k))
+        settled = False
+        if self.settings.stop_when_settled and k is not None:
+            chances = fit.top_k_probability(k, samples=SAMPLES, seed=self.seed)
+            settled = top_k_settled(fit.strengths, chances, k)
         new: Standing = {
             "strengths": [round(float(s), STORED_DIGITS) for s in fit.strengths],
             "used": evidence.calls,
