@@ -15,6 +15,9 @@ Per run: Kendall's τ-b and Top-10/50/100 (`llm_qualitative_sort.metrics`), call
 rounds and wall time; tables give mean ± sd over seeds, and paired per-seed differences for
 the claims. Everything is seeded: the same command gives the same figures (not the walls).
 
+Writes docs/strategies.md (tables), docs/strategies.png (plot) and docs/strategies.json (every
+run's figures; `--from-json docs/strategies.json` writes the tables and plot again from it).
+
 Usage:
     python scripts/strategy_study.py [--seeds 10] [--budgets 2,5,10] [--out docs]
 """
@@ -23,11 +26,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,12 +61,12 @@ METRICS: dict[str, Callable[[Rankings], float]] = {
     "Top-100": lambda r: top_k_accuracy(r, TRUE_ORDER, 100),
 }
 ELIM_WINS, ELIM_BT = "elimination, wins", "elimination, Bradley–Terry"
+SWISS_1, TOP, STOP = "Swiss, 1 call/match", "Swiss + top-10", "Swiss + top-10 + early stop"
 SWISS: dict[str, dict[str, Any]] = {
-    "Swiss, 1 call/match": {"comparison_rounds": 1},
+    SWISS_1: {"comparison_rounds": 1},
     "Swiss, 2 calls/match": {"comparison_rounds": 2},
-    "Swiss + top-10": {"comparison_rounds": 1, "top_k": 10},
-    "Swiss + top-10 + early stop": {"comparison_rounds": 1, "top_k": 10,
-                                    "stop_when_settled": True},
+    TOP: {"comparison_rounds": 1, "top_k": 10},
+    STOP: {"comparison_rounds": 1, "top_k": 10, "stop_when_settled": True},
 }
 STRATEGIES = [ELIM_WINS, ELIM_BT, *SWISS]
 
@@ -156,20 +160,28 @@ def paired(runs: Sequence[Run], base: Sequence[Run], metric: str) -> str:
 
 def claims(results: Results) -> list[str]:
     """The paired differences behind the README's claims, per judge and budget."""
-    lines = ["| judge | budget | Swiss τ-b − elim. wins | Swiss Top-10 − elim. wins "
-             "| top-10 Top-10 − Swiss | top-10 τ-b − Swiss | stop Top-10 − full "
-             "| calls saved by the stop |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["**Against elimination by wins** (per-seed difference)", "",
+             "| judge | budget | Swiss τ-b | Swiss Top-10 | Swiss + top-10 τ-b "
+             "| Swiss + top-10 Top-10 |", "|---|---|---|---|---|---|"]
     for judge, cells in results.items():
         for n_losses, cell in cells.items():
-            swiss, top = cell["Swiss, 1 call/match"], cell["Swiss + top-10"]
-            stop, wins = cell["Swiss + top-10 + early stop"], cell[ELIM_WINS]
+            swiss, top, wins = cell[SWISS_1], cell[TOP], cell[ELIM_WINS]
+            lines.append(f"| {judge} | N={n_losses} | {paired(swiss, wins, 'τ-b')} "
+                         f"| {paired(swiss, wins, 'Top-10')} | {paired(top, wins, 'τ-b')} "
+                         f"| {paired(top, wins, 'Top-10')} |")
+    lines += ["", "**Top-10 refinement against plain Swiss, early stop against the full "
+              "budget** (per-seed difference)", "",
+              "| judge | budget | refinement Top-10 | refinement τ-b | stop Top-10 "
+              "| stop τ-b | calls saved by the stop |", "|---|---|---|---|---|---|---|"]
+    for judge, cells in results.items():
+        for n_losses, cell in cells.items():
+            swiss, top, stop = cell[SWISS_1], cell[TOP], cell[STOP]
             saved = [1 - s.calls / s.budget for s in stop]
             lines.append(
-                f"| {judge} | N={n_losses} | {paired(swiss, wins, 'τ-b')} "
-                f"| {paired(top, wins, 'Top-10')} | {paired(top, swiss, 'Top-10')} "
+                f"| {judge} | N={n_losses} | {paired(top, swiss, 'Top-10')} "
                 f"| {paired(top, swiss, 'τ-b')} | {paired(stop, top, 'Top-10')} "
-                f"| {100 * statistics.fmean(saved):.1f} % (min {100 * min(saved):.1f}, "
-                f"max {100 * max(saved):.1f}) |")
+                f"| {paired(stop, top, 'τ-b')} | {100 * statistics.fmean(saved):.1f} % "
+                f"(min {100 * min(saved):.1f}, max {100 * max(saved):.1f}) |")
     return lines
 
 
@@ -220,16 +232,36 @@ def write(results: Results, seeds: int, budgets: Sequence[int], elapsed: float,
     (out / "strategies.md").write_text("\n".join(text), encoding="utf-8")
 
 
+def save(results: Results, path: Path) -> None:
+    """Every run's figures, so the tables can be written again without playing."""
+    plain = {judge: {str(n): {name: [asdict(r) for r in runs] for name, runs in cell.items()}
+                     for n, cell in cells.items()} for judge, cells in results.items()}
+    path.write_text(json.dumps(plain, ensure_ascii=False, indent=0), encoding="utf-8")
+
+
+def load(path: Path) -> Results:
+    plain = json.loads(path.read_text(encoding="utf-8"))
+    return {judge: {int(n): {name: [Run(**r) for r in runs] for name, runs in cell.items()}
+                    for n, cell in cells.items()} for judge, cells in plain.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10, help="seeds per setting (default 10)")
     parser.add_argument("--budgets", default="2,5,10",
                         help="elimination counts whose calls are the budgets (default 2,5,10)")
     parser.add_argument("--out", type=Path, default=Path("docs"), help="output directory")
+    parser.add_argument("--from-json", type=Path,
+                        help="write the tables and plot from a saved strategies.json")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     started = time.perf_counter()
-    results = asyncio.run(study(args.seeds, budgets))
+    if args.from_json:
+        results = load(args.from_json)
+    else:
+        results = asyncio.run(study(args.seeds, budgets))
+        args.out.mkdir(parents=True, exist_ok=True)
+        save(results, args.out / "strategies.json")
     write(results, args.seeds, budgets, time.perf_counter() - started, args.out)
     print(f"wrote {args.out / 'strategies.md'} and {args.out / 'strategies.png'}")
 
