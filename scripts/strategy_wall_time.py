@@ -47,6 +47,7 @@ def _timed(spent: dict[str, float], key: Callable[..., str], function: Any) -> A
             return function(*args, **kwargs)
         finally:
             spent[key(*args, **kwargs)] += time.perf_counter() - started
+            spent[key(*args, **kwargs) + " count"] += 1
     return wrapper
 
 
@@ -74,7 +75,14 @@ def child(config: str, seeds: int) -> dict[str, float]:
         asyncio.run(sorter.sort(items))
         total += time.perf_counter() - started
     parts = {name: spent[name] / seeds for name in PARTS[:-1]}
-    return {"total": total / seeds, **parts, "rest": (total - sum(spent.values())) / seeds}
+    counts = {f"{name} count": spent[f"{name} count"] / seeds for name in PARTS[:-1]}
+    rest = total - sum(spent[name] for name in PARTS[:-1])
+    return {"total": total / seeds, **parts, **counts, "rest": rest / seeds}
+
+
+def _cell(times: dict[str, float], part: str) -> str:
+    count = times.get(f"{part} count")
+    return f"{times[part]:.2f}" + (f" ({count:.0f}×)" if count else "")
 
 
 def measure(config: str, seeds: int, threads: str | None) -> dict[str, float]:
@@ -99,7 +107,8 @@ def main() -> None:
         return
     lines = ["<!-- written by scripts/strategy_wall_time.py; the machine was shared -->",
              f"n = 1000, spec mock, default budget, mean seconds per run over {args.seeds} "
-             "seeds; × = wall against elimination N=2 in the same setting.", "",
+             "seeds; × = wall against elimination N=2 in the same setting; (k×) = calls "
+             "per run of that step.", "",
              "| OpenBLAS threads | run | wall s | × | " + " | ".join(PARTS) + " |",
              "|---|---|---|---|" + "---|" * len(PARTS)]
     for threads in ("1", None):
@@ -107,7 +116,7 @@ def main() -> None:
         for config in CONFIGS:
             times = measure(config, args.seeds, threads)
             base = base or times["total"]
-            cells = " | ".join(f"{times[p]:.2f}" for p in PARTS)
+            cells = " | ".join(_cell(times, p) for p in PARTS)
             lines.append(f"| {threads or 'default'} | {config} | {times['total']:.2f} "
                          f"| {times['total'] / base:.1f} | {cells} |")
             print(lines[-1], flush=True)

@@ -12,8 +12,8 @@ tell apart are never separated by any number of calls — the 10th and 11th of t
 specification's mock win 58 % of their calls against each other — so that rule, even with
 an indifference margin, did not stop a single run of the study. An expected share tolerates
 such a near-tie at the boundary (it costs at most one place in K) while still asking every
-other member to be sure; on the study's judges it was met on most runs, at a measured Top-K
-no lower than the full budget's (README, "Strategies").
+other member to be sure. On the study's judges it stopped most runs, at a measured Top-10
+within the full budget's spread (README, "Strategies: ranking quality per call").
 """
 
 from __future__ import annotations
