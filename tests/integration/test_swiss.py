@@ -14,6 +14,8 @@ from llm_qualitative_sort import (
     SortResult,
 )
 from llm_qualitative_sort.bradley_terry import rank_by_score
+from llm_qualitative_sort.tournament.swiss.refine import FULL_BUDGET
+from llm_qualitative_sort.tournament.swiss.settle import LEVEL
 
 ITEMS = [str(i) for i in range(40)]
 
@@ -92,23 +94,38 @@ async def test_a_rematch_is_a_fresh_judgement_not_a_cache_hit() -> None:
 
 
 async def test_top_k_refinement_spends_its_share_on_the_top() -> None:
-    result = await swiss(comparison_rounds=1, top_k=5, budget=400).sort(ITEMS)
+    events: list[ProgressEvent] = []
+    result = await swiss(comparison_rounds=1, top_k=5, budget=400,
+                         on_progress=events.append).sort(ITEMS)
+    phases = [e.data["phase"] for e in events if e.type is EventType.STANDINGS]
+    # Round r + 1 is a refinement wave when the standing after round r says "refine".
+    waves = {r + 2 for r, phase in enumerate(phases[:-1]) if phase == "refine"}
     rounds = by_round(result)
-    swiss_rounds = [n for n in rounds
-                    if len({i for m in rounds[n] for i in (m.item_a, m.item_b)}) == len(ITEMS)]
-    refine = [m for n in rounds if n not in swiss_rounds for m in rounds[n]]
-    assert refine, "no refinement wave was played"
+    refine = [m for n in waves for m in rounds[n]]
+    assert 1 <= len(waves) <= FULL_BUDGET.waves
+    assert sum(len(m.rounds) for m in refine) == int(400 * FULL_BUDGET.share)
     played = Counter(i for m in refine for i in (m.item_a, m.item_b))
     assert {int(i) for i in played} <= set(range(25, 40))
-    assert len(rounds) <= len(swiss_rounds) + 5
 
 
 async def test_a_settled_top_stops_the_run_before_the_budget() -> None:
     spread = [str(i * 50) for i in range(20)]  # far apart for a judge of sd 3.33
+    events: list[ProgressEvent] = []
     result = await swiss(comparison_rounds=1, top_k=3, stop_when_settled=True,
-                         budget=2000).sort(spread)
+                         budget=2000, on_progress=events.append).sort(spread)
     assert calls(result) < 2000
     assert [g for _, g in result.rankings[:3]] == [["950"], ["900"], ["850"]]
+    # It stopped at the first round whose fit expected 95 % of its top 3 to be right.
+    expected = [e.data["expected"] for e in events if e.type is EventType.STANDINGS]
+    assert expected[-1] >= LEVEL > max(expected[:-1])
+    last = [e for e in events if e.type is EventType.STANDINGS][-1]
+    assert "top 3 expected" in last.message and "top settled" in last.message
+
+
+async def test_without_early_stop_no_top_k_chances_are_computed() -> None:
+    events: list[ProgressEvent] = []
+    await swiss(comparison_rounds=1, top_k=3, on_progress=events.append).sort(ITEMS[:12])
+    assert {e.data["expected"] for e in events if e.type is EventType.STANDINGS} == {None}
 
 
 async def test_the_seeds_fix_the_result_whatever_the_concurrency_and_latency() -> None:

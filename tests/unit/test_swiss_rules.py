@@ -9,8 +9,13 @@ from hypothesis import strategies as st
 
 from llm_qualitative_sort.tournament.swiss.evidence import gather_evidence, pair_key
 from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, neighbour_pairs, orient
-from llm_qualitative_sort.tournament.swiss.refine import focus_items, wave_pairs
-from llm_qualitative_sort.tournament.swiss.settle import top_k_settled
+from llm_qualitative_sort.tournament.swiss.refine import (
+    FULL_BUDGET,
+    UNTIL_SETTLED,
+    focus_items,
+    wave_pairs,
+)
+from llm_qualitative_sort.tournament.swiss.settle import expected_top_k_share, top_k_settled
 
 
 def test_evidence_reads_calls_in_presentation_order() -> None:
@@ -97,12 +102,30 @@ def test_a_wave_spends_its_calls_on_nearest_neighbours_and_repeats_a_small_focus
     assert wave_pairs([4], 1, 5, {}) == []
 
 
-def test_settled_needs_the_gap_to_exceed_its_uncertainty_beyond_the_margin() -> None:
+def test_the_expected_share_is_the_mean_top_k_chance_of_the_k_strongest() -> None:
+    strengths = np.array([0.0, 3.0, 2.0, 2.0])  # a tie goes to the lower index: 2 before 3
+    chances = np.array([0.1, 1.0, 0.6, 0.3])
+    assert expected_top_k_share(strengths, chances, k=2) == 0.8
+    assert expected_top_k_share(strengths, chances, k=1) == 1.0
+
+
+def test_settled_when_the_fit_expects_the_level_of_its_top_k_to_be_right() -> None:
     s = np.array([3.0, 2.0, 1.0, 0.0])
-    assert top_k_settled(s, np.full(4, 0.1), k=2)
-    assert not top_k_settled(s, np.full(4, 1.0), k=2)
-    close = np.array([3.0, 2.05, 2.0, 0.0])
-    # 0.05 apart, each known to ±0.1: inside the indifference margin (0.2) that is settled;
-    # without a margin it is not, since the gap is within its uncertainty.
-    assert top_k_settled(close, np.full(4, 0.05), k=2)
-    assert not top_k_settled(close, np.full(4, 0.05), k=2, margin=0.0)
+    assert top_k_settled(s, np.array([1.0, 0.9, 0.1, 0.0]), k=2)  # expects 95 %
+    assert not top_k_settled(s, np.array([1.0, 0.88, 0.12, 0.0]), k=2)  # expects 94 %
+    # A near-tie at the boundary among ten places is tolerated, two are not.
+    s10 = np.arange(12.0)[::-1]
+    one_tie = np.array([1.0] * 9 + [0.55, 0.45, 0.0])
+    assert top_k_settled(s10, one_tie, k=10)
+    two_ties = np.array([1.0] * 8 + [0.55, 0.55, 0.45, 0.45])
+    assert not top_k_settled(s10, two_ties, k=10)
+    assert top_k_settled(s10, two_ties, k=10, level=0.9)
+
+
+def test_a_top_holding_everyone_is_settled() -> None:
+    assert top_k_settled(np.array([1.0, 0.0]), np.array([0.5, 0.5]), k=2)
+
+
+def test_refinement_takes_a_small_share_unless_the_run_may_stop_when_settled() -> None:
+    assert 0 < FULL_BUDGET.share < UNTIL_SETTLED.share < 1
+    assert FULL_BUDGET.waves <= 4  # the N=2 target allows 16 rounds: 8 Swiss + the waves

@@ -2,7 +2,8 @@
 
 The standing holds the strengths fitted after the last round (the pairing order and the
 warm start of the next fit), the judgements used so far, the phase ("swiss", then "refine"
-when `top_k` is set), the last bye, and whether the top K were found settled.
+when `top_k` is set), the last bye, and — with `stop_when_settled` — the Top-K accuracy the
+fit expects of its own top K ("expected") and whether that settles them.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from llm_qualitative_sort.bradley_terry import DIGITS, fit_bradley_terry
+from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_bradley_terry
 from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.tournament.base import (
     Note,
@@ -34,12 +35,17 @@ from llm_qualitative_sort.tournament.swiss.evidence import (
 )
 from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, neighbour_pairs, orient
 from llm_qualitative_sort.tournament.swiss.refine import (
-    REFINE_SHARE,
-    REFINE_WAVES,
+    FULL_BUDGET,
+    UNTIL_SETTLED,
+    RefinePlan,
     focus_items,
     wave_pairs,
 )
-from llm_qualitative_sort.tournament.swiss.settle import top_k_settled
+from llm_qualitative_sort.tournament.swiss.settle import (
+    SAMPLES,
+    expected_top_k_share,
+    top_k_settled,
+)
 
 # Strengths are stored rounded: enough for pairing and warm starts, small in checkpoints.
 STORED_DIGITS = 6
@@ -83,16 +89,21 @@ class Swiss(Strategy):
         return self._budget(self.settings, self.n_items)
 
     @property
+    def refine_plan(self) -> RefinePlan:
+        """The refinement's share of the budget and its waves (see `swiss.refine`)."""
+        return UNTIL_SETTLED if self.settings.stop_when_settled else FULL_BUDGET
+
+    @property
     def swiss_budget(self) -> int:
         """Judgements for the Swiss rounds; the rest refines the top K."""
         if self.settings.top_k is None:
             return self.budget
-        return self.budget - int(self.budget * REFINE_SHARE)
+        return self.budget - int(self.budget * self.refine_plan.share)
 
     def start(self) -> Standing:
         """Everyone at strength 0, nothing used yet."""
         return {"strengths": [0.0] * self.n_items, "used": 0, "phase": "swiss",
-                "last_bye": None, "waves": 0, "settled": False}
+                "last_bye": None, "waves": 0, "settled": False, "expected": None}
 
     def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
         """A Swiss round, or a refinement wave once the Swiss budget is spent."""
@@ -118,7 +129,7 @@ class Swiss(Strategy):
         focus = focus_items(strengths, strengths - 1.96 * errors, strengths + 1.96 * errors,
                             self.settings.top_k)
         left = self.budget - standing["used"]
-        per_wave = math.ceil(left / max(REFINE_WAVES - standing["waves"], 1))
+        per_wave = math.ceil(left / max(self.refine_plan.waves - standing["waves"], 1))
         calls = self._affordable(min(per_wave, left)) * self.settings.comparison_rounds
         return wave_pairs(focus, self.settings.comparison_rounds, calls, evidence.meetings)
 
@@ -147,8 +158,7 @@ class Swiss(Strategy):
         fit = fit_bradley_terry(self.n_items, evidence.first, evidence.second,
                                 evidence.first_won, start=np.asarray(standing["strengths"]),
                                 uncertainty=need_errors)
-        settled = bool(self.settings.stop_when_settled and k is not None
-                       and top_k_settled(fit.strengths, fit.standard_errors, k))
+        settled, expected = self._settled(fit)
         new: Standing = {
             "strengths": [round(float(s), STORED_DIGITS) for s in fit.strengths],
             "used": evidence.calls,
@@ -156,21 +166,39 @@ class Swiss(Strategy):
             "last_bye": history[-1].get("bye"),
             "waves": standing["waves"] + (standing["phase"] == "refine"),
             "settled": settled,
+            "expected": expected,
         }
         if need_errors:
             new["standard_errors"] = [round(float(e), STORED_DIGITS)
                                       for e in fit.standard_errors]
         return Update(new, [self._standings_note(new, fit.position)])
 
+    def _settled(self, fit: BradleyTerryFit) -> tuple[bool, float | None]:
+        """With `stop_when_settled`: whether the top K are settled, and the expected share.
+
+        The share is the Top-K accuracy the fit expects of its own top K (see `settle`);
+        the run stops once it reaches `settle.LEVEL`.
+        """
+        k = self.settings.top_k
+        if not self.settings.stop_when_settled or k is None:
+            return False, None
+        chances = fit.top_k_probability(k, samples=SAMPLES, seed=self.seed)
+        expected = round(expected_top_k_share(fit.strengths, chances, k), 4)
+        return top_k_settled(fit.strengths, chances, k), expected
+
     def _standings_note(self, standing: Standing, position: float) -> Note:
         shown = min(self.settings.top_k or SHOWN_TOP, self.n_items)
         top = strength_order(standing["strengths"])[:shown]
+        expected = standing.get("expected")
         message = (f"{standing['used']}/{self.budget} judgements, {standing['phase']}"
+                   + ("" if expected is None else
+                      f", top {shown} expected {100 * expected:.0f} % right")
                    + (", top settled" if standing["settled"] else ""))
         return Note(EventType.STANDINGS, message, {
             "top": top, "strengths": [standing["strengths"][i] for i in top],
             "used": standing["used"], "budget": self.budget, "phase": standing["phase"],
-            "settled": standing["settled"], "position": round(position, 4),
+            "settled": standing["settled"], "expected": expected,
+            "position": round(position, 4),
         }, item_lists=("top",))
 
     def finished(self, standing: Standing) -> bool:
