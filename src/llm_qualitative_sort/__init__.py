@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         LLMProvider,
         MockLLMProvider,
         OpenAIProvider,
+        PanelProvider,
     )
     from llm_qualitative_sort.sorter import QualitativeSorter
 
@@ -65,6 +66,7 @@ __all__ = [
     "MemoryCache",
     "MockLLMProvider",
     "OpenAIProvider",
+    "PanelProvider",
     "PermanentProviderError",
     "ProgressEvent",
     "ProviderError",
@@ -101,6 +103,7 @@ _HOMES = {
     ),
     "llm_qualitative_sort.providers": (
         "GoogleProvider", "LLMProvider", "LangChainProvider", "MockLLMProvider", "OpenAIProvider",
+        "PanelProvider",
     ),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
 }

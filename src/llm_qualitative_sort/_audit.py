@@ -1,0 +1,199 @@
+"""The audit of a run's judges from its matches: one pass over the calls, no fit.
+
+Pure functions on the public result types. The only costly figure — the position advantage
+of a run of single calls, which needs the fitted strengths — asks for them lazily, so a run
+with both orders in every match (elimination, the default) never fits anything here.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from llm_qualitative_sort._position_bias import from_model, from_swapped_pairs
+from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
+from llm_qualitative_sort.models import MatchResult, RoundResult
+
+CostEstimate = Callable[[int, int], float | None]
+# Item → fitted strength, asked for only when a judge's calls come without AB/BA pairs.
+Strengths = Callable[[], Mapping[str, float]]
+# (the two texts in the order shown) → which was picked: True when the first-shown won.
+_Prompts = dict[tuple[str, str], bool]
+
+
+@dataclass
+class _Tally:
+    """One judge's counts, filled by `_JudgeTallies.add`."""
+
+    calls: int = 0
+    paid: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    first_wins: int = 0
+    pairs: int = 0
+    disagreements: int = 0
+    first_both: int = 0
+    second_both: int = 0
+    single: list[tuple[str, str, float]] = field(default_factory=list)  # (first, second, won)
+    prompts: _Prompts = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Audit:
+    """The audit fields of `Statistics`."""
+
+    judges: tuple[JudgeAudit, ...]
+    position_bias: PositionBias | None
+    order_consistency: OrderConsistency
+    agreement: tuple[JudgeAgreement, ...]
+
+
+def audit(
+    matches: Iterable[MatchResult],
+    default_judge: str,
+    costs: Callable[[str], CostEstimate | None] | None = None,
+    strengths: Strengths | None = None,
+    order: Sequence[str] = (),
+) -> Audit:
+    """The audit of `matches`; calls without a recorded judge are `default_judge`'s.
+
+    Args:
+        matches: The run's matches.
+        default_judge: Identity of the run's provider (a single judge records no name).
+        costs: A judge's price function from its identity (None: no prices).
+        strengths: The fitted strengths, for judges whose calls came without AB/BA pairs.
+        order: Judges in the order to list them (a panel's); others follow as met.
+    """
+    if strengths is not None:
+        strengths = functools.cache(strengths)  # the overall figure and each judge's share it
+    tallies: dict[str, _Tally] = {name: _Tally() for name in order}
+    for match in matches:
+        _add_match(tallies, match, default_judge)
+    tallies = {name: tally for name, tally in tallies.items() if tally.calls}
+    total = _Tally()
+    for tally in tallies.values():
+        _merge(total, tally)
+    judges = tuple(
+        _judge_audit(name, tally, costs(name) if costs else None, strengths)
+        for name, tally in tallies.items()
+    )
+    agreement = tuple(
+        _agreement(a, b, tallies[a].prompts, tallies[b].prompts)
+        for a, b in combinations(tallies, 2)
+    )
+    return Audit(judges, _position(total, strengths), _consistency(total), agreement)
+
+
+def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: str) -> None:
+    rounds = match.rounds
+    for call in rounds:
+        _add_call(tallies.setdefault(call.judge or default_judge, _Tally()), match, call)
+    if len(rounds) == 1:  # one call per match (Swiss): no pair to hold it against
+        _add_single(tallies[rounds[0].judge or default_judge], match, rounds[0])
+        return
+    # The calls of a match come as AB, BA, AB, BA, ...; a panel gives each AB/BA to one judge.
+    for first, second in zip(rounds[::2], rounds[1::2], strict=False):
+        if first.order != second.order and first.judge == second.judge:
+            _add_pair(tallies[first.judge or default_judge], first, second)
+
+
+def _add_call(tally: _Tally, match: MatchResult, call: RoundResult) -> None:
+    tally.calls += 1
+    if not call.cached:
+        tally.paid += 1
+        tally.input_tokens += call.input_tokens
+        tally.output_tokens += call.output_tokens
+    if call.winner is None:
+        tally.failed += 1
+        return
+    first_won = (call.winner == "A") == (call.order == "AB")
+    tally.first_wins += first_won
+    shown = (match.item_a, match.item_b) if call.order == "AB" else (match.item_b, match.item_a)
+    tally.prompts.setdefault(shown, first_won)  # a rematch's verdicts: the first one counts
+
+
+def _add_pair(tally: _Tally, first: RoundResult, second: RoundResult) -> None:
+    if first.winner is None or second.winner is None:
+        return
+    tally.pairs += 1
+    if first.winner != second.winner:
+        tally.disagreements += 1
+        # Opposite orders, different winners: each call's first-shown text won, or each's
+        # second-shown text did.
+        if (first.winner == "A") == (first.order == "AB"):
+            tally.first_both += 1
+        else:
+            tally.second_both += 1
+
+
+def _add_single(tally: _Tally, match: MatchResult, call: RoundResult) -> None:
+    if call.winner is None:
+        return
+    first, second = ((match.item_a, match.item_b) if call.order == "AB"
+                     else (match.item_b, match.item_a))
+    tally.single.append((first, second, float((call.winner == "A") == (call.order == "AB"))))
+
+
+def _merge(total: _Tally, tally: _Tally) -> None:
+    for name in ("calls", "paid", "failed", "input_tokens", "output_tokens", "first_wins",
+                 "pairs", "disagreements", "first_both", "second_both"):
+        setattr(total, name, getattr(total, name) + getattr(tally, name))
+    total.single.extend(tally.single)
+
+
+def _judge_audit(
+    name: str, tally: _Tally, estimate: CostEstimate | None, strengths: Strengths | None
+) -> JudgeAudit:
+    cost = estimate(tally.input_tokens, tally.output_tokens) if estimate else None
+    return JudgeAudit(
+        judge=name, calls=tally.calls, paid_calls=tally.paid, failed_calls=tally.failed,
+        input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
+        estimated_cost=cost, position_bias=_position(tally, strengths),
+        order_consistency=_consistency(tally),
+    )
+
+
+def _consistency(tally: _Tally) -> OrderConsistency:
+    return OrderConsistency(tally.pairs, tally.disagreements)
+
+
+def _position(tally: _Tally, strengths: Strengths | None) -> PositionBias | None:
+    verdicts = tally.calls - tally.failed
+    if tally.pairs or not tally.single:
+        return from_swapped_pairs(tally.first_both, tally.second_both, tally.first_wins,
+                                  verdicts)
+    if strengths is None:
+        return None
+    scores = strengths()
+    gaps = np.array([scores[a] - scores[b] for a, b, _ in tally.single])
+    return from_model(gaps, np.array([won for _, _, won in tally.single]))
+
+
+def _agreement(a: str, b: str, first: _Prompts, second: _Prompts) -> JudgeAgreement:
+    shared = [(first[p], second[p]) for p in first.keys() & second.keys()]
+    prompts = len(shared)
+    if not prompts:
+        return JudgeAgreement((a, b), 0, 0, None, None)
+    agreeing = sum(x == y for x, y in shared)
+    observed = agreeing / prompts
+    p_a = sum(x for x, _ in shared) / prompts  # how often each picked the first-shown
+    p_b = sum(y for _, y in shared) / prompts
+    chance = p_a * p_b + (1 - p_a) * (1 - p_b)
+    kappa = None if chance >= 1 else round((observed - chance) / (1 - chance), 6)
+    return JudgeAgreement((a, b), prompts, agreeing, round(observed, 6), kappa)
+
+
+def ties(rankings: Sequence[tuple[int, Sequence[str]]]) -> tuple[int, int]:
+    """(items that share their rank with another, size of the largest tied block).
+
+    Example:
+        >>> ties([(1, ["a"]), (2, ["b", "c", "d"]), (5, ["e", "f"])])
+        (5, 3)
+    """
+    sizes = [len(group) for _, group in rankings]
+    return sum(s for s in sizes if s > 1), max(sizes, default=0)
