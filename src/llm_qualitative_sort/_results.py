@@ -18,20 +18,20 @@ if TYPE_CHECKING:
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
     """A `MatchResult` from its stored form."""
     a, b, winner, calls = log
-    rounds = [
-        RoundResult(order=o, winner=w, reasoning=r, cached=c, input_tokens=i, output_tokens=t,
-                    judge=_facts(extra).get("judge"))
-        for o, w, r, c, i, t, *extra in calls
-    ]
+    # A call is stored as six fields, then optional facts (a dict): see `CallLog`.
+    rounds = [RoundResult(*call) if len(call) == 6 else _with_facts(call) for call in calls]
     return MatchResult(items[a], items[b], winner, rounds, round_number)
 
 
-def _facts(extra: Sequence[Any]) -> dict[str, Any]:
-    """The optional trailing facts of a stored call ({} for a call stored without any)."""
-    for value in extra:
-        if isinstance(value, dict):
-            return value
-    return {}
+def _with_facts(call: Sequence[Any]) -> RoundResult:
+    """A stored call with its trailing facts: the judge it names, if any."""
+    judge = None
+    for value in call[6:]:
+        if isinstance(value, dict) and isinstance(value.get("judge"), str):
+            judge = value["judge"]
+    order, winner, reasoning, cached, input_tokens, output_tokens = call[:6]
+    return RoundResult(order, winner, reasoning, cached, input_tokens, output_tokens,
+                       judge=judge)
 
 
 def history_matches(items: Sequence[str], history: Sequence[RoundLog]) -> list[MatchResult]:

@@ -2,10 +2,12 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import expit
 
 from llm_qualitative_sort import MatchResult, RoundResult
-from llm_qualitative_sort._audit import audit, ties
+from llm_qualitative_sort._audit import _add_match, _solo_tally, _Tally, audit, ties
 from llm_qualitative_sort._position_bias import from_model, from_swapped_pairs
 from llm_qualitative_sort.audit import OrderConsistency
 
@@ -120,6 +122,24 @@ def test_single_calls_take_the_model_estimate_from_the_strengths() -> None:
     paired = [MatchResult("a", "b", "A", _pair("a", "b", "A", "A"))]
     assert audit(paired, "solo", strengths=strengths).position_bias is not None
     assert len(asked) == 1  # AB/BA pairs need no strengths
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["A", "B", None]), st.sampled_from(["A", "B", None]),
+                          st.booleans(), st.sampled_from(["AB", "BA"]),
+                          st.integers(0, 50)), max_size=30))
+def test_the_fast_single_judge_pass_counts_what_the_general_one_does(calls) -> None:
+    matches = []
+    for index, (x, y, cached, first_order, tokens) in enumerate(calls):
+        second_order = "BA" if first_order == "AB" else "AB"
+        rounds = [RoundResult(first_order, x, "", cached, tokens, 1),
+                  RoundResult(second_order, y, "", False, 2, tokens)]
+        matches.append(MatchResult(f"a{index}", f"b{index}", None, rounds))
+    fast = _solo_tally(matches)
+    general: dict[str, _Tally] = {}
+    for match in matches:
+        _add_match(general, match, "j")
+    assert fast is not None and (fast == general["j"] if matches else fast.calls == 0)
 
 
 def test_ties_count_items_sharing_a_rank() -> None:
