@@ -62,9 +62,7 @@ def to_html(
     title = str(settings.get("criteria") or words["title"])
     page_lang = lang or page_language([title, *(s.item for s in table)])
     k = report_top_k(settings, len(table))
-    rounds = settings.get("comparison_rounds")
-    trust = trust_section(table, uncertainty(result, k), k, result.statistics,
-                          rounds if isinstance(rounds, int) else None, words)
+    trust = trust_section(table, uncertainty(result, k), k, result.statistics, words)
     body = [
         f"<h1>{isolated(title)}</h1>",
         _run_line(result, settings, words),

@@ -30,7 +30,6 @@ def trust_section(
     figures: Mapping[str, ItemUncertainty],
     k: int,
     stats: Statistics,
-    comparison_rounds: int | None,
     words: Words,
 ) -> str:
     """The section ("" for a result without items)."""
@@ -39,7 +38,7 @@ def trust_section(
     rows = [ForestRow(s.rank, s.tied > 1, s.item, figures[s.item])
             for s in table[: max(k + FOREST_EXTRA, FOREST_ROWS)]]
     missing = k - sum(figures[s.item].top_k for s in table[:k])
-    sentences = _sentences(stats, len(table), k, missing, comparison_rounds, words)
+    sentences = _sentences(stats, len(table), k, missing, words)
     return (
         f"<section><h2>{words['trust']}</h2>{_warnings(stats, k, missing, words)}"
         f'<p class="note">{escape(words["trust_note"])}</p>{forest_plot(rows, k, words)}'
@@ -58,9 +57,7 @@ def _warnings(stats: Statistics, k: int, missing: float, words: Words) -> str:
     return "".join(f'<p class="warn" role="alert">⚠ {escape(b)}</p>' for b in bands)
 
 
-def _sentences(
-    stats: Statistics, n: int, k: int, missing: float, rounds: int | None, words: Words
-) -> list[str]:
+def _sentences(stats: Statistics, n: int, k: int, missing: float, words: Words) -> list[str]:
     """One plain sentence per figure, the figures in bold (every text escaped)."""
     out = []
     who = words["who_panel"] if len(stats.judges) > 1 else words["who_one"]
@@ -88,7 +85,7 @@ def _sentences(
 def _position(bias: PositionBias, who: str, words: Words) -> str:
     return _fill(words["s_position"], who=who, share=_percent(bias.first_shown_share),
                  calls=bias.calls, equal=_percent(0.5 + bias.shift),
-                 low=_percent(0.5 + bias.low), high=_percent(0.5 + bias.high), bold_who=False)
+                 low=_percent(0.5 + bias.low), high=_percent(0.5 + bias.high))
 
 
 def _agreement(agreement: JudgeAgreement, numbers: Mapping[str, str], words: Words) -> str:
@@ -101,14 +98,14 @@ def _agreement(agreement: JudgeAgreement, numbers: Mapping[str, str], words: Wor
                  prompts=agreement.prompts, kappa=kappa)
 
 
-def _fill(template: str, *, bold_who: bool = True, **values: object) -> str:
-    """The sentence with each value escaped and in bold (names of judges isolated)."""
+def _fill(template: str, **values: object) -> str:
+    """The sentence with each figure escaped and in bold; judges' names are isolated."""
     shown = {}
     for name, value in values.items():
         text = f"{value:,}" if isinstance(value, int) else str(value)
         if name in ("a", "b"):
             shown[name] = isolated(text)
-        elif name == "who" and not bold_who:
+        elif name == "who":
             shown[name] = escape(text)
         else:
             shown[name] = f"<b>{escape(text)}</b>"
