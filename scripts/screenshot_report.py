@@ -6,7 +6,10 @@ Not part of CI (it needs Debian's `chromium`). Usage:
 
 Writes `demo.html` (the bundled demo), `tricky.html` (Japanese text long and short, markup,
 a script tag, a right-to-left override inside an item, ids) and `tricky_ja.html` (the same
-with the report's words in Japanese), with a PNG of each.
+with the report's words in Japanese), and `panel.html` / `panel_ja.html` (the tricky items
+judged by a panel of two mocks leaning opposite ways, four calls per match: the trust
+section with its warnings, the forest plot, the audit and the judges' table), with a PNG
+of each.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, SortResult
+from llm_qualitative_sort import MockLLMProvider, PanelProvider, QualitativeSorter, SortResult
 from llm_qualitative_sort.cli._providers import demo_set, mock_score
 from llm_qualitative_sort.reports import write_report
 
@@ -43,10 +46,17 @@ FLAGS = [
 ]
 
 
-async def _sort(texts: dict[str, int], criteria: str, n_losses: int) -> SortResult:
+async def _sort(texts: dict[str, int], criteria: str, n_losses: int, *,
+                panel: bool = False) -> SortResult:
     judge = MockLLMProvider(seed=7, score=lambda text: texts[text])
+    rounds = 2
+    if panel:  # two judges leaning opposite ways, each judging every match in both orders
+        judge = PanelProvider([
+            MockLLMProvider(seed=7, score=lambda text: texts[text], pair_bias=(6.0, 0.0)),
+            MockLLMProvider(seed=8, score=lambda text: texts[text], pair_bias=(-6.0, 0.0))])
+        rounds = 4
     sorter = QualitativeSorter(judge, criteria=criteria, elimination_count=n_losses, seed=7,
-                               checkpointer=None)
+                               comparison_rounds=rounds, checkpointer=None)
     return await sorter.sort(list(texts))
 
 
@@ -74,9 +84,13 @@ def main() -> None:
                    "どちらの文がより印象的か <i>(criterion with markup)</i>", 2),
     }
     reports["tricky_ja"] = reports["tricky"]
+    reports["panel"] = (asyncio.run(_sort(TRICKY, "どちらの文がより印象的か", 3, panel=True)),
+                        "どちらの文がより印象的か", 3)
+    reports["panel_ja"] = reports["panel"]
     for name, (result, criteria, n_losses) in reports.items():
+        rounds = 4 if name.startswith("panel") else 2
         settings = {"criteria": criteria, "provider": "mock", "elimination_count": n_losses,
-                    "comparison_rounds": 2, "seed": 7}
+                    "comparison_rounds": rounds, "seed": 7, "top_k": 5}
         ids = {item: f"row-{n}" for n, (_, group) in enumerate(result.rankings) for item in group}
         html = write_report(result, out / f"{name}.html", settings, ids=ids,
                             lang="ja" if name.endswith("_ja") else None)

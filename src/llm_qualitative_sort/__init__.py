@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         LLMProvider,
         MockLLMProvider,
         OpenAIProvider,
+        PanelProvider,
     )
     from llm_qualitative_sort.sorter import QualitativeSorter
 
@@ -68,6 +69,7 @@ __all__ = [
     "MemoryCache",
     "MockLLMProvider",
     "OpenAIProvider",
+    "PanelProvider",
     "PermanentProviderError",
     "ProgressEvent",
     "ProviderError",
@@ -105,7 +107,7 @@ _HOMES = {
     ),
     "llm_qualitative_sort.providers": (
         "BatchOptions", "GoogleProvider", "LLMProvider", "LangChainProvider",
-        "MockLLMProvider", "OpenAIProvider",
+        "MockLLMProvider", "OpenAIProvider", "PanelProvider",
     ),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
 }

@@ -14,6 +14,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from llm_qualitative_sort.cache import open_sqlite, result_from_dict, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
@@ -47,6 +48,12 @@ class CallPlace:
     shown: str
 
 
+# Facts about one call beyond its answer, such as {"judge": "<model identity>"} when a panel
+# answered it; empty for most calls, and then not stored at all.
+CallFacts = dict[str, Any]
+# A call's answer, whether it came from the user's cache, and its facts.
+Answer = tuple[ComparisonResult, bool, CallFacts]
+
 _INSERT = "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?, ?, ?)"
 _PURPOSE = "a run journal"
 _Row = tuple[str, int, int, int, str, str]
@@ -78,6 +85,11 @@ class Journal:
 
     def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
+        entry = self.entry(place)
+        return None if entry is None else entry[:2]
+
+    def entry(self, place: CallPlace) -> Answer | None:
+        """The journaled answer, whether it came from the user's cache, and its facts."""
         row = self._round(place.run_id, place.round_number).get((place.match, place.call))
         if row is None:
             return None
@@ -85,20 +97,30 @@ class Journal:
         if shown != place.shown:
             return None  # another pairing was journaled here: ask again, never reuse it
         source = str(self.path or "the run journal")
-        winner, reasoning, raw, input_tokens, output_tokens, cached = json.loads(record)
+        # Rows written before facts existed have six fields.
+        winner, reasoning, raw, input_tokens, output_tokens, cached, *facts = json.loads(record)
         data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
                 "input_tokens": input_tokens, "output_tokens": output_tokens}
-        return result_from_dict(data, source), bool(cached)
+        return result_from_dict(data, source), bool(cached), dict(facts[0]) if facts else {}
 
-    def put(self, place: CallPlace, result: ComparisonResult, *, cached: bool) -> None:
-        """Record a finished call.
+    def put(
+        self,
+        place: CallPlace,
+        result: ComparisonResult,
+        *,
+        cached: bool,
+        facts: CallFacts | None = None,
+    ) -> None:
+        """Record a finished call, with its facts (such as the judge of a panel) if any.
 
         The row is committed by a flush scheduled on the event loop, so all calls that
         finish in one turn of the loop share one commit; the flush runs before any code
         woken by these calls, so no verdict is acted on before its row is on disk.
         """
-        fields = (result.winner, result.reasoning, result.raw_response, result.input_tokens,
-                  result.output_tokens, cached)
+        fields: tuple[Any, ...] = (result.winner, result.reasoning, result.raw_response,
+                                   result.input_tokens, result.output_tokens, cached)
+        if facts:
+            fields += (facts,)
         row = (place.shown, json.dumps(fields, ensure_ascii=False, default=str))
         self._round(place.run_id, place.round_number)[(place.match, place.call)] = row
         if self._conn is not None:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._journal import CallPlace, Journal
-from llm_qualitative_sort._stops import describe
+from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace, Journal
+from llm_qualitative_sort._stops import describe, name_judge
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
@@ -38,45 +38,55 @@ class Judge:
     stop: asyncio.Event
     timeout: float | None = None
 
-    async def call(self, place: CallPlace, repetition: int) -> tuple[ComparisonResult, bool]:
-        """The answer to one call and whether it came from the user's cache."""
-        journaled = self.journal.get(place)
+    async def call(self, place: CallPlace, repetition: int) -> Answer:
+        """The answer to one call, whether it came from the user's cache, and its facts.
+
+        The facts name the judge that answered when the provider hands calls to several
+        (`LLMProvider.judge_of`); they are journaled with the answer, so a resumed run keeps
+        the attribution.
+        """
+        journaled = self.journal.entry(place)
         if journaled is not None:
             return journaled
+        judge = self.provider.judge_of(place.first, place.second, repetition=repetition)
+        facts: CallFacts = {} if judge is self.provider else {"judge": judge.model_identity}
         key = None
         if self.cache is not None:
             key = CacheKey.of(
-                place.first, place.second, self.criteria, repetition, self.provider.model_identity
+                place.first, place.second, self.criteria, repetition, judge.model_identity
             )
             cached = await self.cache.get(key)
             if cached is not None:
-                self.journal.put(place, cached, cached=True)
-                return cached, True
+                self.journal.put(place, cached, cached=True, facts=facts)
+                return cached, True, facts
         async with self.semaphore:
             if self.stop.is_set():
                 raise CallsStopped
             self.journal.check()  # a journal that cannot save answers must not buy more
-            result = await self._ask(place, repetition)
+            result = await self._ask(judge, place, repetition)
             # Journal before releasing the slot: the journal's flush is then scheduled
             # ahead of the next waiter, so no new call starts before this one is on disk.
-            self.journal.put(place, result, cached=False)
+            self.journal.put(place, result, cached=False, facts=facts)
         if self.cache is not None and key is not None and result.winner is not None:
             await self.cache.set(key, result)
-        return result, False
+        return result, False, facts
 
-    async def _ask(self, place: CallPlace, repetition: int) -> ComparisonResult:
+    async def _ask(self, judge: LLMProvider, place: CallPlace, repetition: int) -> ComparisonResult:
         attempt = 1
         while True:
             try:
-                return await self._checked_answer(place, repetition)
+                return await self._checked_answer(judge, place, repetition)
             except Exception as exc:
                 if attempt >= self.retry.max_attempts or not _retryable(self.retry, exc):
                     self.stop.set()
+                    name_judge(exc, judge)
                     raise
                 await asyncio.sleep(backoff_delay(self.retry, attempt, exc))
                 attempt += 1
 
-    async def _checked_answer(self, place: CallPlace, repetition: int) -> ComparisonResult:
+    async def _checked_answer(
+        self, judge: LLMProvider, place: CallPlace, repetition: int
+    ) -> ComparisonResult:
         """The provider's answer, refused unless every field is valid.
 
         A wrong answer is a bug of the provider, not a verdict: it stops the run (the
@@ -85,19 +95,19 @@ class Judge:
         deadline = asyncio.timeout(self.timeout)
         try:
             async with deadline:
-                result = await self.provider.compare_call(
+                result = await judge.compare_call(
                     place.first, place.second, self.criteria, repetition=repetition
                 )
         except InvalidAnswerError as exc:
-            raise PermanentProviderError(f"{self.provider!r} answered badly: {exc}") from exc
+            raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except TimeoutError as exc:
             # Ours (call_timeout) or the provider's own: a slow answer may come next time.
             what = (f"gave no answer within call_timeout={self.timeout} s" if deadline.expired()
                     else f"timed out ({describe(exc)})")
-            raise TransientProviderError(f"{self.provider!r} {what}") from exc
+            raise TransientProviderError(f"{judge!r} {what}") from exc
         problem = answer_problem(result)
         if problem:
-            raise PermanentProviderError(f"{self.provider!r} answered badly: {problem}")
+            raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
         return result
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from llm_qualitative_sort._audit import audit, ties
+from llm_qualitative_sort._rating import Rating
 from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
@@ -18,13 +20,23 @@ if TYPE_CHECKING:
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
     """A `MatchResult` from its stored form."""
     a, b, winner, calls = log
-    # A call is stored as 6 fields; a batch call has a 7th, "batch" (older runs have none).
-    rounds = [
-        RoundResult(order=o, winner=w, reasoning=r, cached=c, input_tokens=i, output_tokens=t,
-                    batch=bool(via))
-        for o, w, r, c, i, t, *via in calls
-    ]
+    # A call is stored as six fields, then optional facts: see `CallLog`.
+    rounds = [RoundResult(*call) if len(call) == 6 else _with_facts(call) for call in calls]
     return MatchResult(items[a], items[b], winner, rounds, round_number)
+
+
+def _with_facts(call: Sequence[Any]) -> RoundResult:
+    """A stored call with its trailing facts: the judge it names, whether a batch answered."""
+    judge, batch = None, False
+    for value in call[6:]:
+        if isinstance(value, dict):
+            judge = value["judge"] if isinstance(value.get("judge"), str) else judge
+            batch = batch or value.get("batch") is True
+        elif value == "batch":  # the form of runs stored before the facts dict
+            batch = True
+    order, winner, reasoning, cached, input_tokens, output_tokens = call[:6]
+    return RoundResult(order, winner, reasoning, cached, input_tokens, output_tokens,
+                       batch=batch, judge=judge)
 
 
 def history_matches(items: Sequence[str], history: Sequence[RoundLog]) -> list[MatchResult]:
@@ -49,17 +61,41 @@ def statistics(
     rounds: int,
     elapsed: float,
     estimate_cost: CostEstimate | None = None,
+    *,
     batch_discount: float = 0.5,
+    rankings: Sequence[tuple[int, Sequence[str]]] = (),
+    judge: str = "",
+    judge_costs: Mapping[str, CostEstimate | None] | None = None,
+    strengths: Callable[[], Mapping[str, float]] | None = None,
 ) -> Statistics:
-    """Counts over the whole run; the cost estimate comes from the provider's prices.
+    """Counts and the audit over the whole run.
 
-    Batch calls are priced at `1 - batch_discount` of the live price.
+    Args:
+        matches: The run's matches.
+        rounds: Rounds played.
+        elapsed: Wall time in seconds.
+        estimate_cost: The provider's price function (a single judge).
+        batch_discount: The share of the live price that batch calls save.
+        rankings: The final ranking, for the tie counts.
+        judge: Identity of the run's provider, for calls that name no judge.
+        judge_costs: A panel's price function per judge identity (a judge missing here has
+            `estimate_cost`); the run's cost is then the sum of the judges' costs, when
+            each judge that was paid has prices.
+        strengths: The fitted strengths, asked for only by judges of single calls.
     """
     calls = [call for match in matches for call in match.rounds]
     paid = [call for call in calls if not call.cached]
     input_tokens = sum(call.input_tokens for call in paid)
     output_tokens = sum(call.output_tokens for call in paid)
     batch = [call for call in paid if call.batch]
+    prices = judge_costs or {}
+    found = audit(matches, judge, lambda name: prices.get(name, estimate_cost), strengths,
+                  order=list(prices), batch_discount=batch_discount)
+    if len(found.judges) > 1 or judge_costs is not None:
+        cost = _panel_cost(found.judges)
+    else:
+        cost = _cost(paid, batch, estimate_cost, batch_discount)
+    tied_items, largest_tie = ties(rankings)
     return Statistics(
         total_matches=len(matches),
         total_api_calls=len(paid),
@@ -70,9 +106,23 @@ def statistics(
         rounds=rounds,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
-        estimated_cost=_cost(paid, batch, estimate_cost, batch_discount),
+        estimated_cost=cost,
         batch_calls=len(batch),
+        position_bias=found.position_bias,
+        order_consistency=found.order_consistency,
+        judges=found.judges,
+        agreement=found.agreement,
+        tied_items=tied_items,
+        largest_tie=largest_tie,
     )
+
+
+def _panel_cost(judges: Sequence[Any]) -> float | None:
+    """The sum of the judges' costs; None when a judge that was paid has no prices."""
+    if any(j.estimated_cost is None and j.paid_calls for j in judges):
+        return None
+    known = [j.estimated_cost for j in judges if j.estimated_cost is not None]
+    return sum(known) if known else None
 
 
 def counts(history: Sequence[RoundLog]) -> dict[str, int]:
@@ -126,23 +176,36 @@ def sort_result(
     elapsed: float,
     ranking: Ranking = "wins",
     estimate_cost: CostEstimate | None = None,
+    *,
     batch_discount: float = 0.5,
+    judge: str = "",
+    judge_costs: Mapping[str, CostEstimate | None] | None = None,
 ) -> SortResult:
-    """The `SortResult` of a finished run from its final state."""
+    """The `SortResult` of a finished run from its final state.
+
+    One rating model serves the statistics (a run of single calls needs the strengths for
+    its position bias), the scores, the intervals and the top-K probabilities.
+    """
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
     matches = history_matches(items, history)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
-    stats = statistics(matches, len(history), elapsed, estimate_cost, batch_discount)
-    result = SortResult(rankings, matches, stats, run_id)
+    rating = Rating(items, matches)
+    scores = None
     if ranking == "bradley_terry":
-        by_strength = SortResult(rank_by_score(result.scores), matches, result.statistics, run_id)
-        by_strength.__dict__["scores"] = result.scores  # already fitted: keep, don't refit
-        return by_strength
+        scores = rating.scores()
+        rankings = rank_by_score(scores)
+    stats = statistics(matches, len(history), elapsed, estimate_cost,
+                       batch_discount=batch_discount, rankings=rankings, judge=judge,
+                       judge_costs=judge_costs, strengths=rating.scores)
+    result = SortResult(rankings, matches, stats, run_id)
+    result.__dict__["_rating"] = rating  # the fits made so far are kept, not made again
+    if scores is not None:
+        result.__dict__["scores"] = scores
     return result
 
 
 def trivial_result(items: Sequence[str], run_id: str, elapsed: float) -> SortResult:
     """The result for fewer than two items: no match, no call."""
     rankings = [(1, [items[0]])] if items else []
-    return SortResult(rankings, [], Statistics(0, 0, 0, elapsed), run_id)
+    return SortResult(rankings, [], Statistics(0, 0, 0, elapsed, largest_tie=len(items)), run_id)

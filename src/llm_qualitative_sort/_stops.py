@@ -15,6 +15,11 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}" if message else f"{type(exc).__name__} (no message)"
 
 
+def name_judge(exc: BaseException, judge: LLMProvider) -> None:
+    """Mark `exc` with the judge whose call failed for good (one judge of a panel, say)."""
+    exc.failed_judge = judge  # type: ignore[attr-defined]
+
+
 def stop_reason(
     exc: BaseException, provider: LLMProvider, journal: Journal, checkpoint: Path | None
 ) -> str:
@@ -26,7 +31,8 @@ def stop_reason(
     reason = f"run stopped: {describe(exc)}"
     if isinstance(exc, sqlite3.Error) and checkpoint is not None:
         reason += f" (writing the checkpoint {checkpoint})"
-    reason += f"; judge {provider!r}"
+    judge = getattr(exc, "failed_judge", None)
+    reason += f"; judge {judge if isinstance(judge, LLMProvider) else provider!r}"
     unsaved = journal.unsaved_calls()
     if unsaved:
         where = "" if str(journal.path) in reason else f" {journal.path}"

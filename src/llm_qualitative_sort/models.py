@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
+
+if TYPE_CHECKING:
+    from llm_qualitative_sort._rating import Rating
 
 Side = Literal["A", "B"]
 Order = Literal["AB", "BA"]
@@ -70,6 +75,8 @@ class RoundResult:
     the order shown to the LLM; `None` means the call gave no verdict and counted for neither.
     `cached` is true when the answer came from the user's cache instead of a paid call;
     `batch` when it was paid for through the provider's batch interface (at its price).
+    `judge` names the judge that answered (its `model_identity`) when a `PanelProvider`
+    shared the calls; None when the run had one judge.
     """
 
     order: Order
@@ -79,6 +86,7 @@ class RoundResult:
     input_tokens: int = 0
     output_tokens: int = 0
     batch: bool = False
+    judge: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +111,17 @@ class Statistics:
     them made through a provider batch; `failed_calls` counts calls that gave no verdict;
     `rounds` counts tournament rounds. `elapsed_time` is the wall time, in seconds, of the
     call that finished the run. `estimated_cost` prices the paid tokens when the provider
-    was given prices per million tokens (batch calls at the batch price), else None.
+    was given prices per million tokens (batch calls at the batch price), else None (for a
+    panel, the sum of its judges' costs when each judge that was paid has prices).
+
+    The audit (see `llm_qualitative_sort.audit` and the README, "How sure is this
+    ranking?"): `position_bias` is the judges' estimated lean toward the first-shown text,
+    as a probability shift with its 95 % interval; `order_consistency` counts the AB/BA
+    pairs whose two verdicts disagreed; `judges` holds each judge's calls, failures,
+    tokens, cost, position bias and order consistency (one entry for a single provider);
+    `agreement` compares every two judges of a panel on the prompts both answered;
+    `tied_items` counts the items that share their rank, `largest_tie` the largest tied
+    block. A `Statistics` built by hand has none of them.
     """
 
     total_matches: int
@@ -117,6 +135,12 @@ class Statistics:
     output_tokens: int = 0
     estimated_cost: float | None = None
     batch_calls: int = 0
+    position_bias: PositionBias | None = None
+    order_consistency: OrderConsistency | None = None
+    judges: tuple[JudgeAudit, ...] = ()
+    agreement: tuple[JudgeAgreement, ...] = ()
+    tied_items: int = 0
+    largest_tie: int = 0
 
 
 @dataclass(frozen=True)
@@ -128,8 +152,9 @@ class SortResult:
     instead, and items share a rank only when their scores are equal. `scores` holds each
     item's Bradley–Terry log-strength fitted to every call of the run, with the judge's
     first-position advantage fitted alongside (see `llm_qualitative_sort.bradley_terry`),
-    whichever ranking was asked for; it is fitted on first access, so a run ranked by wins
-    pays for the fit only if it is read.
+    whichever ranking was asked for. `intervals` and `top_k_probability` give each item's
+    uncertainty from the same fit (its normal approximation). One fit serves them all; it
+    is made on first access, so a run ranked by wins pays for it only if they are read.
     """
 
     rankings: list[tuple[int, list[str]]]
@@ -140,11 +165,40 @@ class SortResult:
     @cached_property
     def scores(self) -> dict[str, float]:
         """Bradley–Terry log-strength of every item (mean 0), from the same calls."""
-        # Imported here: bradley_terry imports this module for MatchResult.
-        from llm_qualitative_sort.bradley_terry import match_scores
+        return self._rating.scores()
 
-        items = [item for _, group in self.rankings for item in group]
-        return match_scores(sorted(items), self.match_history)
+    @cached_property
+    def intervals(self) -> dict[str, tuple[float, float]]:
+        """The 95 % interval `(low, high)` of every item's score.
+
+        Wald intervals from the fit's observed information; how often they cover the
+        truth on known judges is measured in the README ("How sure is this ranking?").
+        """
+        return self._rating.intervals()
+
+    def top_k_probability(self, k: int = 10) -> dict[str, float]:
+        """P(item is among the k strongest) for every item (they sum to k).
+
+        From 2000 joint draws of the fit's normal approximation (500 above 2000 items),
+        seeded, so the same result gives the same figures.
+
+        Raises:
+            ValueError: k outside 1..(number of items).
+        """
+        if k not in self._top_k:
+            self._top_k[k] = self._rating.top_k_probability(k)
+        return dict(self._top_k[k])
+
+    @cached_property
+    def _top_k(self) -> dict[int, dict[str, float]]:
+        return {}
+
+    @cached_property
+    def _rating(self) -> Rating:
+        # Imported here: the rating model imports this module for MatchResult.
+        from llm_qualitative_sort._rating import Rating
+
+        return Rating([item for _, group in self.rankings for item in group], self.match_history)
 
 
 class EventType(StrEnum):

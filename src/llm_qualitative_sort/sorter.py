@@ -36,6 +36,7 @@ from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RET
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.tournament import STRATEGIES
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
@@ -280,8 +281,11 @@ class QualitativeSorter:
             # the whole history: the journal's copy of this run is no longer needed.
             journal.forget(run_id)
         elapsed = time.perf_counter() - started
+        judges = leaf_judges(self.provider)
+        costs = {j.model_identity: j.estimate_cost for j in judges} if len(judges) > 1 else None
         return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost,
-                           batch_discount(self.provider))
+                           batch_discount=batch_discount(self.provider),
+                           judge=self.provider.model_identity, judge_costs=costs)
 
     async def _drive(
         self,

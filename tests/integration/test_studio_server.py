@@ -22,6 +22,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
+from llm_qualitative_sort import MockLLMProvider
 from llm_qualitative_sort.graph import TournamentContext, build_graph
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,6 +130,7 @@ async def _check_run(client: Any) -> None:
     assert schemas["context_schema"]["properties"]["provider"]["enum"] == [
         "mock", "openai", "google"
     ]
+    assert "judges" in schemas["context_schema"]["properties"]
 
     thread = await client.threads.create()
     start = {"items": ITEMS, "criteria": "larger number", "elimination_count": 2, "seed": 7}
@@ -162,8 +164,24 @@ async def _check_run(client: Any) -> None:
     assert state["values"]["statistics"]["total_api_calls"] == 2 * len(
         [e for e in custom if e["event"] == "match_end"])
 
+    await _check_panel(client, start)
+
     # An input without a criterion says which field is missing.
     failed = await client.threads.create()
     answer = await client.runs.wait(failed["thread_id"], GRAPH_ID, input={"items": ITEMS},
                                     raise_error=False)
     assert "'criteria'" in json.dumps(answer), answer
+
+
+async def _check_panel(client: Any, start: dict[str, Any]) -> None:
+    """A panel chosen in the context: every call names its judge, both judges answer."""
+    thread = await client.threads.create()
+    await client.runs.wait(thread["thread_id"], GRAPH_ID, input={**start, "comparison_rounds": 4},
+                           context={"judges": ["mock", "mock"], "max_concurrent_requests": 4})
+    values = (await client.threads.get_state(thread["thread_id"]))["values"]
+    calls = [call for entry in values["history"] for match in entry["matches"]
+             for call in match[3]]
+    judges = {call[6]["judge"] for call in calls}
+    assert judges == {MockLLMProvider(seed=7).model_identity,
+                      MockLLMProvider(seed=8).model_identity}
+    assert values["rankings"][0] == [1, ["3100"]]

@@ -25,6 +25,19 @@ async def test_rows_survive_reopening_and_other_texts_are_a_miss(tmp_path: Path)
     assert Journal(path).get(_place("a", "b")) is None
 
 
+async def test_a_calls_facts_survive_reopening_and_old_rows_have_none(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    answer = ComparisonResult(winner="A", reasoning="r")
+    journal.put(_place("a", "b"), answer, cached=False, facts={"judge": "OpenAIProvider:x"})
+    journal.put(_place("c", "d", call=1), answer, cached=True)
+    journal.close()
+    reopened = Journal(path)
+    assert reopened.entry(_place("a", "b")) == (answer, False, {"judge": "OpenAIProvider:x"})
+    assert reopened.entry(_place("c", "d", call=1)) == (answer, True, {})
+    assert reopened.get(_place("a", "b")) == (answer, False)  # the old contract
+
+
 async def test_a_failed_write_is_kept_pending_raised_by_check_and_retried(
     tmp_path: Path,
 ) -> None:

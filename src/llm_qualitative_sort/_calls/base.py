@@ -12,11 +12,11 @@ import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._journal import CallPlace, Journal
+from llm_qualitative_sort._journal import CallFacts, CallPlace, Journal
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
@@ -35,8 +35,18 @@ class Call:
     repetition: int
 
 
-# Reports one answer: (index of the call in the round's list, result, came from the cache).
-AnswerSink = Callable[[int, ComparisonResult, bool], None]
+class AnswerSink(Protocol):
+    """Reports one answer as soon as it is known.
+
+    Its arguments: the index of the call in the round's list, the result, whether it came
+    from the cache, and the call's facts (the judge of a panel, say), if any.
+    """
+
+    def __call__(
+        self, index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
+    ) -> None:
+        """Record the answer."""
+
 # Writes a progress payload to the graph's custom stream.
 Emit = Callable[[dict[str, Any]], None]
 

@@ -27,8 +27,8 @@ class LiveRunner(CallRunner):
         )
 
         async def one(index: int, call: Call) -> None:
-            result, cached = await judge.call(call.place, call.repetition)
-            answered(index, result, cached)
+            result, cached, facts = await judge.call(call.place, call.repetition)
+            answered(index, result, cached, facts)
 
         # One flat level of tasks: a call is the unit of work, matches are only bookkeeping.
         outcomes = await asyncio.gather(

@@ -15,6 +15,8 @@ from typing import Any
 PROGRAM = "llm-qualitative-sort"
 ENV_PREFIX = "LLM_QUALITATIVE_SORT_"
 PROVIDERS = ("mock", "openai", "google", "langchain")
+# What `--judge PROVIDER[:MODEL]` may name (a LangChain chat model needs its own options).
+PANEL_PROVIDERS = ("mock", "openai", "google")
 RANKINGS = ("wins", "bradley_terry")
 
 
@@ -39,6 +41,8 @@ class RunConfig:
     base_url: str | None = _setting(None, fixed=True, env=True)
     chat_model: str | None = _setting(None, fixed=True)
     chat_model_args: dict[str, Any] = _setting(dict, fixed=True)
+    # A panel: each "PROVIDER[:MODEL]" is one judge; empty for a single judge.
+    judges: list[str] = _setting(list, fixed=True)
     elimination_count: int = _setting(2, fixed=True)
     comparison_rounds: int = _setting(2, fixed=True)
     strategy: str = _setting("elimination", fixed=True)
@@ -76,8 +80,11 @@ class RunConfig:
         """What reports record about the run."""
         shown = ("criteria", "provider", "model", "strategy", "elimination_count",
                  "comparison_rounds", "budget", "top_k", "stop_when_settled", "seed", "ranking")
-        return {name: getattr(self, name) for name in shown
-                if getattr(self, name) is not None or name in ("model", "seed")}
+        settings = {name: getattr(self, name) for name in shown
+                    if getattr(self, name) is not None or name in ("model", "seed")}
+        if self.judges:
+            settings.update(provider="panel", model=None, judges=", ".join(self.judges))
+        return settings
 
     def prices(self) -> tuple[float | None, float | None]:
         """Prices of a million input and output tokens, if given."""

@@ -138,6 +138,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     judge = sort.add_argument_group("judge")
     judge.add_argument("--provider", choices=PROVIDERS, help="default mock")
     judge.add_argument("--model", help="model name (openai, google, langchain)")
+    judge.add_argument("--judge", dest="judges", action="append", metavar="PROVIDER[:MODEL]",
+                       help="one judge of a panel (repeat: --judge openai:gpt-5.1 --judge "
+                       "google:gemini-3.0); each call goes to one judge, both orders of a "
+                       "pair to the same one; the other judge options apply to every judge")
     judge.add_argument("--base-url", help="endpoint override: proxy or compatible server")
     judge.add_argument("--chat-model", metavar="MODULE:CLASS",
                        help="LangChain chat model for --provider langchain, such as "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -9,9 +10,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._config import PANEL_PROVIDERS, RunConfig
 from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
 from llm_qualitative_sort.providers.mock import default_score
+from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
 
 # name -> (module, class, the client library it needs, pip extra)
 REAL_PROVIDERS = {
@@ -57,6 +59,8 @@ def make_provider(config: RunConfig) -> LLMProvider:
             chat model cannot be imported or built.
         ValueError: A setting the provider refuses, such as a missing API key.
     """
+    if config.judges:
+        return _panel(config)
     if config.provider == "mock":
         return MockLLMProvider(seed=config.seed, latency=config.mock_latency, score=mock_score)
     if config.provider == "langchain":
@@ -78,6 +82,21 @@ def make_provider(config: RunConfig) -> LLMProvider:
     except ImportError as exc:
         raise ProviderUnavailable(str(exc)) from exc
     return provider
+
+
+def _panel(config: RunConfig) -> LLMProvider:
+    """A panel of the `--judge`s; mock judges are seeded apart (seed, seed + 1, ...)."""
+    if config.provider != "mock" or config.model or config.chat_model:
+        raise ValueError("--judge names every judge of a panel: drop --provider, --model and "
+                         "--chat-model (or drop --judge for a single judge)")
+    members = []
+    seed = config.seed or 0
+    for index, spec in enumerate(config.judges):
+        name, model = parse_judge(spec, PANEL_PROVIDERS)
+        one = dataclasses.replace(config, provider=name, model=model, judges=[],
+                                  seed=seed + index)
+        members.append(make_provider(one))
+    return PanelProvider(members, seed=seed)
 
 
 def _call_options(config: RunConfig) -> dict[str, Any]:

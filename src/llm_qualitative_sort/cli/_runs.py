@@ -122,7 +122,10 @@ async def _report(path: Path, args: argparse.Namespace) -> int:
         summary.updated else 0.0
     ranking: Ranking = "bradley_terry" if config.ranking == "bradley_terry" else "wins"
     prices = summary.settings
-    result = sort_result(values, args.run_id, span, ranking, lambda i, o: priced(prices, i, o))
+    # A single judge's calls name no judge; the stored settings do (a panel's calls do).
+    judge = ":".join(str(prices[k]) for k in ("provider", "model") if prices.get(k))
+    result = sort_result(values, args.run_id, span, ranking, lambda i, o: priced(prices, i, o),
+                         judge=judge)
     written = write_cli_report(result, config, summary.ids, values["items"])
     print(f"report of run {args.run_id} written to {written}", file=sys.stderr)
     return EXIT_OK

@@ -24,6 +24,7 @@ _FLOATS = {"timeout", "requests_per_second", "input_price_per_million",
            "output_price_per_million", "mock_latency"}
 _BOOLS = {"excel", "verbose"}
 _TABLES = {"chat_model_args"}
+_LISTS = {"judges"}
 # Settings a config file may give: everything but what names one run or one invocation.
 _FILE_KEYS = set(setting_names()) - {"run_id", "resume", "source", "verbose"}
 
@@ -107,6 +108,8 @@ def _from_text(name: str, text: str, where: str) -> Any:
 def _typed(name: str, value: Any, where: str) -> Any:
     if name in _TABLES:
         ok = isinstance(value, dict)
+    elif name in _LISTS:
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
     elif name in _BOOLS:
         ok = isinstance(value, bool)
     elif name in _INTS:

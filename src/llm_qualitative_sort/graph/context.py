@@ -16,6 +16,7 @@ from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
+from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
 
 DEFAULT_RETRY = RetryPolicy(
     initial_interval=1.0,
@@ -27,6 +28,7 @@ DEFAULT_RETRY = RetryPolicy(
 )
 
 ProviderName = Literal["mock", "openai", "google"]
+_NAMES = ("mock", "openai", "google")
 
 # Above the real clients' own request timeout (120 s), so that theirs speaks first and names
 # the endpoint; this one catches custom providers that never answer.
@@ -55,8 +57,10 @@ class TournamentContext:
     `provider` is a provider object (the library passes one), or the name of one ("mock",
     "openai", "google") when the graph is driven as plain data from LangGraph Studio or the
     API server; named providers read their keys from the environment. Only the plain fields
-    (`provider` as a name, `model`, `max_concurrent_requests`) appear in the JSON schema the
-    server publishes; the object-valued ones are for in-process use.
+    (`provider` as a name, `model`, `judges`, `max_concurrent_requests`) appear in the JSON
+    schema the server publishes; the object-valued ones are for in-process use. `judges`
+    (["openai:gpt-5.1", "google:gemini-3.0"]) makes a `PanelProvider` of those judges
+    instead of `provider`; mock judges get the run's seed plus their index.
 
     Example:
         >>> TournamentContext().resolve_provider(seed=3).model_identity
@@ -69,6 +73,9 @@ class TournamentContext:
 
     provider: SkipJsonSchema[LLMProvider] | ProviderName = "mock"
     model: str | None = None
+    # A panel instead of `provider`: ["openai:gpt-5.1", "google:gemini-3.0"], each
+    # "PROVIDER[:MODEL]" one judge (see `PanelProvider`); mock judges are seeded apart.
+    judges: list[str] | None = None
     max_concurrent_requests: int = 10
     # Seconds one call may take before it counts as a transient failure (then retried).
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
@@ -85,20 +92,27 @@ class TournamentContext:
         """The provider object; a name is built here (the mock is seeded from the run).
 
         Raises:
-            ValueError: An unknown provider name.
+            ValueError: An unknown provider name, or two judges of a panel that are one.
         """
         if isinstance(self.provider, LLMProvider):
             return self.provider
-        if self.provider == "mock":
-            return MockLLMProvider(seed=seed)
-        if self.provider not in _NAMED:
-            raise ValueError(
-                f"unknown provider {self.provider!r}; expected one of 'mock', 'openai', 'google'"
-            )
-        module_name, class_name = _NAMED[self.provider]
-        provider_class = getattr(importlib.import_module(module_name), class_name)
-        kwargs: dict[str, Any] = {} if self.model is None else {"model": self.model}
-        provider = provider_class(**kwargs)
-        if not isinstance(provider, LLMProvider):
-            raise TypeError(f"{module_name}.{class_name} is not an LLMProvider")
-        return provider
+        if self.judges:
+            judges = [parse_judge(spec, _NAMES) for spec in self.judges]
+            members = [_named(name, model, seed + i) for i, (name, model) in enumerate(judges)]
+            return PanelProvider(members, seed=seed)
+        return _named(self.provider, self.model, seed)
+
+
+def _named(name: str, model: str | None, seed: int) -> LLMProvider:
+    """A provider by name; the mock is seeded from the run."""
+    if name == "mock":
+        return MockLLMProvider(seed=seed)
+    if name not in _NAMED:
+        raise ValueError(f"unknown provider {name!r}; expected one of 'mock', 'openai', 'google'")
+    module_name, class_name = _NAMED[name]
+    provider_class = getattr(importlib.import_module(module_name), class_name)
+    kwargs: dict[str, Any] = {} if model is None else {"model": model}
+    provider = provider_class(**kwargs)
+    if not isinstance(provider, LLMProvider):
+        raise TypeError(f"{module_name}.{class_name} is not an LLMProvider")
+    return provider

@@ -16,7 +16,9 @@ from typing_extensions import TypedDict
 
 from llm_qualitative_sort.tournament import Settings, Strategy, strategy_for
 
-# A call as stored: [order, winner in match terms, reasoning, cached, input tokens, output tokens]
+# A call as stored: [order, winner in match terms, reasoning, cached, input tokens, output
+# tokens], then, only when it has any, a dict of the call's facts ({"judge": identity} when a
+# panel answered it, {"batch": True} when a provider batch did).
 CallLog = list[Any]
 # A match as stored: [index of item_a, index of item_b, winner, [CallLog, ...]]
 MatchLog = list[Any]

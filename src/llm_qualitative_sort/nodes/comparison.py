@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from llm_qualitative_sort._calls import Call, CallSettings, batch_answer, make_runner
 from llm_qualitative_sort._events import event
-from llm_qualitative_sort._journal import CallPlace, text_digest
+from llm_qualitative_sort._journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
 from llm_qualitative_sort.models import ComparisonResult, EventType, Side
@@ -47,15 +47,21 @@ class _Round:
         self.pending = [len(orders)] * len(self.logs)
         self.winners: list[Side | None] = [None] * len(self.logs)
 
-    def answer(self, index: int, result: ComparisonResult, cached: bool) -> int | None:
+    def answer(
+        self, index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
+    ) -> int | None:
         """Record call `index`; return its match's index when that was the match's last call."""
         match, number = self.owner[index], self.calls[index].place.call
         order = self.orders[number][0]
         winner = result.winner if order == "AB" else _FLIP[result.winner]
-        self.logs[match][number] = [order, winner, result.reasoning, cached,
-                                    result.input_tokens, result.output_tokens]
+        log: list[Any] = [order, winner, result.reasoning, cached, result.input_tokens,
+                          result.output_tokens]
+        extra = dict(facts or {})  # who judged it, on a panel
         if not cached and batch_answer(result):
-            self.logs[match][number].append("batch")  # priced at the batch price
+            extra["batch"] = True  # priced at the batch price
+        if extra:
+            log.append(extra)  # optional trailing facts: see `CallLog`
+        self.logs[match][number] = log
         self.pending[match] -= 1
         if self.pending[match]:
             return None
@@ -81,8 +87,10 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
             emit(_match_event(played, EventType.MATCH_START, index, a, b,
                               f"{_short(played.items[a])} vs {_short(played.items[b])}"))
 
-    def answered(index: int, result: ComparisonResult, cached: bool) -> None:
-        match = played.answer(index, result, cached)
+    def answered(
+        index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
+    ) -> None:
+        match = played.answer(index, result, cached, facts)
         if match is not None and emit:
             a, b, _ = matches[match]
             log = [a, b, played.winners[match], played.logs[match]]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
+from llm_qualitative_sort.providers.panel import PanelProvider
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers.google import GoogleProvider
@@ -31,6 +32,7 @@ __all__ = [
     "LangChainProvider",
     "MockLLMProvider",
     "OpenAIProvider",
+    "PanelProvider",
 ]
 
 

@@ -87,6 +87,16 @@ class LLMProvider(ABC):
         del repetition  # a real LLM samples afresh on every call
         return await self.compare(item_a, item_b, criteria)
 
+    def judge_of(self, item_a: str, item_b: str, *, repetition: int) -> LLMProvider:
+        """The provider that answers the call showing `item_a` then `item_b`.
+
+        Itself, unless this provider hands its calls to others (`PanelProvider`). The engine
+        calls the judge it names directly, keys the cache on that judge's `model_identity`,
+        and records which judge answered; retries and failures are that judge's own.
+        """
+        del item_a, item_b, repetition
+        return self
+
     def estimate_cost(self, input_tokens: int, output_tokens: int) -> float | None:
         """The price of the given token counts, or None when this provider has no prices."""
         del input_tokens, output_tokens

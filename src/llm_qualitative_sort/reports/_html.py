@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import fields
 from html import escape
 from itertools import groupby
 from typing import Any
@@ -18,6 +18,8 @@ from llm_qualitative_sort.reports._standings import (
 )
 from llm_qualitative_sort.reports._style import CSS
 from llm_qualitative_sort.reports._text import display_width, isolated, page_language, truncate
+from llm_qualitative_sort.reports._trust import trust_section
+from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
 from llm_qualitative_sort.reports._words import words as words_in
 
 # Even if some text escaped escaping, the page could neither run script nor fetch anything.
@@ -59,12 +61,15 @@ def to_html(
     table = standings(result)
     title = str(settings.get("criteria") or words["title"])
     page_lang = lang or page_language([title, *(s.item for s in table)])
+    k = report_top_k(settings, len(table))
+    trust = trust_section(table, uncertainty(result, k), k, result.statistics, words)
     body = [
         f"<h1>{isolated(title)}</h1>",
         _run_line(result, settings, words),
         _statistics(result, words),
+        trust,
         _bracket_section(result, n_losses, words),
-        _ranking(table, ids or {}, words),
+        _ranking(table, ids or {}, _judge_numbers(result), words),
         _wins_section(table, words),
     ]
     return (
@@ -85,8 +90,14 @@ def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str
     return f'<p class="run">{cells}</p>'
 
 
+# The audit's records have a section of their own (the trust section).
+_AUDIT_FIELDS = {"position_bias", "order_consistency", "judges", "agreement", "tied_items",
+                 "largest_tie"}
+
+
 def _statistics(result: SortResult, words: Words) -> str:
-    stats = asdict(result.statistics)
+    stats = {f.name: getattr(result.statistics, f.name) for f in fields(result.statistics)
+             if f.name not in _AUDIT_FIELDS}
     stats["elapsed_time"] = f"{stats['elapsed_time']:.2f} s"
     cost = stats["estimated_cost"]
     stats["estimated_cost"] = "—" if cost is None else f"{cost:.4f}"  # no prices given
@@ -114,7 +125,14 @@ def _bracket_section(result: SortResult, n_losses: int, words: Words) -> str:
     )
 
 
-def _ranking(table: list[Standing], ids: Mapping[str, Any], words: Words) -> str:
+def _judge_numbers(result: SortResult) -> dict[str, int]:
+    """Each judge's number in the trust section's table (calls show it, not the name)."""
+    return {judge.judge: n for n, judge in enumerate(result.statistics.judges, 1)}
+
+
+def _ranking(
+    table: list[Standing], ids: Mapping[str, Any], judges: Mapping[str, int], words: Words
+) -> str:
     # The first item opens by itself, to show the reader that the rows unfold.
     rows: list[str] = []
     for shade, (rank, group) in enumerate(groupby(table, key=lambda s: s.rank)):
@@ -125,7 +143,7 @@ def _ranking(table: list[Standing], ids: Mapping[str, Any], words: Words) -> str
                 tie = words["tied"].format(n=len(members))
                 tie = f'<span class="tie">{tie}</span>' if len(members) > 1 else ""
                 rank_cell = f'<td class="rank" rowspan="{len(members)}">{rank}{tie}</td>'
-            cell = _item_cell(standing, ids.get(standing.item), words, open_=not rows)
+            cell = _item_cell(standing, ids.get(standing.item), judges, words, open_=not rows)
             rows.append(
                 f'<tr class="g{shade % 2}">{rank_cell}<td>{cell}</td>'
                 f'<td class="num">{standing.wins}</td><td class="num">{standing.losses}</td></tr>'
@@ -139,12 +157,14 @@ def _ranking(table: list[Standing], ids: Mapping[str, Any], words: Words) -> str
     )
 
 
-def _item_cell(standing: Standing, item_id: Any, words: Words, open_: bool) -> str:
+def _item_cell(
+    standing: Standing, item_id: Any, judges: Mapping[str, int], words: Words, open_: bool
+) -> str:
     ident = "" if item_id is None else (
         f'<span class="id">{words["id"]} {isolated(str(item_id))}</span>')
     if not standing.matches:
         return f'<div class="item">{isolated(standing.item)}</div>{ident}'
-    matches = "".join(_match_row(standing.item, m, words) for m in standing.matches)
+    matches = "".join(_match_row(standing.item, m, judges, words) for m in standing.matches)
     return (
         f'<details{" open" if open_ else ""}>'
         f'<summary class="item">{isolated(standing.item)}</summary>{ident}'
@@ -155,11 +175,11 @@ def _item_cell(standing: Standing, item_id: Any, words: Words, open_: bool) -> s
     )
 
 
-def _match_row(item: str, match: MatchResult, words: Words) -> str:
+def _match_row(item: str, match: MatchResult, judges: Mapping[str, int], words: Words) -> str:
     side = "A" if match.item_a == item else "B"
     opponent = match.item_b if side == "A" else match.item_a
     outcome = "draw" if match.winner is None else ("won" if match.winner == side else "lost")
-    calls = "".join(_call(call, side, words) for call in match.rounds)
+    calls = "".join(_call(call, side, judges, words) for call in match.rounds)
     return (
         f'<tr><td class="num">{match.round_number}</td><td>{_excerpt(opponent)}</td>'
         f'<td><span class="{outcome}">{words[outcome]}</span></td><td><ol>{calls}</ol></td></tr>'
@@ -174,7 +194,7 @@ def _excerpt(text: str) -> str:
             f'</summary><div class="full">{isolated(text)}</div></details>')
 
 
-def _call(call: RoundResult, side: str, words: Words) -> str:
+def _call(call: RoundResult, side: str, judges: Mapping[str, int], words: Words) -> str:
     verdict = words["this"] if call.winner == side else words["other"]
     if call.winner is None:
         verdict = words["no_verdict"]
@@ -182,8 +202,11 @@ def _call(call: RoundResult, side: str, words: Words) -> str:
     first = (call.order == "AB") == (side == "A")
     shown = words["shown_first"] if first else words["shown_second"]
     cached = f' <span class="cached">{words["cached"]}</span>' if call.cached else ""
+    judge = "" if call.judge is None else (
+        f' <span class="judge" title="{escape(call.judge)}">{words["judge"]} '
+        f"{judges.get(call.judge, '?')}</span>")
     return (
-        f"<li><b>{verdict}</b> <small>({shown}){cached}</small> "
+        f"<li><b>{verdict}</b> <small>({shown}){cached}{judge}</small> "
         f"{isolated(call.reasoning)}</li>"
     )
 

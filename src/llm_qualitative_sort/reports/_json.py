@@ -6,8 +6,15 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
 from llm_qualitative_sort.reports._standings import Standing, standings
+from llm_qualitative_sort.reports._uncertainty import (
+    METHOD,
+    ItemUncertainty,
+    report_top_k,
+    uncertainty,
+)
 
 SCHEMA = "llm-qualitative-sort/result"
 # Bump on any change that could break a reader; adding keys is not such a change.
@@ -21,6 +28,10 @@ def to_json_dict(
 ) -> dict[str, Any]:
     """The report as plain JSON data.
 
+    Each standing carries the item's Bradley–Terry `score`, its 95 % `interval` and its
+    `top_k_probability`, for the K named in `uncertainty` (the run's `top_k` from
+    `settings`, else 10).
+
     Args:
         result: What to report.
         settings: How the run was made (criteria, elimination count, ...), stored as given.
@@ -31,23 +42,32 @@ def to_json_dict(
         >>> to_json_dict(SortResult([(1, ["x"])], [], Statistics(0, 0, 0, 0.0)))["rankings"]
         [{'rank': 1, 'items': ['x']}]
     """
+    table = standings(result)
+    k = report_top_k(settings, len(table))
+    figures = uncertainty(result, k)
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "run_id": result.run_id,
         "settings": dict(settings or {}),
         "rankings": [{"rank": rank, "items": list(group)} for rank, group in result.rankings],
-        "standings": [_standing(s, ids) for s in standings(result)],
+        "uncertainty": {"level": 0.95, "top_k": k, "method": METHOD},
+        "standings": [_standing(s, ids, figures.get(s.item)) for s in table],
         "match_history": [asdict(match) for match in result.match_history],
         "statistics": asdict(result.statistics),
     }
 
 
-def _standing(s: Standing, ids: Mapping[str, Any] | None) -> dict[str, Any]:
+def _standing(
+    s: Standing, ids: Mapping[str, Any] | None, figures: ItemUncertainty | None
+) -> dict[str, Any]:
     entry: dict[str, Any] = {"rank": s.rank}
     if ids:
         entry["id"] = ids.get(s.item)
     entry.update(item=s.item, wins=s.wins, losses=s.losses)
+    if figures is not None:
+        entry.update(score=figures.score, interval=[figures.low, figures.high],
+                     top_k_probability=figures.top_k)
     return entry
 
 
@@ -62,15 +82,56 @@ def from_json_dict(data: Mapping[str, Any]) -> SortResult:
             f"not a version-{SCHEMA_VERSION} llm-qualitative-sort report: "
             f"schema={data.get('schema')!r}, version={data.get('schema_version')!r}"
         )
-    return SortResult(
+    result = SortResult(
         rankings=[(entry["rank"], list(entry["items"])) for entry in data["rankings"]],
         match_history=[_match(entry) for entry in data["match_history"]],
-        statistics=Statistics(**data["statistics"]),
+        statistics=statistics_from_dict(data["statistics"]),
         run_id=data["run_id"],
     )
+    _restore_uncertainty(result, data)
+    return result
 
 
 def _match(entry: Mapping[str, Any]) -> MatchResult:
     fields = dict(entry)
     fields["rounds"] = [RoundResult(**call) for call in entry["rounds"]]
     return MatchResult(**fields)
+
+
+def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
+    """`Statistics` from its JSON form, the audit's records rebuilt."""
+    fields = dict(data)
+    if fields.get("position_bias") is not None:
+        fields["position_bias"] = PositionBias(**fields["position_bias"])
+    if fields.get("order_consistency") is not None:
+        fields["order_consistency"] = OrderConsistency(**fields["order_consistency"])
+    fields["judges"] = tuple(_judge(entry) for entry in fields.get("judges", ()))
+    fields["agreement"] = tuple(
+        JudgeAgreement(**{**entry, "judges": tuple(entry["judges"])})
+        for entry in fields.get("agreement", ())
+    )
+    return Statistics(**fields)
+
+
+def _judge(entry: Mapping[str, Any]) -> JudgeAudit:
+    fields = dict(entry)
+    if fields.get("position_bias") is not None:
+        fields["position_bias"] = PositionBias(**fields["position_bias"])
+    fields["order_consistency"] = OrderConsistency(**fields["order_consistency"])
+    return JudgeAudit(**fields)
+
+
+def _restore_uncertainty(result: SortResult, data: Mapping[str, Any]) -> None:
+    """Put the report's scores, intervals and top-K probabilities back in the result.
+
+    They are what the rating model gave when the report was written; a report without
+    them (an older one) leaves the result to fit them again when asked.
+    """
+    entries = [e for e in data.get("standings", ()) if "score" in e]
+    if not entries or len(entries) != len(data["standings"]):
+        return
+    result.__dict__["scores"] = {e["item"]: e["score"] for e in entries}
+    result.__dict__["intervals"] = {e["item"]: tuple(e["interval"]) for e in entries}
+    k = data.get("uncertainty", {}).get("top_k")
+    if isinstance(k, int):
+        result.__dict__["_top_k"] = {k: {e["item"]: e["top_k_probability"] for e in entries}}

@@ -51,6 +51,19 @@ details[open] summary.item { color: var(--muted); max-height: 1.5em; }
 .excerpt > summary { cursor: pointer; }
 .excerpt[open] > summary { color: var(--muted); }
 .excerpt .full { font-size: 13px; }
+.warn { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
+  padding: 8px 12px; margin: 8px 0; color: #4d2d00; }
+.forest text.rank { font-weight: 700; }
+.forest text.head, .forest text.rule { fill: var(--muted); font-size: 11px; }
+.forest text.num { font-variant-numeric: tabular-nums; }
+.audit { padding-left: 20px; margin: 8px 0; }
+.audit li { margin: 4px 0; }
+.judges { font-size: 13px; }
+.judges td { border-bottom: 1px solid #eaeef2; overflow-wrap: anywhere; }
+.judges td.num { width: auto; white-space: nowrap; }
+.judges td.who { font-size: 12px; min-width: 180px; }
+.judge { background: #ddf4ff; border-radius: 8px; padding: 0 6px; }
+h3 { font-size: 15px; margin: 16px 0 4px; }
 /* Each item's text is its own bidirectional island: a direction mark inside an item
    (U+202E...) cannot reorder the text around it. <bdi> does this in HTML; SVG labels
    carry the class. */

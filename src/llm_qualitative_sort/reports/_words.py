@@ -28,6 +28,45 @@ EN: Mapping[str, str] = {
     "cache_hits": "cache hits", "elapsed_time": "elapsed time", "failed_calls": "failed calls",
     "draws": "draws", "rounds": "rounds", "input_tokens": "input tokens",
     "output_tokens": "output tokens", "estimated_cost": "estimated cost",
+    "judge": "Judge",
+    # The trust section.
+    "trust": "How sure is this ranking?",
+    "trust_note": "Scores are Bradley–Terry log-strengths fitted to every call (0 is the "
+                  "average item; a gap of 1 means the higher one wins about 73 % of calls). "
+                  "Whiskers are 95 % intervals; rows that share a rank are marked “=” and "
+                  "shaded together.",
+    "forest_title": "Score and 95 % interval of the first {n} items",
+    "p_top_k": "P(top {k})", "top_k_rule": "top {k} ↑",
+    "score_axis": "score (log-strength; 0 is the average item)",
+    "warn_order": "Poor order consistency: in {share} of the AB/BA pairs the two orders gave "
+                  "different winners, so the verdict followed the position rather than the "
+                  "texts. More calls per match, a panel of judges or another judge would help.",
+    "warn_top_k": "The top {k} are not separated from the rest: about {missing} of the {k} "
+                  "items ranked highest may not belong there. More calls would separate them "
+                  "(a larger budget, or strategy \"swiss\" with top_k={k}).",
+    "s_position": "{who} preferred the first-shown text in {share} of {calls} calls with a "
+                  "verdict. For two equally good texts, the first-shown one is estimated to "
+                  "win {equal} of the time (95 %: {low} to {high}).",
+    "who_one": "The judge", "who_panel": "The judges together",
+    "s_order": "In {share} of the {pairs} AB/BA pairs the two orders gave different winners; "
+               "each split its match's calls (with two calls per match, a draw that costs "
+               "both items a loss).",
+    "s_order_none": "No match showed a pair in both orders (one call per match), so order "
+                    "consistency was not measured.",
+    "s_agree": "{a} and {b} picked the same text on {share} of the {prompts} prompts both "
+               "answered (Cohen's κ = {kappa}: 1 is perfect agreement, 0 what chance would "
+               "give).",
+    "s_agree_none": "{a} and {b} never answered the same prompt: with {j} judges, "
+                    "comparison_rounds = {r} has every judge judge every match in both orders.",
+    "s_ties": "{tied} of {n} items share their rank with another; the largest tied block "
+              "holds {largest}.",
+    "s_no_ties": "No two items share a rank.",
+    "s_top_k": "By the model, the {k} items ranked highest hold {expected} of the true top {k} "
+               "on average (the sum of their P(top {k})).",
+    "s_failed": "{failed} calls ({share}) gave no verdict and counted for neither text.",
+    "judges": "Judges", "number_col": "#", "calls_col": "Calls", "no_verdict_col": "No verdict",
+    "tokens_col": "Tokens in / out", "cost_col": "Cost", "first_col": "First-shown won",
+    "advantage_col": "Advantage (95 %)", "disagree_col": "Orders disagreed",
 }
 
 JA: Mapping[str, str] = {
@@ -54,6 +93,41 @@ JA: Mapping[str, str] = {
     "elapsed_time": "所要時間", "failed_calls": "判定失敗", "draws": "引き分け",
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
     "estimated_cost": "推定コスト",
+    "judge": "判定者",
+    "trust": "このランキングはどこまで確かか",
+    "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"
+                  "差が1なら上位の項目が約73 %の判定で勝つ）。ひげは95 %区間、同順位の行は"
+                  "「=」を付けて同じ帯で示します。",
+    "forest_title": "上位{n}件のスコアと95 %区間",
+    "p_top_k": "上位{k}に入る確率", "top_k_rule": "上位{k} ↑",
+    "score_axis": "スコア（対数強度。0が平均的な項目）",
+    "warn_order": "提示順による判定の不一致が多すぎます：AB/BAの組の{share}で順序を入れ替えると"
+                  "勝者が変わり、判定が文章ではなく提示位置に従っています。1対戦の判定回数を"
+                  "増やす、複数の判定者で審査する、別の判定者に替える、などが有効です。",
+    "warn_top_k": "上位{k}件が残りと分離できていません：上位{k}件のうち約{missing}件は本来"
+                  "上位{k}に入らない可能性があります。判定を増やすと分離できます（予算を増やす、"
+                  "または strategy \"swiss\" と top_k={k}）。",
+    "s_position": "{who}は判定のあった{calls}回のうち{share}で先に提示された文章を選びました。"
+                  "同じくらい良い2つの文章なら、先に提示された方が勝つ確率は{equal}と推定されます"
+                  "（95 %: {low}〜{high}）。",
+    "who_one": "判定者", "who_panel": "判定者全体",
+    "s_order": "AB/BAの{pairs}組のうち{share}で、提示順を入れ替えると勝者が変わりました。"
+               "そのたびに対戦の判定が割れています（1対戦2判定なら引き分けとなり、両方の項目が"
+               "1敗します）。",
+    "s_order_none": "両方の提示順で判定された組がないため（1対戦1判定）、順序の一貫性は"
+                    "測定していません。",
+    "s_agree": "{a}と{b}は、両方が答えた{prompts}件の設問のうち{share}で同じ文章を選びました"
+               "（Cohenのκ = {kappa}：1は完全一致、0は偶然の一致と同程度）。",
+    "s_agree_none": "{a}と{b}が同じ設問に答えたことはありません：判定者{j}人なら "
+                    "comparison_rounds = {r} で全員が全対戦を両方の提示順で判定します。",
+    "s_ties": "{n}件のうち{tied}件が他の項目と同順位で、最大の同順位グループは{largest}件です。",
+    "s_no_ties": "同順位の項目はありません。",
+    "s_top_k": "モデルによれば、上位{k}件には真の上位{k}件のうち平均{expected}件が含まれます"
+               "（各項目の上位{k}確率の合計）。",
+    "s_failed": "{failed}回の判定（{share}）は結論が得られず、どちらの勝ちにもしていません。",
+    "judges": "判定者", "number_col": "#", "calls_col": "判定数", "no_verdict_col": "判定なし",
+    "tokens_col": "トークン 入力 / 出力", "cost_col": "コスト", "first_col": "先に提示した側の勝ち",
+    "advantage_col": "先手の有利さ（95 %）", "disagree_col": "順序で判定が変化",
     # Names of the run's settings, as listed under the title.
     "setting_provider": "プロバイダ", "setting_model": "モデル",
     "setting_elimination_count": "敗退までの敗数", "setting_comparison_rounds": "1対戦の判定回数",

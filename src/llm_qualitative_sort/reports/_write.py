@@ -48,7 +48,7 @@ def write_report(
         data = to_json_dict(result, settings, ids)
         text = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
     elif suffix == ".csv":
-        text = ("\ufeff" if excel else "") + to_csv(result, ids)
+        text = ("\ufeff" if excel else "") + to_csv(result, ids, settings)
     elif suffix == ".html":
         text = to_html(result, settings, lang=lang, ids=ids)
     else:

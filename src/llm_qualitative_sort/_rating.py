@@ -1,0 +1,80 @@
+"""The rating model of one result: one Bradley–Terry fit, made when first needed, then kept.
+
+`SortResult.scores` needs only the strengths (a cheap fit); `intervals` and
+`top_k_probability` need their uncertainty (a fit with standard errors, several times
+dearer). Both fits start from the same point and run the same optimisation, so their
+strengths are the same numbers: whichever is made first serves the scores, and a fit with
+uncertainty, once made, serves everything. A run ranked by wins whose result is never asked
+for scores or intervals fits nothing.
+
+Intervals and top-K probabilities are the fit's normal approximation (observed
+information at the fitted strengths; see `llm_qualitative_sort.bradley_terry`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llm_qualitative_sort.bradley_terry import (
+    DIGITS,
+    BradleyTerryFit,
+    fit_bradley_terry,
+    shown_calls,
+)
+from llm_qualitative_sort.models import MatchResult
+
+LEVEL = 0.95
+# Joint draws for top-K probabilities: ±0.011 at worst (a probability of ½); above this many
+# items each draw costs a sparse solve, so fewer draws keep a report of 10,000 items quick.
+SAMPLES, LARGE_SAMPLES, LARGE = 2000, 500, 2000
+
+
+class Rating:
+    """Lazily fitted strengths, intervals and top-K probabilities of `items`.
+
+    Args:
+        items: The ranked items (any order; they are fitted in text order).
+        matches: Every match of the run.
+    """
+
+    def __init__(self, items: Sequence[str], matches: Sequence[MatchResult]) -> None:
+        self.items = sorted(items)
+        self._matches = matches
+        self._cheap: BradleyTerryFit | None = None
+        self._full: BradleyTerryFit | None = None
+
+    def fit(self, *, uncertainty: bool) -> BradleyTerryFit:
+        """The fit; with `uncertainty`, one that carries standard errors."""
+        if self._full is not None:
+            return self._full
+        if not uncertainty and self._cheap is not None:
+            return self._cheap
+        calls = shown_calls(self.items, self._matches)
+        fitted = fit_bradley_terry(len(self.items), *calls, uncertainty=uncertainty)
+        if uncertainty:
+            self._full = fitted
+        else:
+            self._cheap = fitted
+        return fitted
+
+    def scores(self) -> dict[str, float]:
+        """Centred log-strength per item, rounded to `DIGITS` (as ranks compare them)."""
+        strengths = self.fit(uncertainty=False).strengths
+        return {item: round(float(s), DIGITS) for item, s in zip(self.items, strengths,
+                                                                 strict=True)}
+
+    def intervals(self) -> dict[str, tuple[float, float]]:
+        """The 95 % interval of each item's log-strength."""
+        low, high = self.fit(uncertainty=True).intervals(LEVEL)
+        return {item: (round(float(lo), DIGITS), round(float(hi), DIGITS))
+                for item, lo, hi in zip(self.items, low, high, strict=True)}
+
+    def top_k_probability(self, k: int) -> dict[str, float]:
+        """P(item is among the k strongest), from joint draws of the fit (seed 0).
+
+        Raises:
+            ValueError: k outside 1..n.
+        """
+        samples = SAMPLES if len(self.items) <= LARGE else LARGE_SAMPLES
+        probabilities = self.fit(uncertainty=True).top_k_probability(k, samples=samples)
+        return {item: float(p) for item, p in zip(self.items, probabilities, strict=True)}

@@ -1,0 +1,123 @@
+"""How far to trust a run's judges: the audit figures that `Statistics` carries.
+
+Every run has them, whatever its strategy and provider; a single provider is a panel of one.
+What each figure means, and what to do about a bad one, is in the README ("How sure is
+this ranking?").
+
+Example:
+    >>> consistency = OrderConsistency(pairs=200, disagreements=46)
+    >>> consistency.share
+    0.23
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+PositionMethod = Literal["swapped_pairs", "model"]
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    """How much a judge favours the text it is shown first.
+
+    Attributes:
+        shift: For two equally good texts, how much more often than half the time the
+            first-shown one wins: σ(h) − ½, between −½ and ½ (0.08 = it wins 58 % of such
+            calls). Negative when the judge favours the second-shown text.
+        low: Lower end of the 95 % interval of `shift`.
+        high: Upper end of the 95 % interval of `shift`.
+        first_shown_share: Share of the calls with a verdict that the first-shown text won,
+            as counted, whatever the texts' merits (the plain figure; with both orders in
+            every match, 0.5 means no lean).
+        calls: Calls with a verdict.
+        method: "swapped_pairs": from the AB/BA pairs whose two verdicts disagreed, by the
+            exact conditional likelihood of the Bradley–Terry model (the texts' strengths
+            cancel out); "model": fitted with the strengths, for runs of single calls.
+        evidence: What the estimate rests on: the pairs that disagreed ("swapped_pairs"),
+            or the calls ("model").
+    """
+
+    shift: float
+    low: float
+    high: float
+    first_shown_share: float
+    calls: int
+    method: PositionMethod
+    evidence: int
+
+
+@dataclass(frozen=True)
+class OrderConsistency:
+    """How often swapping the order of two texts changed the judge's verdict.
+
+    A pair is a match's "AB" call and its "BA" call, answered by one judge, both with a
+    verdict. When they disagree, each order's first-shown (or each order's second-shown)
+    text won: the verdict followed the position, not the texts. With two calls per match
+    each such pair is a 1–1 draw, which costs both items a loss in elimination.
+
+    Attributes:
+        pairs: AB/BA pairs with two verdicts.
+        disagreements: Pairs whose two verdicts named different winners.
+        share: disagreements / pairs, or None without pairs (one call per match).
+    """
+
+    pairs: int
+    disagreements: int
+    share: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.share is None and self.pairs:
+            object.__setattr__(self, "share", round(self.disagreements / self.pairs, 6))
+
+
+@dataclass(frozen=True)
+class JudgeAudit:
+    """One judge's part in a run.
+
+    Attributes:
+        judge: The judge's `model_identity`.
+        calls: Calls it answered, cache hits included.
+        paid_calls: Of those, the calls paid for.
+        failed_calls: Calls without a verdict (refused or unparseable after asking again).
+        input_tokens: Input tokens of its paid calls.
+        output_tokens: Output tokens of its paid calls.
+        estimated_cost: Their price, when the judge was given prices, else None.
+        position_bias: Its lean toward the first-shown text, or None without verdicts.
+        order_consistency: How often its two orders of a pair disagreed.
+    """
+
+    judge: str
+    calls: int
+    paid_calls: int
+    failed_calls: int
+    input_tokens: int
+    output_tokens: int
+    estimated_cost: float | None
+    position_bias: PositionBias | None
+    order_consistency: OrderConsistency
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    """How often two judges of a panel gave the same verdict on the same prompt.
+
+    A prompt is two texts in one order; the panel makes such shared prompts when a pair is
+    judged by both (with `comparison_rounds = 2 × judges`, every match).
+
+    Attributes:
+        judges: The two judges' identities.
+        prompts: Prompts both answered with a verdict.
+        agreeing: Of those, the prompts where they picked the same text.
+        share: agreeing / prompts, or None without shared prompts.
+        kappa: Cohen's κ: agreement beyond what the two judges' own rates of picking the
+            first-shown text would give by chance (1 perfect, 0 chance level); None
+            without shared prompts or when chance alone explains every verdict.
+    """
+
+    judges: tuple[str, str]
+    prompts: int
+    agreeing: int
+    share: float | None
+    kappa: float | None

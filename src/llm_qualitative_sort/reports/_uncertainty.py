@@ -1,0 +1,39 @@
+"""Each item's score, 95 % interval and top-K probability, as every report shows them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from llm_qualitative_sort.models import SortResult
+
+DEFAULT_TOP_K = 10
+METHOD = ("Bradley–Terry fit with a first-position term (prior 1); 95 % Wald intervals and "
+          "top-K probabilities from its normal approximation (observed information)")
+
+
+@dataclass(frozen=True)
+class ItemUncertainty:
+    """What the rating model says about one item."""
+
+    score: float
+    low: float
+    high: float
+    top_k: float
+
+
+def report_top_k(settings: Mapping[str, Any] | None, n_items: int) -> int:
+    """The K of "probability of being in the top K": the run's `top_k`, else 10, at most n."""
+    given = (settings or {}).get("top_k")
+    k = given if isinstance(given, int) and not isinstance(given, bool) and given > 0 else None
+    return min(k or DEFAULT_TOP_K, n_items)
+
+
+def uncertainty(result: SortResult, k: int) -> dict[str, ItemUncertainty]:
+    """Score, interval and P(top k) of every ranked item ({} for a result without items)."""
+    if k < 1:
+        return {}
+    scores, intervals = result.scores, result.intervals
+    top = result.top_k_probability(k)
+    return {item: ItemUncertainty(scores[item], *intervals[item], top[item]) for item in scores}
