@@ -22,6 +22,7 @@ import pytest
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, RunStoppedError
 from llm_qualitative_sort import _journal as journal_module
 from llm_qualitative_sort import _storage as storage_module
+from llm_qualitative_sort._journal import journal_counts
 
 ITEMS = [str(n * 13 % 97) for n in range(40)]
 CONCURRENCY = 4
@@ -41,13 +42,8 @@ async def _reference() -> tuple[list[Any], int]:
 
 
 def _journal_rows(path: Path, run_id: str) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute(
-            "SELECT count(*) FROM journal WHERE run_id = ?", (run_id,)
-        ).fetchone()[0])
-    finally:
-        conn.close()
+    counts = journal_counts(path, run_id)
+    return counts["calls"] + counts["cache_hits"]
 
 
 def _limited(extra_pages: int) -> Any:
