@@ -92,6 +92,10 @@ class TournamentState(TypedDict):
     history: NotRequired[
         Annotated[list[RoundLog], DeltaChannel(_extend, snapshot_frequency=1_000)]
     ]
+    # The journal rounds whose results this step wrote to the history, and (pipelined) how
+    # many pairings the state holds: a checkpoint on disk lets the journal drop their rows.
+    settled: NotRequired[list[int]]
+    paired: NotRequired[int]
     rankings: NotRequired[list[tuple[int, list[str]]]]
     statistics: NotRequired[dict[str, int]]
     run_id: NotRequired[str]

@@ -98,7 +98,8 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         [a, b, played.winners[i], played.logs[i]] for i, (a, b, _) in enumerate(matches)
     ]
     round_log: RoundLog = {"round": played.number, "matches": logs, "bye": state.get("bye")}
-    return {"history": [round_log]}
+    # `settled`: once this checkpoint is on disk, the journal drops the round's rows.
+    return {"history": [round_log], "settled": [played.number]}
 
 
 def _match_event(
