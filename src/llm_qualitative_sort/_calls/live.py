@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
 from llm_qualitative_sort._judge import CallsStopped, Judge
@@ -41,10 +41,13 @@ class CallPool:
         judge: Makes each call (journal, cache, provider).
         limit: Calls in flight at most.
         answered: Receives each answer with the key it was submitted under.
+        on_failure: Called once when a call fails for good.
     """
 
-    def __init__(self, judge: Judge, limit: int, answered: AnswerSink) -> None:
+    def __init__(self, judge: Judge, limit: int, answered: AnswerSink,
+                 on_failure: Callable[[], None] | None = None) -> None:
         self._judge = judge
+        self._on_failure = on_failure
         self._limit = limit
         self._answered = answered
         self._queue: deque[tuple[int, Call]] = deque()
@@ -108,6 +111,8 @@ class CallPool:
             self.failure = error
             self._queue.clear()
             self._judge.stop.set()
+            if self._on_failure is not None:
+                self._on_failure()
 
 
 class LiveRunner(CallRunner):

@@ -23,11 +23,12 @@ MatchLog = list[Any]
 
 
 class RoundLog(TypedDict):
-    """One round of the history."""
+    """One round of the history (pipelined: one segment, with each match's pairing number)."""
 
     round: int
     matches: list[MatchLog]
     bye: int | None
+    seqs: NotRequired[list[int]]
 
 
 def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
@@ -53,6 +54,7 @@ class TournamentInput(TypedDict):
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
+    schedule: NotRequired[str]
 
 
 class TournamentOutput(TypedDict):
@@ -80,6 +82,7 @@ class TournamentState(TypedDict):
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
+    schedule: NotRequired[str]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.
@@ -89,6 +92,9 @@ class TournamentState(TypedDict):
     completed: NotRequired[int]
     matches: NotRequired[list[list[int]]]
     bye: NotRequired[int | None]
+    # Pipelined: the matches open at the checkpoint, each [pairing number, a, b, first
+    # repetition, segment it was paired in].
+    in_flight: NotRequired[list[list[int]]]
     history: NotRequired[
         Annotated[list[RoundLog], DeltaChannel(_extend, snapshot_frequency=1_000)]
     ]

@@ -152,6 +152,11 @@ class Strategy(ABC):
         """
         raise NotImplementedError(f"{self.name} cannot be played pipelined")
 
+    def is_active(self, standing: Standing, player: int) -> bool:
+        """Pipelined play: whether a player still takes part (all do, unless eliminated)."""
+        del standing, player
+        return True
+
     def group_of(self, standing: Standing, player: int) -> int:
         """Pipelined play: the group a player sits in (its loss bracket, for elimination)."""
         del standing, player

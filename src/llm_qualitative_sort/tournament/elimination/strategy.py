@@ -76,6 +76,10 @@ class Elimination(Strategy):
                               self.settings.elimination_count)
         return [_bracket_note(c) for c in changes]
 
+    def is_active(self, standing: Standing, player: int) -> bool:
+        """Fewer than N losses."""
+        return bool(standing["losses"][player] < self.settings.elimination_count)
+
     def group_of(self, standing: Standing, player: int) -> int:
         """The player's loss bracket."""
         return int(standing["losses"][player])
