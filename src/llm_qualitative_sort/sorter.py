@@ -344,6 +344,10 @@ class QualitativeSorter:
         expected: dict[str, Any] = {"criteria": self.criteria, **self._stored_settings()}
         if self.seed is not None:
             expected["rng_seed"] = self.seed
+        if stored.get("schedule", "rounds") != self.schedule:
+            raise RunMismatchError(
+                f"run {run_id!r} was started with schedule={stored.get('schedule', 'rounds')!r}"
+                f", not {self.schedule!r}")
         for name, value in expected.items():
             if name in stored and stored[name] != value:
                 raise RunMismatchError(
