@@ -85,8 +85,12 @@ def prior_curvature(calls: Calls, theta: Vector) -> Vector:
     Floored at the smallest normal float: it underflows for |x| > ~745, and the Hessian's
     diagonal must stay positive for the preconditioner.
     """
-    q = expit(theta)
-    return np.maximum(calls.prior * q * (1 - q), np.finfo(np.float64).tiny)
+    return np.maximum(calls.prior * curvature(theta), np.finfo(np.float64).tiny)
+
+
+def curvature(x: Vector) -> Vector:
+    """`σ(x)(1 − σ(x))` written as `σ(x)σ(−x)`: exact where `1 − σ(x)` rounds to 0 (x > ~37)."""
+    return expit(x) * expit(-x)
 
 
 class Hessian:
@@ -228,8 +232,7 @@ class Optimum:
     @cached_property
     def weights(self) -> Vector:
         """`w_c = σ(d_c)(1 − σ(d_c))` per call."""
-        p = expit(differences(self.calls, self.theta))
-        return p * (1 - p)
+        return curvature(differences(self.calls, self.theta))
 
     @cached_property
     def prior_weights(self) -> Vector:
@@ -264,7 +267,8 @@ def maximise(calls: Calls, theta: Vector, tolerance: float = 1e-7, max_steps: in
     value, p = evaluate(calls, theta)
     for _ in range(max_steps):
         g = gradient(calls, theta, p)
-        scaled, scale = assembler.scaled(p * (1 - p), prior_curvature(calls, theta))
+        weights = curvature(differences(calls, theta))
+        scaled, scale = assembler.scaled(weights, prior_curvature(calls, theta))
         forcing = min(0.1, max(1e-6, float(np.sqrt((g * g).sum()))))
         step, flat = conjugate_gradient(scaled, scale, -g, forcing, 10 * calls.size)
         longest = float(np.max(np.abs(step), initial=0.0))

@@ -21,6 +21,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from llm_qualitative_sort._catalog import RunCatalog
+from llm_qualitative_sort._journal import journal_counts
 from llm_qualitative_sort._results import history_matches, statistics
 from llm_qualitative_sort._storage import journal_path
 from llm_qualitative_sort.graph import build_graph
@@ -163,7 +164,9 @@ class RunInventory:
             self._count_history(summary, await self.values(run_id))
         else:
             await self._liveness_of(summary)
-            self._count_journal(summary)
+            # The checkpoint holds the calls of every settled round, the journal the rest.
+            self._count_history(summary, await self.values(run_id))
+            self._count_journal(summary, values.get("settled", []))
         return summary
 
     async def values(self, run_id: str) -> dict[str, Any]:
@@ -178,7 +181,8 @@ class RunInventory:
         journal = journal_path(self.path)
         if journal.is_file():
             with sqlite3.connect(journal, timeout=30.0) as conn:
-                conn.execute("DELETE FROM journal WHERE run_id = ?", (run_id,))
+                conn.execute("DELETE FROM calls WHERE run_id = ?", (run_id,))
+                conn.execute("DELETE FROM pairings WHERE run_id = ?", (run_id,))
             conn.close()
 
     async def _first_checkpoint_time(self, run_id: str) -> datetime | None:
@@ -208,24 +212,19 @@ class RunInventory:
         summary.failed_calls = stats.failed_calls
         summary.input_tokens, summary.output_tokens = stats.input_tokens, stats.output_tokens
 
-    def _count_journal(self, summary: RunSummary) -> None:
+    def _count_journal(self, summary: RunSummary, settled: list[int]) -> None:
         journal = journal_path(self.path)
         if not journal.is_file():
             return
-        # A journal row's record is the JSON list [winner, reasoning, raw, input tokens,
-        # output tokens, from cache] (see `_journal.Journal.put`).
-        query = ("SELECT COUNT(*), SUM(json_extract(record, '$[5]')), "
-                 "SUM(json_extract(record, '$[0]') IS NULL), "
-                 "SUM(json_extract(record, '$[3]')), SUM(json_extract(record, '$[4]')) "
-                 "FROM journal WHERE run_id = ?")
-        with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=30.0) as conn:
-            total, cached, failed, tokens_in, tokens_out = conn.execute(
-                query, (summary.run_id,)).fetchone()
-        conn.close()
-        summary.cache_hits = int(cached or 0)
-        summary.calls = int(total or 0) - summary.cache_hits
-        summary.failed_calls = int(failed or 0)
-        summary.input_tokens, summary.output_tokens = int(tokens_in or 0), int(tokens_out or 0)
+        try:
+            found = journal_counts(journal, summary.run_id, settled)
+        except sqlite3.Error:  # no call journaled yet (no table), or busy: the checkpoint's
+            return
+        summary.calls += found["calls"]
+        summary.cache_hits += found["cache_hits"]
+        summary.failed_calls += found["failed_calls"]
+        summary.input_tokens += found["input_tokens"]
+        summary.output_tokens += found["output_tokens"]
 
 
 def compact(path: Path) -> int:

@@ -1,29 +1,56 @@
-"""The run journal: every finished comparison of a run, written before it is used.
+"""The run journal: what a resume needs that the last checkpoint does not hold yet.
 
-LangGraph saves a node's writes only when the whole node finishes, and the comparison node
-plays a whole round. The journal closes that gap: each finished call is committed at once,
-keyed by its place in the run (run id, round, match, call), so a resumed run replays it
-instead of paying for it again. A round's entries are read in one query when it starts.
+LangGraph saves a node's writes only when the node finishes, and a node plays many calls.
+The journal closes that gap: each finished call is committed at once, keyed by its place in
+the run (run id, round, match, call), so a resumed run replays it instead of paying for it
+again; the pipelined schedule also logs each pairing here before its calls start. Once a
+checkpoint holding those results is on disk, `settle` drops their rows: the journal holds
+only the calls and pairings of the last round or two, whatever the length of the run.
+
+Rows are encoded cheaply (plain columns, the provider's raw answer as MessagePack) and
+committed in groups, one transaction per turn of the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import ormsgpack
 
 from llm_qualitative_sort.cache import open_sqlite, result_from_dict, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.models import ComparisonResult
 
-_SCHEMA = """CREATE TABLE IF NOT EXISTS journal (
-    run_id TEXT NOT NULL, round INTEGER NOT NULL, match INTEGER NOT NULL,
-    call INTEGER NOT NULL, shown TEXT NOT NULL, record TEXT NOT NULL,
-    PRIMARY KEY (run_id, round, match, call))"""
+# One row per group commit and round: its calls as a MessagePack list of records
+# [match, call, shown, winner, reasoning, raw, input tokens, output tokens, cached, facts]
+# (facts: a dict, or None for most calls). A commit
+# costs a write per page of the WAL, so one row of many records beats many small rows;
+# rows have no index besides the rowid for the same reason (the table stays small).
+_CALLS = """CREATE TABLE IF NOT EXISTS calls (
+    run_id TEXT NOT NULL, round INTEGER NOT NULL, records BLOB NOT NULL)"""
+# One row per group commit: pairings as a MessagePack list of [seq, *pairing].
+_PAIRINGS = """CREATE TABLE IF NOT EXISTS pairings (
+    run_id TEXT NOT NULL, last_seq INTEGER NOT NULL, records BLOB NOT NULL)"""
+_INSERT = "INSERT INTO calls VALUES (?, ?, ?)"
+_INSERT_PAIRINGS = "INSERT INTO pairings VALUES (?, ?, ?)"
+_DROP = "DELETE FROM calls WHERE run_id = ? AND round = ?"
+_DROP_PAIRINGS = "DELETE FROM pairings WHERE run_id = ? AND last_seq < ?"
+_PURPOSE = "a run journal"
+# WAL pages between copies into the file, and the size the WAL is cut back to after one:
+# the journal stays small, so a copy is cheap, and a long run never grows a large WAL.
+WAL_PAGES = 1024
+WAL_LIMIT = 4 * 1024 * 1024
+# Free space (bytes) left by dropped rows above which a finished run's `forget` rewrites the
+# file (VACUUM); below it the pages are simply reused by later runs.
+VACUUM_ABOVE = 1024 * 1024
 
 
 def text_digest(text: str) -> str:
@@ -49,18 +76,18 @@ class CallPlace:
 
 
 # Facts about one call beyond its answer, such as {"judge": "<model identity>"} when a panel
-# answered it; empty for most calls, and then not stored at all.
+# answered it; empty for most calls, and then stored as None.
 CallFacts = dict[str, Any]
 # A call's answer, whether it came from the user's cache, and its facts.
 Answer = tuple[ComparisonResult, bool, CallFacts]
-
-_INSERT = "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?, ?, ?)"
-_PURPOSE = "a run journal"
-_Row = tuple[str, int, int, int, str, str]
+# An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
+# and the call's facts.
+_Entry = tuple[str, ComparisonResult, bool, CallFacts]
+_Rounds = dict[int, dict[tuple[int, int], _Entry]]
 
 
 class Journal:
-    """Finished calls of runs, in an SQLite file or, without one, in memory.
+    """Finished calls and pairings of runs, in an SQLite file or, without one, in memory.
 
     A write that fails (a full disk) loses nothing silently: the rows stay pending and are
     tried again, `check` raises before the next paid call, and `unsaved_calls` says how many
@@ -75,13 +102,26 @@ class Journal:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
-        self._rows: dict[tuple[str, int], dict[tuple[int, int], tuple[str, str]]] = {}
+        # Per run: {round: {(match, call): entry}}: the rows this object wrote, and those
+        # read from the file when the run was first looked up; settled rounds leave.
+        self._calls: dict[str, _Rounds] = {}
+        self._pairings: dict[str, dict[int, list[int]]] = {}
         self._conn: sqlite3.Connection | None = None
-        self._pending: list[tuple[_Row, bool]] = []  # (row, paid)
+        self._records: dict[tuple[str, int], list[list[Any]]] = {}  # not yet committed
+        self._paired: dict[str, list[list[int]]] = {}
+        self._drops: list[tuple[str, tuple[Any, ...]]] = []
+        self._unsaved = 0  # paid calls among the pending records
         self._scheduled = False
         self._failure: sqlite3.Error | None = None
         if path is not None:
-            self._conn = open_sqlite(path, _SCHEMA, _PURPOSE, StorageError)
+            self._conn = open_sqlite(path, _CALLS, _PURPOSE, StorageError)
+            try:
+                for statement in (_PAIRINGS, f"PRAGMA wal_autocheckpoint={WAL_PAGES}",
+                                  f"PRAGMA journal_size_limit={WAL_LIMIT}"):
+                    self._conn.execute(statement)
+            except sqlite3.Error as exc:
+                self._conn.close()
+                raise StorageError(unusable_sqlite(path, _PURPOSE, exc)) from exc
 
     def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
@@ -90,18 +130,10 @@ class Journal:
 
     def entry(self, place: CallPlace) -> Answer | None:
         """The journaled answer, whether it came from the user's cache, and its facts."""
-        row = self._round(place.run_id, place.round_number).get((place.match, place.call))
-        if row is None:
-            return None
-        shown, record = row
-        if shown != place.shown:
+        entry = self._run(place.run_id).get(place.round_number, {}).get((place.match, place.call))
+        if entry is None or entry[0] != place.shown:
             return None  # another pairing was journaled here: ask again, never reuse it
-        source = str(self.path or "the run journal")
-        # Rows written before facts existed have six fields.
-        winner, reasoning, raw, input_tokens, output_tokens, cached, *facts = json.loads(record)
-        data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
-                "input_tokens": input_tokens, "output_tokens": output_tokens}
-        return result_from_dict(data, source), bool(cached), dict(facts[0]) if facts else {}
+        return entry[1], entry[2], dict(entry[3])
 
     def put(
         self,
@@ -111,24 +143,62 @@ class Journal:
         cached: bool,
         facts: CallFacts | None = None,
     ) -> None:
-        """Record a finished call, with its facts (such as the judge of a panel) if any.
+        """Record a finished call.
 
         The row is committed by a flush scheduled on the event loop, so all calls that
         finish in one turn of the loop share one commit; the flush runs before any code
         woken by these calls, so no verdict is acted on before its row is on disk.
         """
-        fields: tuple[Any, ...] = (result.winner, result.reasoning, result.raw_response,
-                                   result.input_tokens, result.output_tokens, cached)
-        if facts:
-            fields += (facts,)
-        row = (place.shown, json.dumps(fields, ensure_ascii=False, default=str))
-        self._round(place.run_id, place.round_number)[(place.match, place.call)] = row
+        run_id, number = place.run_id, place.round_number
+        self._run(run_id).setdefault(number, {})[place.match, place.call] = (
+            place.shown, result, cached, facts or {})
+        if self._conn is None:
+            return
+        record = [place.match, place.call, place.shown, result.winner, result.reasoning,
+                  result.raw_response, result.input_tokens, result.output_tokens, cached,
+                  facts or None]
+        key = (run_id, number)
+        if key in self._records:
+            self._records[key].append(record)
+        else:
+            self._records[key] = [record]
+        self._unsaved += not cached
+        self._schedule()
+
+    def put_pairing(self, run_id: str, seq: int, pairing: list[int]) -> None:
+        """Record pairing number `seq` of a run (plain integers), before its calls start.
+
+        Committed like `put`: its flush is scheduled ahead of the calls it starts.
+        """
+        self._run(run_id)
+        self._pairings[run_id][seq] = list(pairing)
         if self._conn is not None:
-            key = (place.run_id, place.round_number, place.match, place.call)
-            self._pending.append(((*key, *row), not cached))
-            if not self._scheduled:
-                self._scheduled = True
-                asyncio.get_running_loop().call_soon(self.flush)
+            self._paired.setdefault(run_id, []).append([seq, *pairing])
+            self._schedule()
+
+    def pairings(self, run_id: str) -> dict[int, list[int]]:
+        """The pairings recorded for a run and not yet settled, by number."""
+        self._run(run_id)
+        return dict(self._pairings[run_id])
+
+    def settle(self, run_id: str, rounds: Iterable[int], pairings_below: int = 0) -> None:
+        """Drop what a checkpoint now on disk holds.
+
+        That is the calls of `rounds` and the pairings numbered below `pairings_below`;
+        committed with the next flush.
+        """
+        calls = self._run(run_id)
+        for number in rounds:
+            if calls.pop(number, None) is not None and self._conn is not None:
+                self._drops.append((_DROP, (run_id, number)))
+        pairings = self._pairings[run_id]
+        settled = [seq for seq in pairings if seq < pairings_below]
+        for seq in settled:
+            del pairings[seq]
+        if settled and self._conn is not None:
+            self._drops.append((_DROP_PAIRINGS, (run_id, pairings_below)))
+        if self._drops:
+            self._schedule()
 
     def flush(self) -> None:
         """Commit the rows recorded and not yet on disk.
@@ -138,17 +208,26 @@ class Journal:
         flush and is raised by `check`.
         """
         self._scheduled = False
-        if self._conn is None or not self._pending:
+        if self._conn is None or not (self._records or self._paired or self._drops):
             return
         try:
             with self._conn:
                 self._conn.execute("BEGIN")
-                self._conn.executemany(_INSERT, [row for row, _ in self._pending])
+                self._execute_pending(self._conn)
         except sqlite3.Error as exc:
             self._failure = exc
             return
-        self._pending = []
+        self._records, self._paired, self._drops = {}, {}, []
+        self._unsaved = 0
         self._failure = None
+
+    def _execute_pending(self, conn: sqlite3.Connection) -> None:
+        conn.executemany(_INSERT, [(run_id, number, _pack(records))
+                                   for (run_id, number), records in self._records.items()])
+        conn.executemany(_INSERT_PAIRINGS, [(run_id, rows[-1][0], ormsgpack.packb(rows))
+                                            for run_id, rows in self._paired.items()])
+        for statement, row in self._drops:
+            conn.execute(statement, row)
 
     def check(self) -> None:
         """Raise if finished calls cannot be written (after one more try).
@@ -170,43 +249,117 @@ class Journal:
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""
         self.flush()
-        return sum(paid for _, paid in self._pending) if self._failure is not None else 0
+        return self._unsaved if self._failure is not None else 0
 
     def forget(self, run_id: str) -> None:
-        """Drop a finished run's calls: its checkpoint holds the history from now on."""
-        self._rows = {key: rows for key, rows in self._rows.items() if key[0] != run_id}
+        """Drop a finished run's rows, and give their space back to the file system."""
+        self._calls.pop(run_id, None)
+        self._pairings.pop(run_id, None)
         if self._conn is None:
             return
         self.flush()
-        self._pending = [entry for entry in self._pending if entry[0][0] != run_id]
+        self._records = {key: rows for key, rows in self._records.items() if key[0] != run_id}
+        self._paired.pop(run_id, None)
+        self._drops = [drop for drop in self._drops if drop[1][0] != run_id]
         try:
-            self._conn.execute("DELETE FROM journal WHERE run_id = ?", (run_id,))
+            self._conn.execute("DELETE FROM calls WHERE run_id = ?", (run_id,))
+            self._conn.execute("DELETE FROM pairings WHERE run_id = ?", (run_id,))
+            _compact(self._conn)
         except sqlite3.Error:
             # Left behind, the rows are stale copies of what the checkpoint holds and are
             # never read again (a finished run returns its stored result): a failure to
             # delete them (a full disk) must not turn a finished run into an error.
             pass
 
-    def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], tuple[str, str]]:
-        key = (run_id, round_number)
-        if key not in self._rows:
-            self._rows[key] = {}
+    def _schedule(self) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def _run(self, run_id: str) -> _Rounds:
+        """A run's rows; read from the file (one query per table) when first asked for."""
+        rounds = self._calls.get(run_id)
+        if rounds is None:
+            rounds = self._calls[run_id] = {}
+            self._pairings[run_id] = {}
             if self._conn is not None:
                 try:
-                    rows = self._conn.execute(
-                        "SELECT match, call, shown, record FROM journal "
-                        "WHERE run_id = ? AND round = ?",
-                        key,
-                    ).fetchall()
-                except sqlite3.Error as exc:
-                    del self._rows[key]
-                    problem = unusable_sqlite(Path(str(self.path)), _PURPOSE, exc)
-                    raise StorageError(problem) from exc
-                self._rows[key] = {(m, c): (s, r) for m, c, s, r in rows}
-        return self._rows[key]
+                    self._load(run_id, rounds)
+                except (sqlite3.Error, ValueError, TypeError) as exc:
+                    del self._calls[run_id]
+                    raise StorageError(self._unusable(exc)) from exc
+        return rounds
+
+    def _load(self, run_id: str, rounds: _Rounds) -> None:
+        assert self._conn is not None
+        calls = self._conn.execute(
+            "SELECT round, records FROM calls WHERE run_id = ?", (run_id,)).fetchall()
+        pairings = self._conn.execute(
+            "SELECT records FROM pairings WHERE run_id = ?", (run_id,)).fetchall()
+        source = str(self.path)
+        for number, blob in calls:
+            entries = rounds.setdefault(number, {})
+            for record in ormsgpack.unpackb(blob):
+                match, call, shown, winner, reasoning, raw, tokens_in, tokens_out, cached = (
+                    record[:9])
+                facts = record[9] if len(record) > 9 and isinstance(record[9], dict) else {}
+                data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
+                        "input_tokens": tokens_in, "output_tokens": tokens_out}
+                entries[match, call] = (shown, result_from_dict(data, source), bool(cached),
+                                        facts)
+        found = self._pairings[run_id]
+        for (blob,) in pairings:
+            for seq, *pairing in ormsgpack.unpackb(blob):
+                found[seq] = pairing
+
+    def _unusable(self, exc: Exception) -> str:
+        if isinstance(exc, sqlite3.Error):
+            return unusable_sqlite(Path(str(self.path)), _PURPOSE, exc)
+        return f"cannot use {self.path} as {_PURPOSE}: a damaged entry ({exc})"
 
     def close(self) -> None:
         """Flush (a last try) and close the file."""
         if self._conn is not None:
             self.flush()
             self._conn.close()
+
+
+def journal_counts(path: Path, run_id: str, skip_rounds: Iterable[int] = ()) -> dict[str, int]:
+    """Counts over a run's journaled calls (for listings), leaving out `skip_rounds`.
+
+    Raises:
+        sqlite3.Error: The file cannot be read.
+    """
+    skip = set(skip_rounds)
+    counts = dict.fromkeys(("calls", "cache_hits", "failed_calls", "input_tokens",
+                            "output_tokens"), 0)
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True,
+                                            timeout=30.0)) as conn:
+        rows = conn.execute("SELECT round, records FROM calls WHERE run_id = ?", (run_id,))
+        for number, blob in rows.fetchall():
+            if number in skip:
+                continue
+            for record in ormsgpack.unpackb(blob):
+                winner, _reasoning, _raw, tokens_in, tokens_out, cached = record[3:9]
+                counts["cache_hits" if cached else "calls"] += 1
+                counts["failed_calls"] += winner is None
+                if not cached:
+                    counts["input_tokens"] += tokens_in
+                    counts["output_tokens"] += tokens_out
+    return counts
+
+
+def _pack(records: list[list[Any]]) -> bytes:
+    try:
+        return ormsgpack.packb(records)
+    except TypeError:  # a raw answer MessagePack cannot hold: keep it as JSON would (text)
+        return ormsgpack.packb(json.loads(json.dumps(records, default=str)))
+
+
+def _compact(conn: sqlite3.Connection) -> None:
+    """Rewrite the file without its free pages when they add up, and cut the WAL back."""
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    if free * page > VACUUM_ABOVE:
+        conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

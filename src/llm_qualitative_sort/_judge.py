@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from langgraph.types import RetryPolicy
 
+from llm_qualitative_sort._deadlines import Deadlines
 from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace, Journal
 from llm_qualitative_sort._stops import describe, name_judge
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
@@ -23,10 +24,11 @@ class CallsStopped(Exception):
 
 @dataclass
 class Judge:
-    """Makes the calls of one round under a shared concurrency limit.
+    """Makes calls: journal first, then the cache, then the provider with retries.
 
-    After any call fails for good, `stop` is set: calls not yet started are skipped while
-    those in flight finish and are journaled, so nothing paid for is thrown away.
+    The caller bounds how many run at once (see `_calls.live.CallPool`). After any call
+    fails for good, `stop` is set: calls not yet started are skipped while those in flight
+    finish and are journaled, so nothing paid for is thrown away.
     """
 
     provider: LLMProvider
@@ -34,9 +36,16 @@ class Judge:
     cache: ComparisonCache | None
     journal: Journal
     retry: RetryPolicy
-    semaphore: asyncio.Semaphore
     stop: asyncio.Event
     timeout: float | None = None
+    model_identity: str = field(init=False)
+    deadlines: Deadlines | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Per run, not per call: the identity is a cache-key field, and one timer serves
+        # every call's deadline.
+        self.model_identity = self.provider.model_identity
+        self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
 
     async def call(self, place: CallPlace, repetition: int) -> Answer:
         """The answer to one call, whether it came from the user's cache, and its facts.
@@ -49,24 +58,25 @@ class Judge:
         if journaled is not None:
             return journaled
         judge = self.provider.judge_of(place.first, place.second, repetition=repetition)
-        facts: CallFacts = {} if judge is self.provider else {"judge": judge.model_identity}
+        facts: CallFacts = {}
+        identity = self.model_identity
+        if judge is not self.provider:
+            identity = judge.model_identity
+            facts = {"judge": identity}
         key = None
         if self.cache is not None:
-            key = CacheKey.of(
-                place.first, place.second, self.criteria, repetition, judge.model_identity
-            )
+            key = CacheKey.of(place.first, place.second, self.criteria, repetition, identity)
             cached = await self.cache.get(key)
             if cached is not None:
                 self.journal.put(place, cached, cached=True, facts=facts)
                 return cached, True, facts
-        async with self.semaphore:
-            if self.stop.is_set():
-                raise CallsStopped
-            self.journal.check()  # a journal that cannot save answers must not buy more
-            result = await self._ask(judge, place, repetition)
-            # Journal before releasing the slot: the journal's flush is then scheduled
-            # ahead of the next waiter, so no new call starts before this one is on disk.
-            self.journal.put(place, result, cached=False, facts=facts)
+        if self.stop.is_set():
+            raise CallsStopped
+        self.journal.check()  # a journal that cannot save answers must not buy more
+        result = await self._ask(judge, place, repetition)
+        # Journal before the slot is given back: the journal's flush is then scheduled
+        # ahead of the next call, so no new call starts before this one is on disk.
+        self.journal.put(place, result, cached=False, facts=facts)
         if self.cache is not None and key is not None and result.winner is not None:
             await self.cache.set(key, result)
         return result, False, facts
@@ -92,19 +102,26 @@ class Judge:
         A wrong answer is a bug of the provider, not a verdict: it stops the run (the
         answer is not journaled, so a fixed provider asks again on resume).
         """
-        deadline = asyncio.timeout(self.timeout)
+        watch = self.deadlines.watch() if self.deadlines is not None else None
         try:
-            async with deadline:
-                result = await judge.compare_call(
-                    place.first, place.second, self.criteria, repetition=repetition
-                )
+            result = await judge.compare_call(
+                place.first, place.second, self.criteria, repetition=repetition
+            )
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
+        except asyncio.CancelledError:
+            if watch is None or not watch.expired():
+                raise
+            raise TransientProviderError(
+                f"{judge!r} gave no answer within call_timeout={self.timeout} s"
+            ) from None
         except TimeoutError as exc:
-            # Ours (call_timeout) or the provider's own: a slow answer may come next time.
-            what = (f"gave no answer within call_timeout={self.timeout} s" if deadline.expired()
-                    else f"timed out ({describe(exc)})")
+            # The provider's own: a slow answer may come next time.
+            what = f"timed out ({describe(exc)})"
             raise TransientProviderError(f"{judge!r} {what}") from exc
+        finally:
+            if watch is not None:
+                watch.done = True
         problem = answer_problem(result)
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")

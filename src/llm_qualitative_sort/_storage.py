@@ -11,11 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import aiosqlite
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+)
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from llm_qualitative_sort._journal import Journal
+from llm_qualitative_sort._journal import WAL_LIMIT, Journal
 from llm_qualitative_sort.cache import unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases import LocalRunLease, RunLease, SqliteRunLease
@@ -43,6 +49,41 @@ def journal_path(checkpoint: Path) -> Path:
     return checkpoint.with_name(checkpoint.stem + ".journal.sqlite3")
 
 
+class _Settling:
+    """Tells the run journal what each saved checkpoint holds, once it is on disk.
+
+    A node that writes results to the history also writes `settled` (the journal rounds
+    those results came from) and, in the pipelined schedule, `paired` (the pairings the
+    checkpoint holds); after the save, their journal rows are no longer needed.
+    """
+
+    journal: Journal
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        saved: RunnableConfig = await super().aput(  # type: ignore[misc]
+            config, checkpoint, metadata, new_versions)
+        values = checkpoint["channel_values"]
+        settled = values.get("settled")
+        if settled:
+            run_id = str(config["configurable"]["thread_id"])
+            self.journal.settle(run_id, settled, values.get("paired", 0))
+        return saved
+
+
+class _SettlingSqliteSaver(_Settling, AsyncSqliteSaver):
+    pass
+
+
+class _SettlingMemorySaver(_Settling, InMemorySaver):
+    pass
+
+
 class RunStore:
     """Opens a checkpointer and its journal, and holds the run, for the length of one run call.
 
@@ -57,7 +98,9 @@ class RunStore:
         self._journal = Journal()
         self.lease: RunLease
         if target is None:
-            self._saver = InMemorySaver()
+            memory = _SettlingMemorySaver()
+            memory.journal = self._journal
+            self._saver = memory
         elif isinstance(target, BaseCheckpointSaver):
             self._saver = target
         else:
@@ -112,7 +155,8 @@ async def _open_file(path: Path) -> AsyncIterator[tuple[AsyncSqliteSaver, Journa
         journal.close()
         raise
     try:
-        saver = AsyncSqliteSaver(conn)
+        saver = _SettlingSqliteSaver(conn)
+        saver.journal = journal
         try:
             await saver.setup()
             yield saver, journal
@@ -138,6 +182,9 @@ async def _connect(path: Path) -> aiosqlite.Connection:
         # tens of microseconds instead of an fsync.
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA synchronous=NORMAL")
+        # The WAL is cut back to this size after each copy into the file, so a long run
+        # does not leave it at its largest.
+        await conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
     except sqlite3.Error as exc:
         await conn.close()
         raise StorageError(unusable_sqlite(path, _PURPOSE, exc)) from exc

@@ -26,6 +26,7 @@ from llm_qualitative_sort._storage import RunStore, default_checkpoint_path
 from llm_qualitative_sort._validation import (
     check_criteria,
     check_items,
+    check_schedule,
     check_seed,
     check_settings,
 )
@@ -114,6 +115,7 @@ class QualitativeSorter:
         retry_policy: RetryPolicy = DEFAULT_RETRY,
         ranking: Ranking | None = None,
         wait_for_run: float | None = 0.0,
+        schedule: str = "rounds",
     ) -> None:
         if not isinstance(provider, LLMProvider):
             raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
@@ -130,6 +132,7 @@ class QualitativeSorter:
         if on_progress is not None and not callable(on_progress):
             raise TypeError("on_progress must be callable")
         self.ranking: Ranking = _check_ranking(ranking, STRATEGIES[strategy].native_ranking)
+        self.schedule = check_schedule(schedule, STRATEGIES[strategy], provider)
         if wait_for_run is not None and not wait_for_run >= 0:
             raise ValueError(f"wait_for_run must be seconds >= 0 or None, got {wait_for_run!r}")
         self.provider = provider
@@ -276,7 +279,11 @@ class QualitativeSorter:
                 journal=journal,
                 progress=self.on_progress is not None,
             )
-            stored = await self._drive(graph, start, config, context)
+            try:
+                stored = await self._drive(graph, start, config, context)
+            finally:
+                for live in context.live.values():
+                    live.close()  # no call goes on after the run returns or stops
             # The stream ends after LangGraph has saved the last checkpoint, which holds
             # the whole history: the journal's copy of this run is no longer needed.
             journal.forget(run_id)
@@ -359,6 +366,10 @@ class QualitativeSorter:
         expected: dict[str, Any] = {"criteria": self.criteria, **self._stored_settings()}
         if self.seed is not None:
             expected["rng_seed"] = self.seed
+        if stored.get("schedule", "rounds") != self.schedule:
+            raise RunMismatchError(
+                f"run {run_id!r} was started with schedule={stored.get('schedule', 'rounds')!r}"
+                f", not {self.schedule!r}")
         for name, value in expected.items():
             if name in stored and stored[name] != value:
                 raise RunMismatchError(
@@ -369,6 +380,8 @@ class QualitativeSorter:
     def _stored_settings(self) -> dict[str, Any]:
         """The settings a run keeps in its state (and must keep when resumed)."""
         settings = dataclasses.asdict(self.settings)
+        if self.schedule != "rounds":  # runs stored before schedules existed have none
+            settings["schedule"] = self.schedule
         if self.strategy != "swiss":  # Swiss-only settings are not stored for other runs
             for name in ("budget", "top_k", "stop_when_settled"):
                 del settings[name]

@@ -24,6 +24,7 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     RunStoppedError,
 )
+from llm_qualitative_sort._journal import journal_counts
 
 
 class FillingMock(MockLLMProvider):
@@ -51,9 +52,11 @@ def fill(path: Path) -> None:
 def rows(journal: Path) -> int:
     conn = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
     try:
-        return int(conn.execute("SELECT count(*) FROM journal").fetchone()[0])
+        run_ids = [row[0] for row in conn.execute("SELECT DISTINCT run_id FROM calls")]
     finally:
         conn.close()
+    counts = [journal_counts(journal, run_id) for run_id in run_ids]
+    return sum(c["calls"] + c["cache_hits"] for c in counts)
 
 
 async def main(config: dict[str, Any]) -> None:

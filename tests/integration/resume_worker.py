@@ -18,6 +18,8 @@ import os
 import sys
 from typing import Any
 
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
 from llm_qualitative_sort import (
     ComparisonResult,
     FileCache,
@@ -25,6 +27,7 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     RunStoppedError,
 )
+from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.leases import base as lease_base
 
 
@@ -75,9 +78,24 @@ async def main(config: dict[str, Any]) -> int:
         with open(config["out"], "w", encoding="utf-8") as out:
             json.dump({"error": type(stop).__name__, "message": str(stop)}, out)
         return 3
+    out_data: dict[str, Any] = {"rankings": result.rankings,
+                                "matches": len(result.match_history)}
+    if config.get("strategy", {}).get("schedule") == "pipelined":
+        out_data["paid"] = result.statistics.total_api_calls
+        out_data["pairings"] = await pairing_log(config["checkpoint"], config["run_id"])
     with open(config["out"], "w", encoding="utf-8") as out:
-        json.dump({"rankings": result.rankings, "matches": len(result.match_history)}, out)
+        json.dump(out_data, out)
     return 0
+
+
+async def pairing_log(checkpoint: str, run_id: str) -> list[list[Any]]:
+    """A pipelined run's matches in pairing order: [seq, a, b, winner] (item indices)."""
+    async with AsyncSqliteSaver.from_conn_string(checkpoint) as saver:
+        state = await build_graph(saver).aget_state({"configurable": {"thread_id": run_id}})
+    return sorted([seq, a, b, winner]
+                  for entry in state.values["history"]
+                  for seq, (a, b, winner, _calls) in zip(entry["seqs"], entry["matches"],
+                                                           strict=True))
 
 
 if __name__ == "__main__":

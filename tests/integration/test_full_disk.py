@@ -18,10 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, RunStoppedError
 from llm_qualitative_sort import _journal as journal_module
 from llm_qualitative_sort import _storage as storage_module
+from llm_qualitative_sort._journal import journal_counts
+from llm_qualitative_sort._storage import journal_path
+from llm_qualitative_sort.graph import build_graph
 
 ITEMS = [str(n * 13 % 97) for n in range(40)]
 CONCURRENCY = 4
@@ -40,14 +44,14 @@ async def _reference() -> tuple[list[Any], int]:
     return result.rankings, provider.calls
 
 
-def _journal_rows(path: Path, run_id: str) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute(
-            "SELECT count(*) FROM journal WHERE run_id = ?", (run_id,)
-        ).fetchone()[0])
-    finally:
-        conn.close()
+async def _saved_calls(checkpoint: Path, run_id: str) -> int:
+    """Calls on disk: in the journal, or settled from it into the checkpoint's history."""
+    counts = journal_counts(journal_path(checkpoint), run_id)
+    async with AsyncSqliteSaver.from_conn_string(str(checkpoint)) as saver:
+        state = await build_graph(saver).aget_state({"configurable": {"thread_id": run_id}})
+    history = state.values.get("history", [])
+    return counts["calls"] + counts["cache_hits"] + sum(
+        len(calls) for entry in history for *_, calls in entry["matches"])
 
 
 def _limited(extra_pages: int) -> Any:
@@ -67,7 +71,7 @@ async def test_a_full_journal_stops_the_run_and_counts_what_it_could_not_save(
 ) -> None:
     ranking, reference_calls = await _reference()
     checkpoint = tmp_path / "runs.sqlite3"
-    monkeypatch.setattr(journal_module, "open_sqlite", _limited(extra_pages=6))
+    monkeypatch.setattr(journal_module, "open_sqlite", _limited(extra_pages=1))
     provider = MockLLMProvider(seed=4, latency=0.001)
     with pytest.raises(RunStoppedError) as caught:
         await _sorter(provider, checkpoint).sort(ITEMS, run_id="full")
@@ -78,7 +82,7 @@ async def test_a_full_journal_stops_the_run_and_counts_what_it_could_not_save(
     found = UNSAVED.search(message)
     assert found is not None, message
     unsaved = int(found.group(1))
-    saved = _journal_rows(journal, "full")
+    saved = await _saved_calls(checkpoint, "full")
     paid = provider.calls
     # Every paid call is on disk or counted; the run stopped at once (no call started
     # after the failure was known: only calls already in flight finished).

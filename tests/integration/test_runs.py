@@ -158,7 +158,8 @@ async def test_a_finished_run_leaves_no_journal_rows(tmp_path: Path) -> None:
     path = tmp_path / "r.sqlite3"
     result = await _sorter(MockLLMProvider(seed=1), path).sort(ITEMS, run_id="done")
     with sqlite3.connect(tmp_path / "r.journal.sqlite3") as conn:
-        assert conn.execute("SELECT count(*) FROM journal").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM calls").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM pairings").fetchone() == (0,)
     again = await _sorter(MockLLMProvider(seed=1), path).sort(ITEMS, run_id="done")
     assert again.match_history == result.match_history
 

@@ -21,8 +21,8 @@ def test_context_schema_lists_only_plain_fields() -> None:
         warnings.simplefilter("error")
         schema = build_graph().get_context_jsonschema()
     assert schema is not None
-    assert set(schema["properties"]) == {"provider", "model", "max_concurrent_requests",
-                                         "call_timeout"}
+    assert set(schema["properties"]) == {"provider", "model", "judges",
+                                         "max_concurrent_requests", "call_timeout"}
     assert schema["properties"]["provider"]["enum"] == ["mock", "openai", "google"]
     json.dumps(schema)
 

@@ -1,7 +1,15 @@
 """Answering a round's calls: the `CallRunner` seam, live calls and provider batches."""
 
-from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings, Emit
-from llm_qualitative_sort._calls.batch import BatchRunner, batch_answer
+from llm_qualitative_sort._calls.base import (
+    AnswerSink,
+    Call,
+    CallRunner,
+    CallSettings,
+    Emit,
+    batch_answer,
+    call_log,
+)
+from llm_qualitative_sort._calls.batch import BatchRunner
 from llm_qualitative_sort._calls.guard import LiveAfterBatch
 from llm_qualitative_sort._calls.live import LiveRunner
 
@@ -24,5 +32,6 @@ __all__ = [
     "LiveAfterBatch",
     "LiveRunner",
     "batch_answer",
+    "call_log",
     "make_runner",
 ]

@@ -35,6 +35,28 @@ class Call:
     repetition: int
 
 
+def batch_answer(result: ComparisonResult) -> bool:
+    """Whether a result was answered by a provider batch (it names the batch)."""
+    return isinstance(result.raw_response.get("batch"), dict)
+
+
+def call_log(
+    order: str, winner: str | None, result: ComparisonResult, cached: bool,
+    facts: CallFacts | None,
+) -> list[Any]:
+    """A call as the graph stores it (see `graph.state.CallLog`), `winner` in match terms.
+
+    The trailing facts are stored only when there are any: the judge of a panel, and
+    whether a provider batch answered (priced at the batch price).
+    """
+    log: list[Any] = [order, winner, result.reasoning, cached, result.input_tokens,
+                      result.output_tokens]
+    batch = not cached and batch_answer(result)
+    if facts or batch:
+        log.append({**(facts or {}), "batch": True} if batch else facts)
+    return log
+
+
 class AnswerSink(Protocol):
     """Reports one answer as soon as it is known.
 

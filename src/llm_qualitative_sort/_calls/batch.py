@@ -18,7 +18,12 @@ from collections.abc import Sequence
 from llm_qualitative_sort._batch_journal import BatchJob, BatchJournal, JobRequest
 from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
 from llm_qualitative_sort._calls._patient import PatientClient
-from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
+from llm_qualitative_sort._calls.base import (
+    AnswerSink,
+    Call,
+    CallRunner,
+    CallSettings,
+)
 from llm_qualitative_sort._events import event
 from llm_qualitative_sort.cache import CacheKey
 from llm_qualitative_sort.errors import (
@@ -26,13 +31,8 @@ from llm_qualitative_sort.errors import (
     RunDetached,
     TransientProviderError,
 )
-from llm_qualitative_sort.models import ComparisonResult, EventType
+from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
-
-
-def batch_answer(result: ComparisonResult) -> bool:
-    """Whether a result was answered by a provider batch (it names the batch)."""
-    return isinstance(result.raw_response.get("batch"), dict)
 
 
 class BatchRunner(CallRunner):

@@ -1,12 +1,118 @@
-"""Live calls: every call of the round as its own task, under one concurrency limit."""
+"""Live calls: one task per call, started as a request slot frees up.
+
+A call's task is created only when one of the `max_concurrent_requests` slots is free, and
+the next queued call starts when a task ends. Waiting calls are then plain queue entries,
+not tasks parked on a semaphore: on Python 3.11 `asyncio.Semaphore` wakes a waiter by
+walking past every waiter already woken, which costs quadratic time when hundreds of calls
+end in one turn of the event loop.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 
-from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner
+from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
 from llm_qualitative_sort._judge import CallsStopped, Judge
+
+
+def make_judge(settings: CallSettings) -> Judge:
+    """The judge of a run's calls, from its call settings."""
+    return Judge(
+        provider=settings.provider,
+        criteria=settings.criteria,
+        cache=settings.cache,
+        journal=settings.journal,
+        retry=settings.retry,
+        stop=settings.stop,
+        timeout=settings.call_timeout,
+    )
+
+
+class CallPool:
+    """Answers submitted calls, at most `limit` at once, in the order submitted.
+
+    Each answer goes to `answered(key, result, cached, facts)` from the call's own task, after the
+    answer is journaled. When a call fails for good, queued calls never start, the calls in
+    flight finish, and `drain` raises the first failure.
+
+    Args:
+        judge: Makes each call (journal, cache, provider).
+        limit: Calls in flight at most.
+        answered: Receives each answer with the key it was submitted under.
+        on_failure: Called once when a call fails for good.
+    """
+
+    def __init__(self, judge: Judge, limit: int, answered: AnswerSink,
+                 on_failure: Callable[[], None] | None = None) -> None:
+        self._judge = judge
+        self._on_failure = on_failure
+        self._limit = limit
+        self._answered = answered
+        self._queue: deque[tuple[int, Call]] = deque()
+        self._running: set[asyncio.Task[None]] = set()
+        self._idle: asyncio.Future[None] | None = None
+        self.failure: BaseException | None = None
+
+    @property
+    def in_flight(self) -> int:
+        """Calls started and not yet answered."""
+        return len(self._running)
+
+    def submit(self, key: int, call: Call) -> None:
+        """Queue a call; it starts at once if a slot is free."""
+        self._queue.append((key, call))
+        self._fill()
+
+    async def drain(self) -> None:
+        """Wait until every submitted call is answered; raise the first failure, if any."""
+        if self._running or (self._queue and self.failure is None):
+            self._idle = asyncio.get_running_loop().create_future()
+            await self._idle
+        if self.failure is not None:
+            raise self.failure
+
+    def cancel(self) -> None:
+        """Start nothing more, and cancel the calls in flight."""
+        self._queue.clear()
+        for task in self._running:
+            task.cancel()
+
+    def _fill(self) -> None:
+        if self.failure is not None:
+            return
+        loop = asyncio.get_running_loop()
+        while self._queue and len(self._running) < self._limit:
+            key, call = self._queue.popleft()
+            task = loop.create_task(self._one(key, call))
+            self._running.add(task)
+            task.add_done_callback(self._finished)
+
+    async def _one(self, key: int, call: Call) -> None:
+        result, cached, facts = await self._judge.call(call.place, call.repetition)
+        self._answered(key, result, cached, facts)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        if not task.cancelled():
+            error = task.exception()
+            if error is not None and not isinstance(error, CallsStopped):
+                self._fail(error)
+        self._fill()
+        idle = self._idle
+        if idle is not None and not idle.done() and not self._running and (
+            not self._queue or self.failure is not None
+        ):
+            idle.set_result(None)
+
+    def _fail(self, error: BaseException) -> None:
+        if self.failure is None:
+            self.failure = error
+            self._queue.clear()
+            self._judge.stop.set()
+            if self._on_failure is not None:
+                self._on_failure()
 
 
 class LiveRunner(CallRunner):
@@ -14,32 +120,12 @@ class LiveRunner(CallRunner):
 
     async def run(self, calls: Sequence[Call], answered: AnswerSink) -> None:
         """Answer every call; see `CallRunner.run`."""
-        settings = self.settings
-        judge = Judge(
-            provider=settings.provider,
-            criteria=settings.criteria,
-            cache=settings.cache,
-            journal=settings.journal,
-            retry=settings.retry,
-            semaphore=asyncio.Semaphore(settings.max_concurrent_requests),
-            stop=settings.stop,
-            timeout=settings.call_timeout,
-        )
-
-        async def one(index: int, call: Call) -> None:
-            result, cached, facts = await judge.call(call.place, call.repetition)
-            answered(index, result, cached, facts)
-
-        # One flat level of tasks: a call is the unit of work, matches are only bookkeeping.
-        outcomes = await asyncio.gather(
-            *(one(i, call) for i, call in enumerate(calls)), return_exceptions=True
-        )
-        raise_first_failure(outcomes)
-
-
-def raise_first_failure(outcomes: Sequence[object]) -> None:
-    """Raise the first real failure among gathered outcomes (a skipped call is not one)."""
-    failures = [o for o in outcomes if isinstance(o, BaseException)]
-    real = [f for f in failures if not isinstance(f, CallsStopped)]
-    if real or failures:
-        raise (real or failures)[0]
+        pool = CallPool(make_judge(self.settings), self.settings.max_concurrent_requests,
+                        answered)
+        try:
+            for index, call in enumerate(calls):
+                pool.submit(index, call)
+            await pool.drain()
+        except BaseException:
+            pool.cancel()
+            raise

@@ -1,4 +1,4 @@
-"""Wiring: prepare → pairing → comparison → update → (loop) → ranking."""
+"""Wiring: prepare → the run's schedule (rounds or pipelined, see `schedules`) → ranking."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from langgraph.graph.state import CompiledStateGraph
 
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import TournamentInput, TournamentOutput, TournamentState
-from llm_qualitative_sort.nodes import compare, pair, prepare, rank, update
-from llm_qualitative_sort.nodes.update import route_after_update
+from llm_qualitative_sort.nodes import prepare, rank
+from llm_qualitative_sort.schedules import SCHEDULES
 
 TournamentGraph = CompiledStateGraph[
     TournamentState, TournamentContext, TournamentInput, TournamentOutput
@@ -19,7 +19,9 @@ TournamentGraph = CompiledStateGraph[
 
 
 def _route_after_prepare(state: TournamentState) -> str:
-    return "pairing" if len(state["items"]) >= 2 else "ranking"
+    if len(state["items"]) < 2:
+        return "ranking"
+    return SCHEDULES[state.get("schedule", "rounds")].entry
 
 
 def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> TournamentGraph:
@@ -37,14 +39,11 @@ def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> Tournam
         output_schema=TournamentOutput,
     )
     builder.add_node("prepare", prepare)
-    builder.add_node("pairing", pair)
-    builder.add_node("comparison", compare)
-    builder.add_node("update", update)
     builder.add_node("ranking", rank)
     builder.add_edge(START, "prepare")
-    builder.add_conditional_edges("prepare", _route_after_prepare, ["pairing", "ranking"])
-    builder.add_edge("pairing", "comparison")
-    builder.add_edge("comparison", "update")
-    builder.add_conditional_edges("update", route_after_update, ["pairing", "ranking"])
+    entries = [schedule.entry for schedule in SCHEDULES.values()]
+    builder.add_conditional_edges("prepare", _route_after_prepare, [*entries, "ranking"])
+    for schedule in SCHEDULES.values():
+        schedule.wire(builder)
     builder.add_edge("ranking", END)
     return builder.compile(checkpointer=checkpointer, name="llm-qualitative-sort")

@@ -87,6 +87,9 @@ class TournamentContext:
     # since building them costs more per match than the orchestration itself.
     progress: SkipJsonSchema[bool] = True
     journal: SkipJsonSchema[Journal] = field(default_factory=Journal)
+    # What a schedule keeps in the process between supersteps (the pipelined schedule's
+    # engine, with its calls in flight), by run id.
+    live: SkipJsonSchema[dict[str, Any]] = field(default_factory=dict)
 
     def resolve_provider(self, seed: int) -> LLMProvider:
         """The provider object; a name is built here (the mock is seeded from the run).

@@ -25,11 +25,12 @@ MatchLog = list[Any]
 
 
 class RoundLog(TypedDict):
-    """One round of the history."""
+    """One round of the history (pipelined: one segment, with each match's pairing number)."""
 
     round: int
     matches: list[MatchLog]
     bye: int | None
+    seqs: NotRequired[list[int]]
 
 
 def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
@@ -55,6 +56,7 @@ class TournamentInput(TypedDict):
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
+    schedule: NotRequired[str]
 
 
 class TournamentOutput(TypedDict):
@@ -82,6 +84,7 @@ class TournamentState(TypedDict):
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
+    schedule: NotRequired[str]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.
@@ -91,9 +94,16 @@ class TournamentState(TypedDict):
     completed: NotRequired[int]
     matches: NotRequired[list[list[int]]]
     bye: NotRequired[int | None]
+    # Pipelined: the matches open at the checkpoint, each [pairing number, a, b, first
+    # repetition, segment it was paired in].
+    in_flight: NotRequired[list[list[int]]]
     history: NotRequired[
         Annotated[list[RoundLog], DeltaChannel(_extend, snapshot_frequency=1_000)]
     ]
+    # The journal rounds whose results this step wrote to the history, and (pipelined) how
+    # many pairings the state holds: a checkpoint on disk lets the journal drop their rows.
+    settled: NotRequired[list[int]]
+    paired: NotRequired[int]
     rankings: NotRequired[list[tuple[int, list[str]]]]
     statistics: NotRequired[dict[str, int]]
     run_id: NotRequired[str]

@@ -12,7 +12,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from llm_qualitative_sort._calls import Call, CallSettings, batch_answer, make_runner
+from llm_qualitative_sort._calls import Call, CallSettings, call_log, make_runner
 from llm_qualitative_sort._events import event
 from llm_qualitative_sort._journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.graph.context import TournamentContext
@@ -54,13 +54,7 @@ class _Round:
         match, number = self.owner[index], self.calls[index].place.call
         order = self.orders[number][0]
         winner = result.winner if order == "AB" else _FLIP[result.winner]
-        log: list[Any] = [order, winner, result.reasoning, cached, result.input_tokens,
-                          result.output_tokens]
-        extra = dict(facts or {})  # who judged it, on a panel
-        if not cached and batch_answer(result):
-            extra["batch"] = True  # priced at the batch price
-        if extra:
-            log.append(extra)  # optional trailing facts: see `CallLog`
+        log = call_log(order, winner, result, cached, facts)
         self.logs[match][number] = log
         self.pending[match] -= 1
         if self.pending[match]:
@@ -108,7 +102,8 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         [a, b, played.winners[i], played.logs[i]] for i, (a, b, _) in enumerate(matches)
     ]
     round_log: RoundLog = {"round": played.number, "matches": logs, "bye": state.get("bye")}
-    return {"history": [round_log]}
+    # `settled`: once this checkpoint is on disk, the journal drops the round's rows.
+    return {"history": [round_log], "settled": [played.number]}
 
 
 def _match_event(

@@ -8,6 +8,7 @@ from typing import Any
 from llm_qualitative_sort._validation import (
     check_criteria,
     check_items,
+    check_schedule,
     check_seed,
     check_settings,
 )
@@ -36,11 +37,13 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     rng_seed = secrets.randbits(63) if seed is None else seed
     strategy = strategy_for(settings, len(items), rng_seed)
     strategy.check(settings, len(items))
+    schedule = check_schedule(state.get("schedule", "rounds"), type(strategy), provider=None)
     update: dict[str, Any] = {
         "strategy": settings.strategy,
         "elimination_count": settings.elimination_count,
         "comparison_rounds": settings.comparison_rounds,
         "rng_seed": rng_seed,
+        "schedule": schedule,
         "item_count": len(items),
         "standing": strategy.start(),
         "round": 0,

@@ -14,6 +14,7 @@ from llm_qualitative_sort.models import ComparisonResult, Side
 from llm_qualitative_sort.providers._mock_flaws import (
     Flaw,
     Flaws,
+    KeyedDraws,
     NoiseName,
     check_share,
     keyed_rng,
@@ -135,6 +136,8 @@ class MockLLMProvider(LLMProvider):
         )
         self._noise = self._flaws.noise_model()
         self._attempts: dict[tuple[str, str, int], int] = {}
+        self._draws = KeyedDraws(self.seed)
+        self._values: dict[str, float] = {}
         self.calls = 0
 
     @classmethod
@@ -198,8 +201,8 @@ class MockLLMProvider(LLMProvider):
         self, item_a: str, item_b: str, criteria: str, *, repetition: int
     ) -> ComparisonResult:
         """Judge one call; deterministic in (seed, texts, order, repetition)."""
-        rng = keyed_rng(self.seed, item_a, item_b, repetition)
-        value_a, value_b = self.value(item_a), self.value(item_b)
+        rng = self._draws.rng(item_a, item_b, repetition)
+        value_a, value_b = self._value(item_a), self._value(item_b)
         stddev = self._flaws.noise_stddev(abs(value_a - value_b), self.noise_stddev)
         noisy_a = value_a + self._noise.draw(rng, stddev)
         noisy_b = value_b + self._noise.draw(rng, stddev)
@@ -225,6 +228,18 @@ class MockLLMProvider(LLMProvider):
         if self._score is None:
             return default_score(text)
         return float(self._score(text))
+
+    def _value(self, text: str) -> float:
+        # The default score is a pure function of the text: worth keeping per text. A
+        # user's `score` may not be, so it is asked every time.
+        if self._score is not None:
+            return float(self._score(text))
+        found = self._values.get(text)
+        if found is None:
+            if len(self._values) > KeyedDraws.KEPT:
+                self._values.clear()
+            found = self._values[text] = default_score(text)
+        return found
 
     def _delay(self, rng: random.Random) -> float:
         low, high = self.latency

@@ -95,6 +95,10 @@ class Strategy(ABC):
     name: ClassVar[str]
     # How its `rank` orders items: "wins" or "bradley_terry" (strengths fitted to the calls).
     native_ranking: ClassVar[str]
+    # Whether it can play without round barriers (`pair_free` and `apply_match`), and if
+    # not, why (for the error that refuses schedule="pipelined").
+    pipelined: ClassVar[bool] = False
+    not_pipelined_because: ClassVar[str] = "it plays in rounds"
 
     def __init__(self, settings: Settings, n_items: int, seed: int) -> None:
         self.settings = settings
@@ -133,6 +137,34 @@ class Strategy(ABC):
     @abstractmethod
     def remaining_matches(self, standing: Standing) -> int:
         """An upper bound on the matches still to play (for `ProgressEvent.total`)."""
+
+    def pair_free(
+        self, standing: Standing, free: Sequence[int], busy_brackets: dict[int, int],
+        rng: random.Random,
+    ) -> list[PlannedMatch]:
+        """Pipelined play: the matches to start now among the `free` players.
+
+        `busy_brackets` counts the players in matches by the strategy's grouping of them
+        (loss brackets for elimination). Only strategies with `pipelined` implement it.
+        """
+        raise NotImplementedError(f"{self.name} cannot be played pipelined")
+
+    def apply_match(self, standing: Standing, match: PlayedMatch) -> list[Note]:
+        """Pipelined play: apply one finished match to `standing`, in place.
+
+        Returns what listeners hear about. Only strategies with `pipelined` implement it.
+        """
+        raise NotImplementedError(f"{self.name} cannot be played pipelined")
+
+    def is_active(self, standing: Standing, player: int) -> bool:
+        """Pipelined play: whether a player still takes part (all do, unless eliminated)."""
+        del standing, player
+        return True
+
+    def group_of(self, standing: Standing, player: int) -> int:
+        """Pipelined play: the group a player sits in (its loss bracket, for elimination)."""
+        del standing, player
+        return 0
 
     def players_left(self, standing: Standing) -> int:
         """Items still taking part (all of them, unless the strategy eliminates)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
 
 from llm_qualitative_sort.models import Side
@@ -40,21 +40,41 @@ def apply_round(
     new_losses, new_wins = list(losses), list(wins)
     changes: list[BracketChange] = []
     for (a, b), winner in zip(pairs, winners, strict=True):
-        if winner == "A":
-            new_wins[a] += 1
-            losers = [b]
-        elif winner == "B":
-            new_wins[b] += 1
-            losers = [a]
-        else:
-            losers = [a, b]
-        for loser in losers:
-            before = new_losses[loser]
-            new_losses[loser] = before + 1
-            changes.append(
-                BracketChange(loser, before, before + 1, before + 1 >= elimination_count)
-            )
+        changes += apply_match(new_losses, new_wins, a, b, winner, elimination_count)
     return new_losses, new_wins, changes
+
+
+def apply_match(
+    losses: MutableSequence[int],
+    wins: MutableSequence[int],
+    a: int,
+    b: int,
+    winner: Side | None,
+    elimination_count: int,
+) -> list[BracketChange]:
+    """Apply one match's verdict in place; one `BracketChange` per loss taken.
+
+    The loser takes a loss, a draw gives both one, the winner gains a win (as in
+    `apply_round`, which applies a round's matches this way).
+
+    Example:
+        >>> losses, wins = [0, 0], [0, 0]
+        >>> [c.player for c in apply_match(losses, wins, 0, 1, "A", 2)], losses, wins
+        ([1], [0, 1], [1, 0])
+    """
+    losers: tuple[int, ...] = (a, b)
+    if winner == "A":
+        wins[a] += 1
+        losers = (b,)
+    elif winner == "B":
+        wins[b] += 1
+        losers = (a,)
+    changes = []
+    for loser in losers:
+        before = losses[loser]
+        losses[loser] = before + 1
+        changes.append(BracketChange(loser, before, before + 1, before + 1 >= elimination_count))
+    return changes
 
 
 def active_players(losses: Sequence[int], elimination_count: int) -> list[int]:

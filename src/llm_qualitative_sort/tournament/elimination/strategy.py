@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,16 +10,20 @@ from llm_qualitative_sort.models import EventType, Side
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
+    PlayedMatch,
     RoundPlan,
     Standing,
     Strategy,
     Update,
 )
 from llm_qualitative_sort.tournament.elimination.brackets import (
+    BracketChange,
     active_players,
+    apply_match,
     apply_round,
     remaining_match_bound,
 )
+from llm_qualitative_sort.tournament.elimination.free import pair_free_players
 from llm_qualitative_sort.tournament.elimination.pairing import pair_round
 from llm_qualitative_sort.tournament.elimination.ranking import final_ranks
 
@@ -33,6 +38,7 @@ class Elimination(Strategy):
 
     name = "elimination"
     native_ranking = "wins"
+    pipelined = True
 
     def start(self) -> Standing:
         """Everyone in the 0-loss bracket, no wins."""
@@ -52,14 +58,31 @@ class Elimination(Strategy):
             standing["losses"], standing["wins"], [(m[0], m[1]) for m in matches],
             [m[2] for m in matches], n_losses,
         )
-        notes = [
-            Note(EventType.BRACKET_CHANGE,
-                 f"bracket {c.before} → {_fate(c.after, c.eliminated)}",
-                 {"from_bracket": c.before, "to_bracket": c.after, "eliminated": c.eliminated},
-                 item=c.player)
-            for c in changes
-        ]
-        return Update({"losses": losses, "wins": wins}, notes)
+        return Update({"losses": losses, "wins": wins}, [_bracket_note(c) for c in changes])
+
+    def pair_free(
+        self, standing: Standing, free: Sequence[int], busy_brackets: dict[int, int],
+        rng: random.Random,
+    ) -> list[PlannedMatch]:
+        """Pair free players inside their loss brackets (see `pair_free_players`)."""
+        pairs = pair_free_players(standing["losses"], free, busy_brackets,
+                                  self.settings.elimination_count, rng)
+        return [PlannedMatch(a, b) for a, b in pairs]
+
+    def apply_match(self, standing: Standing, match: PlayedMatch) -> list[Note]:
+        """The loser drops a bracket, a draw drops both (in place)."""
+        a, b, winner, _calls = match[:4]
+        changes = apply_match(standing["losses"], standing["wins"], a, b, winner,
+                              self.settings.elimination_count)
+        return [_bracket_note(c) for c in changes]
+
+    def is_active(self, standing: Standing, player: int) -> bool:
+        """Fewer than N losses."""
+        return bool(standing["losses"][player] < self.settings.elimination_count)
+
+    def group_of(self, standing: Standing, player: int) -> int:
+        """The player's loss bracket."""
+        return int(standing["losses"][player])
 
     def finished(self, standing: Standing) -> bool:
         """Over when at most one player is left."""
@@ -87,6 +110,14 @@ class Elimination(Strategy):
     def players_left(self, standing: Standing) -> int:
         """Players not yet eliminated."""
         return len(active_players(standing["losses"], self.settings.elimination_count))
+
+
+def _bracket_note(change: BracketChange) -> Note:
+    return Note(EventType.BRACKET_CHANGE,
+                f"bracket {change.before} → {_fate(change.after, change.eliminated)}",
+                {"from_bracket": change.before, "to_bracket": change.after,
+                 "eliminated": change.eliminated},
+                item=change.player)
 
 
 def _fate(bracket: int, eliminated: bool) -> str:

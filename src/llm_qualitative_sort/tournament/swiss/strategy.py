@@ -68,6 +68,11 @@ class Swiss(Strategy):
 
     name = "swiss"
     native_ranking = "bradley_terry"
+    not_pipelined_because = (
+        "Swiss pairs every item with its neighbour in strengths refitted to all calls after "
+        "each round; items paired as soon as they are free would meet whoever else happens "
+        "to be free, not their neighbours (use the default schedule='rounds')"
+    )
 
     @classmethod
     def check(cls, settings: Settings, n_items: int) -> None:

@@ -1,0 +1,39 @@
+"""Play node (pipelined schedule): one segment of matches started as players free up.
+
+The run's `Pipeline` lives in the run context across segments, so calls in flight carry on
+while LangGraph checkpoints; a new process rebuilds it from the checkpoint and the journal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+
+from llm_qualitative_sort._calls import CallSettings
+from llm_qualitative_sort.graph.context import TournamentContext
+from llm_qualitative_sort.graph.state import TournamentState, run_strategy
+from llm_qualitative_sort.schedules._pipeline import Pipeline
+
+
+async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
+    """Play one segment; the state update holds what a resume needs."""
+    ctx = runtime.context or TournamentContext()
+    run_id = ctx.run_id or str(get_config().get("configurable", {}).get("thread_id", ""))
+    pipeline = ctx.live.get(run_id)
+    if not isinstance(pipeline, Pipeline):
+        settings = CallSettings(
+            provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
+            cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
+            max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
+        )
+        pipeline = ctx.live[run_id] = Pipeline(state, run_strategy(state), settings, run_id,
+                                               ctx.progress)
+    try:
+        return await pipeline.play_segment(runtime.stream_writer)
+    except (asyncio.CancelledError, Exception):
+        pipeline.close()  # no call goes on paying for a run that stopped
+        del ctx.live[run_id]
+        raise

@@ -1,0 +1,33 @@
+import asyncio
+
+import pytest
+
+from llm_qualitative_sort._deadlines import Deadlines
+
+
+async def _call(deadlines: Deadlines, seconds: float) -> str:
+    watch = deadlines.watch()
+    try:
+        await asyncio.sleep(seconds)
+        return "answered"
+    except asyncio.CancelledError:
+        if watch.expired():
+            return "timed out"
+        raise
+    finally:
+        watch.done = True
+
+
+async def test_only_calls_past_their_deadline_are_cut() -> None:
+    deadlines = Deadlines(0.05)
+    results = await asyncio.gather(*(_call(deadlines, s) for s in (0.0, 0.01, 1.0, 0.02, 1.0)))
+    assert results == ["answered", "answered", "timed out", "answered", "timed out"]
+
+
+async def test_a_cancel_from_elsewhere_still_propagates() -> None:
+    deadlines = Deadlines(10.0)
+    task = asyncio.create_task(_call(deadlines, 1.0))
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
