@@ -45,3 +45,5 @@ def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def _private_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep the default checkpoint file of every test inside its own tmp dir."""
     monkeypatch.setenv("LLM_QUALITATIVE_SORT_HOME", str(tmp_path / "home"))
+    # A deployment's default store must not leak into tests that expect the default file.
+    monkeypatch.delenv("LLM_QUALITATIVE_SORT_CHECKPOINT", raising=False)

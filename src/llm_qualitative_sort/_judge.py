@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._journal import CallPlace, Journal
+from llm_qualitative_sort._journal import CallPlace
 from llm_qualitative_sort._stops import describe
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.stores.base import RunJournal
 
 
 class CallsStopped(Exception):
@@ -32,7 +33,7 @@ class Judge:
     provider: LLMProvider
     criteria: str
     cache: ComparisonCache | None
-    journal: Journal
+    journal: RunJournal
     retry: RetryPolicy
     semaphore: asyncio.Semaphore
     stop: asyncio.Event

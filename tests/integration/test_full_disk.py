@@ -21,7 +21,7 @@ import pytest
 
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, RunStoppedError
 from llm_qualitative_sort import _journal as journal_module
-from llm_qualitative_sort import _storage as storage_module
+from llm_qualitative_sort.stores import sqlite as storage_module
 
 ITEMS = [str(n * 13 % 97) for n in range(40)]
 CONCURRENCY = 4

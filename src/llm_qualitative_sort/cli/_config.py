@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from llm_qualitative_sort._postgres import is_dsn, redact
+
 PROGRAM = "llm-qualitative-sort"
 ENV_PREFIX = "LLM_QUALITATIVE_SORT_"
 PROVIDERS = ("mock", "openai", "google", "langchain")
@@ -90,7 +92,9 @@ class RunConfig:
         when that is not the default file.
         """
         words = [PROGRAM, "sort", "--resume", self.run_id]
-        if self.checkpoint is not None:
+        if self.checkpoint is not None and is_dsn(self.checkpoint):
+            words += ["--checkpoint", redact(self.checkpoint)]  # a password is never shown
+        elif self.checkpoint is not None:
             path = Path(self.checkpoint).resolve()
             if default_checkpoint is None or path != default_checkpoint.resolve():
                 words += ["--checkpoint", str(path)]

@@ -59,8 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="tracebacks on errors")
     common.add_argument("--config", metavar="FILE",
                         help="settings file (default: ./llm-qualitative-sort.toml if present)")
-    common.add_argument("--checkpoint", metavar="PATH",
-                        help="SQLite file that keeps runs (default: the embedded one)")
+    common.add_argument("--checkpoint", metavar="PATH|URI",
+                        help="SQLite file, or postgresql:// URI shared by several workers, "
+                             "that keeps runs (default: the embedded file)")
     _add_sort(_sub(commands, "sort", common, "sort the items of a file or stdin"))
     demo = _sub(commands, "demo", common, "sort a bundled set of texts with the mock judge")
     demo.add_argument("--seed", type=int, default=7, help="seed of the run (default 7)")

@@ -22,7 +22,7 @@ from llm_qualitative_sort.cli._inputs import Source, checked, read_records
 from llm_qualitative_sort.cli._main import UsageError
 from llm_qualitative_sort.cli._parser import chat_model_args
 from llm_qualitative_sort.cli._report import check_report_path
-from llm_qualitative_sort.cli._run import Plan, checkpoint_path
+from llm_qualitative_sort.cli._run import Plan, checkpoint_path, has_runs
 from llm_qualitative_sort.cli._settings import (
     conflicts,
     layered,
@@ -112,7 +112,7 @@ def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any
 async def _stored_seed(path: Any, run_id: str) -> int | None:
     from llm_qualitative_sort._inventory import RunInventory
 
-    if not path.is_file():
+    if not has_runs(path):
         return None
     async with RunInventory.open(path) as runs:
         summary = await runs.summary(run_id)
@@ -125,12 +125,13 @@ async def _stored_seed(path: Any, run_id: str) -> int | None:
 async def _stored(path: Any, run_id: str) -> Any:
     from llm_qualitative_sort._inventory import RunInventory
 
-    if not path.is_file():
+    if not has_runs(path):
         raise UsageError(f"no run {run_id!r} in {path} (the file does not exist)")
     async with RunInventory.open(path) as runs:
         summary = await runs.summary(run_id)
+        where = runs.where
     if summary is None:
-        raise UsageError(f"no run {run_id!r} in {path}")
+        raise UsageError(f"no run {run_id!r} in {where}")
     if summary.state == "not started":
         raise UsageError(f"run {run_id!r} was stopped before its items were saved: start it "
                          f"again with `sort FILE --run-id {run_id}` and the same settings")

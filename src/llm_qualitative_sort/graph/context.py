@@ -11,11 +11,12 @@ from pydantic import ConfigDict, GetPydanticSchema
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import core_schema
 
-from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
+from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.sqlite import SqliteJournal
 
 DEFAULT_RETRY = RetryPolicy(
     initial_interval=1.0,
@@ -79,7 +80,7 @@ class TournamentContext:
     # Whether nodes build progress events; the sorter turns it off when nobody listens,
     # since building them costs more per match than the orchestration itself.
     progress: SkipJsonSchema[bool] = True
-    journal: SkipJsonSchema[Journal] = field(default_factory=Journal)
+    journal: SkipJsonSchema[RunJournal] = field(default_factory=SqliteJournal)
 
     def resolve_provider(self, seed: int) -> LLMProvider:
         """The provider object; a name is built here (the mock is seeded from the run).
