@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         SortResult,
         Statistics,
     )
+    from llm_qualitative_sort.postgres_cache import PostgresCache
     from llm_qualitative_sort.providers import (
         BatchOptions,
         GoogleProvider,
@@ -69,6 +70,7 @@ __all__ = [
     "MockLLMProvider",
     "OpenAIProvider",
     "PermanentProviderError",
+    "PostgresCache",
     "ProgressEvent",
     "ProviderError",
     "QualitativeSorter",
@@ -107,6 +109,7 @@ _HOMES = {
         "BatchOptions", "GoogleProvider", "LLMProvider", "LangChainProvider",
         "MockLLMProvider", "OpenAIProvider",
     ),
+    "llm_qualitative_sort.postgres_cache": ("PostgresCache",),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}

@@ -119,7 +119,7 @@ class PostgresJournal:
             with self._connection().cursor() as cursor, cursor.copy(_COPY) as copy:
                 for row, _ in self._pending:
                     copy.write_row(row)
-        except self._psycopg.Error as exc:
+        except (self._psycopg.Error, StorageError) as exc:  # StorageError: no reconnection
             # A COPY whose answer was lost may have been committed: written again, its rows
             # are duplicates, and the newest copy of a call is the one read.
             self._failure = exc
@@ -156,7 +156,7 @@ class PostgresJournal:
             with conn.transaction():
                 for table in (JOURNAL, BATCH_JOBS, BATCH_ANSWERS):
                     conn.execute(f"DELETE FROM {table} WHERE run_id = %s", (run_id,))
-        except self._psycopg.Error:
+        except (self._psycopg.Error, StorageError):
             # Left behind, the rows are stale copies of what the checkpoint holds and are
             # never read again: failing to delete them must not fail a finished run.
             pass
@@ -172,15 +172,23 @@ class PostgresJournal:
     def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], tuple[str, str]]:
         key = (run_id, round_number)
         if key not in self._rows:
-            try:
-                rows = self._connection().execute(
-                    f"SELECT match, call, shown, record FROM {JOURNAL} "
-                    "WHERE run_id = %s AND round = %s ORDER BY seq", key).fetchall()
-            except self._psycopg.Error as exc:
-                raise StorageError(unusable(self._dsn, _PURPOSE, exc)) from exc
+            rows = self._read(
+                f"SELECT match, call, shown, record FROM {JOURNAL} "
+                "WHERE run_id = %s AND round = %s ORDER BY seq", key)
             # In write order: where a call was journaled twice, the newest row wins.
             self._rows[key] = {(m, c): (s, r) for m, c, s, r in rows}
         return self._rows[key]
+
+    def _read(self, query: str, params: tuple[Any, ...]) -> list[Any]:
+        """Rows of a query; a connection found dead is replaced once."""
+        for attempt in (1, 2):
+            try:
+                rows: list[Any] = self._connection().execute(query, params).fetchall()
+                return rows
+            except self._psycopg.Error as exc:
+                if attempt == 2 or not self._conn.broken:
+                    raise StorageError(unusable(self._dsn, _PURPOSE, exc)) from exc
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         """Flush (a last try) and close the connection."""

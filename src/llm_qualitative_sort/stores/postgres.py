@@ -7,6 +7,7 @@ database (see `_postgres.MIGRATIONS`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
@@ -73,7 +74,7 @@ class PostgresStore(Store):
             await migrate(conn)
             # LangGraph's own migrations are not safe against concurrent workers (two may
             # insert the same version): a session lock makes them take turns.
-            await conn.execute("SELECT pg_advisory_lock(hashtext('llm-qualitative-sort:saver'))")
+            await _take_turn(conn, "llm-qualitative-sort:saver")
             async with self._saver_connection() as saver_conn:
                 await saver_module.AsyncPostgresSaver(saver_conn).setup()
         except psycopg.Error as exc:
@@ -120,6 +121,20 @@ class PostgresStore(Store):
         saver_module = require("langgraph.checkpoint.postgres.aio")
         async with self._saver_connection() as conn:
             yield PostgresRuns(conn, saver_module.AsyncPostgresSaver(conn), self.lease)
+
+
+async def _take_turn(conn: Any, name: str) -> None:
+    """Take a session-level advisory lock, asking again rather than waiting in a statement.
+
+    A worker blocked in `pg_advisory_lock` holds a snapshot, and the holder's
+    `CREATE INDEX CONCURRENTLY` waits for every older snapshot: both would wait forever.
+    """
+    while True:
+        cursor = await conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (name,))
+        row = await cursor.fetchone()
+        if row is not None and row[0]:
+            return
+        await asyncio.sleep(0.05)
 
 
 class PostgresCatalog:
