@@ -14,8 +14,12 @@ find_bin() {
   found=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
   if [ -z "$found" ] || [ ! -x "$found/initdb" ]; then
     echo "postgres.sh: installing the PostgreSQL server (postgresql-15)" >&2
+    # No default cluster and so no system service: the tests start their own.
+    mkdir -p /etc/postgresql-common
+    grep -qs '^create_main_cluster' /etc/postgresql-common/createcluster.conf \
+      || echo 'create_main_cluster = false' >>/etc/postgresql-common/createcluster.conf
     apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-15 >&2
     found=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
   fi
   echo "$found"
