@@ -26,13 +26,13 @@ CACHE = "llm_qualitative_sort_cache"
 _VERSIONS = "llm_qualitative_sort_migrations"
 
 # Each entry is one version of the schema, applied once, in order; never edit a released one,
-# append a new one instead. The journal is append-only (rows written with COPY, the newest
-# row of a call wins when read): an upsert per row costs five times more per group commit.
+# append a new one instead. The journal is append-only, one row per group commit and round
+# holding its calls as a JSON array (the newest entry of a call wins when read): a row per
+# call, even written with COPY, costs several times more per commit on the server.
 MIGRATIONS: list[list[str]] = [[
     f"""CREATE TABLE {JOURNAL} (
         seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, run_id TEXT NOT NULL,
-        round INTEGER NOT NULL, match INTEGER NOT NULL, call INTEGER NOT NULL,
-        shown TEXT NOT NULL, record TEXT NOT NULL)""",
+        round INTEGER NOT NULL, calls TEXT NOT NULL)""",
     f"""CREATE INDEX {JOURNAL}_run ON {JOURNAL} (run_id, round)""",
     f"""CREATE TABLE {LEASES} (
         run_id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL,

@@ -1,15 +1,16 @@
 """The run journal in PostgreSQL: the contract of `_journal.Journal`, in a shared database.
 
-Rows are committed in groups, one per turn of the event loop, as in the SQLite journal, and
+Calls are committed in groups, one per turn of the event loop, as in the SQLite journal, and
 synchronously: the flush runs before any code that the finished calls wake, so no verdict
-is acted on before its row is committed. One group is one `COPY` in autocommit (atomic, two
-round trips). The session commits with `synchronous_commit = off`: a commit is acknowledged
-once it is in the server's write-ahead log, before that log reaches the disk. A worker that
-is killed loses nothing it had committed; only a crash of the database server itself can
-lose the last fraction of a second of journal rows (never a row older than a durable
-checkpoint, since the log is written in order), and those calls are then paid again. That
-is the durability the SQLite journal has with `synchronous=NORMAL`, and it saves the fsync
-that would otherwise stall the event loop at every group commit (measured: about 4 ms).
+is acted on before it is committed. A group is one row per round, its calls as a JSON array
+(`entry`), written by one INSERT in autocommit: one round trip. The session commits with
+`synchronous_commit = off`: a commit is acknowledged once it is in the server's write-ahead
+log, before that log reaches the disk. A worker that is killed loses nothing it had
+committed; only a crash of the database server itself can lose the last fraction of a
+second of journal rows (never a row older than a durable checkpoint, since the log is
+written in order), and those calls are then paid again. That is the durability the SQLite
+journal has with `synchronous=NORMAL`, and it saves an fsync per group commit on the server
+(scripts/bench_journal_postgres.py measures both).
 """
 
 from __future__ import annotations
@@ -35,20 +36,20 @@ from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, 
 from llm_qualitative_sort.stores.base import BatchRecords
 
 _PURPOSE = "a run journal"
-_COPY = f"COPY {JOURNAL} (run_id, round, match, call, shown, record) FROM STDIN"
-_Row = tuple[str, int, int, int, str, str]
+_INSERT = f"INSERT INTO {JOURNAL} (run_id, round, calls) VALUES (%s, %s, %s)"
+# [match, call, shown, winner, reasoning, raw answer, input tokens, output tokens, cached]
+Entry = list[Any]
 
 
-def encode(result: ComparisonResult, cached: bool) -> str:
-    """A journal record: the JSON list the SQLite journal keeps too."""
-    fields = (result.winner, result.reasoning, result.raw_response, result.input_tokens,
-              result.output_tokens, cached)
-    return json.dumps(fields, ensure_ascii=False, default=str)
+def entry(place: CallPlace, result: ComparisonResult, cached: bool) -> Entry:
+    """A call as the journal keeps it."""
+    return [place.match, place.call, place.shown, result.winner, result.reasoning,
+            result.raw_response, result.input_tokens, result.output_tokens, cached]
 
 
-def decode(record: str, source: str) -> tuple[ComparisonResult, bool]:
-    """The result and cache flag of a journal record."""
-    winner, reasoning, raw, input_tokens, output_tokens, cached = json.loads(record)
+def decode(kept: Entry, source: str) -> tuple[ComparisonResult, bool]:
+    """The result and cache flag of a journal entry."""
+    winner, reasoning, raw, input_tokens, output_tokens, cached = kept[3:]
     data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
             "input_tokens": input_tokens, "output_tokens": output_tokens}
     return result_from_dict(data, source), bool(cached)
@@ -57,7 +58,7 @@ def decode(record: str, source: str) -> tuple[ComparisonResult, bool]:
 class PostgresJournal:
     """Finished calls of runs in the journal table of a PostgreSQL database.
 
-    A write that fails (the server unreachable) loses nothing silently: the rows stay
+    A write that fails (the server unreachable) loses nothing silently: the calls stay
     pending and are tried again (on a new connection if the old one broke), `check` raises
     before the next paid call, and `unsaved_calls` says how many paid calls are not saved.
 
@@ -68,12 +69,16 @@ class PostgresJournal:
         StorageError: The database cannot be reached.
     """
 
+    # See the module's docstring; "on" adds an fsync on the server to every group commit.
+    synchronous_commit = "off"
+
     def __init__(self, dsn: str) -> None:
         self._dsn = dsn
         self._where = f"the run journal in {redact(dsn)}"
         self._psycopg = require("psycopg")
-        self._rows: dict[tuple[str, int], dict[tuple[int, int], tuple[str, str]]] = {}
-        self._pending: list[tuple[_Row, bool]] = []  # (row, paid)
+        self._rounds: dict[tuple[str, int], dict[tuple[int, int], Entry]] = {}
+        # Per (run, round): the JSON of each call not yet committed, and whether it was paid.
+        self._pending: dict[tuple[str, int], list[tuple[str, bool]]] = {}
         self._scheduled = False
         self._failure: Exception | None = None
         self._conn = self._connect()
@@ -85,7 +90,7 @@ class PostgresJournal:
 
     def _connect(self) -> Any:
         conn = connect(self._dsn, _PURPOSE)
-        conn.execute("SET synchronous_commit = off")
+        conn.execute(f"SET synchronous_commit = {self.synchronous_commit}")
         return conn
 
     def _connection(self) -> Any:
@@ -95,36 +100,38 @@ class PostgresJournal:
 
     def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
-        row = self._round(place.run_id, place.round_number).get((place.match, place.call))
-        if row is None or row[0] != place.shown:
+        kept = self._round(place.run_id, place.round_number).get((place.match, place.call))
+        if kept is None or kept[2] != place.shown:
             return None  # another pairing was journaled here: ask again, never reuse it
-        return decode(row[1], self._where)
+        return decode(kept, self._where)
 
     def put(self, place: CallPlace, result: ComparisonResult, *, cached: bool) -> None:
         """Record a finished call; committed by a flush scheduled on the event loop."""
-        row = (place.shown, encode(result, cached))
-        self._round(place.run_id, place.round_number)[(place.match, place.call)] = row
-        key = (place.run_id, place.round_number, place.match, place.call)
-        self._pending.append(((*key, *row), not cached))
+        kept = entry(place, result, cached)
+        key = (place.run_id, place.round_number)
+        self._round(*key)[(place.match, place.call)] = kept
+        text = json.dumps(kept, ensure_ascii=False, default=str)
+        self._pending.setdefault(key, []).append((text, not cached))
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
-        """Commit the rows recorded and not yet saved; never raises (see `check`)."""
+        """Commit the calls recorded and not yet saved; never raises (see `check`)."""
         self._scheduled = False
         if not self._pending:
             return
+        rows = [(run_id, number, "[" + ",".join(text for text, _ in calls) + "]")
+                for (run_id, number), calls in self._pending.items()]
         try:
-            with self._connection().cursor() as cursor, cursor.copy(_COPY) as copy:
-                for row, _ in self._pending:
-                    copy.write_row(row)
+            with self._connection().cursor() as cursor:
+                cursor.executemany(_INSERT, rows)  # one round trip (pipeline mode)
         except (self._psycopg.Error, StorageError) as exc:  # StorageError: no reconnection
-            # A COPY whose answer was lost may have been committed: written again, its rows
+            # A commit whose answer was lost may have been made: written again, its calls
             # are duplicates, and the newest copy of a call is the one read.
             self._failure = exc
             return
-        self._pending = []
+        self._pending = {}
         self._failure = None
 
     def check(self) -> None:
@@ -144,13 +151,15 @@ class PostgresJournal:
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""
         self.flush()
-        return sum(paid for _, paid in self._pending) if self._failure is not None else 0
+        if self._failure is None:
+            return 0
+        return sum(paid for calls in self._pending.values() for _, paid in calls)
 
     def forget(self, run_id: str) -> None:
         """Drop a finished run's calls and batch records: its checkpoint holds the history."""
-        self._rows = {key: rows for key, rows in self._rows.items() if key[0] != run_id}
+        self._rounds = {key: kept for key, kept in self._rounds.items() if key[0] != run_id}
         self.flush()
-        self._pending = [entry for entry in self._pending if entry[0][0] != run_id]
+        self._pending = {key: calls for key, calls in self._pending.items() if key[0] != run_id}
         try:
             conn = self._connection()
             with conn.transaction():
@@ -169,15 +178,19 @@ class PostgresJournal:
         """The batches of a round that may still be at the provider."""
         return in_flight(self._connection(), run_id, round_number)
 
-    def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], tuple[str, str]]:
+    def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], Entry]:
         key = (run_id, round_number)
-        if key not in self._rows:
-            rows = self._read(
-                f"SELECT match, call, shown, record FROM {JOURNAL} "
-                "WHERE run_id = %s AND round = %s ORDER BY seq", key)
-            # In write order: where a call was journaled twice, the newest row wins.
-            self._rows[key] = {(m, c): (s, r) for m, c, s, r in rows}
-        return self._rows[key]
+        if key not in self._rounds:
+            rows = self._read(f"SELECT calls FROM {JOURNAL} WHERE run_id = %s AND round = %s "
+                              "ORDER BY seq", key)
+            found: dict[tuple[int, int], Entry] = {}
+            try:
+                for (calls,) in rows:  # in write order: the newest entry of a call wins
+                    found.update(((kept[0], kept[1]), kept) for kept in json.loads(calls))
+            except (ValueError, TypeError, IndexError) as exc:
+                raise StorageError(f"cannot use {self._where}: a damaged row ({exc})") from exc
+            self._rounds[key] = found
+        return self._rounds[key]
 
     def _read(self, query: str, params: tuple[Any, ...]) -> list[Any]:
         """Rows of a query; a connection found dead is replaced once."""

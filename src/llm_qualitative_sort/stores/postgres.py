@@ -195,16 +195,20 @@ class PostgresRuns(StoredRuns):
 
     async def journal_counts(self, run_id: str) -> dict[str, int] | None:
         """Counts over the run's journal rows (the newest row of each call)."""
-        # A record is the JSON list [winner, reasoning, raw, input tokens, output tokens,
-        # from cache] (see `_postgres_journal.encode`).
+        # Each row holds a group of calls as a JSON array of entries [match, call, shown,
+        # winner, reasoning, raw, input tokens, output tokens, cached]
+        # (see `_postgres_journal.entry`); a call journaled twice counts once, as read.
         cursor = await self.conn.execute(
             "SELECT COUNT(*) AS total, "
-            "COUNT(*) FILTER (WHERE (r->>5)::boolean) AS cached, "
-            "COUNT(*) FILTER (WHERE r->>0 IS NULL) AS failed, "
-            "COALESCE(SUM((r->>3)::bigint), 0) AS tokens_in, "
-            "COALESCE(SUM((r->>4)::bigint), 0) AS tokens_out FROM ("
-            f"SELECT DISTINCT ON (round, match, call) record::jsonb AS r FROM {JOURNAL} "
-            "WHERE run_id = %s ORDER BY round, match, call, seq DESC) AS latest", (run_id,))
+            "COUNT(*) FILTER (WHERE (e->>8)::boolean) AS cached, "
+            "COUNT(*) FILTER (WHERE e->>3 IS NULL) AS failed, "
+            "COALESCE(SUM((e->>6)::bigint), 0) AS tokens_in, "
+            "COALESCE(SUM((e->>7)::bigint), 0) AS tokens_out FROM ("
+            "SELECT DISTINCT ON (j.round, (c.e->>0)::int, (c.e->>1)::int) c.e AS e "
+            f"FROM {JOURNAL} AS j, jsonb_array_elements(j.calls::jsonb) WITH ORDINALITY "
+            "AS c(e, n) WHERE j.run_id = %s "
+            "ORDER BY j.round, (c.e->>0)::int, (c.e->>1)::int, j.seq DESC, c.n DESC"
+            ") AS latest", (run_id,))
         row = await cursor.fetchone()
         total, cached = int(row["total"]), int(row["cached"])
         return {"calls": total - cached, "cache_hits": cached, "failed_calls": int(row["failed"]),
