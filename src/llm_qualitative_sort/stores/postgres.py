@@ -84,6 +84,13 @@ class PostgresStore(Store):
         _READY.add(self.dsn)
 
     @asynccontextmanager
+    async def saver(self) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+        """LangGraph's saver on its own connection (tables set up by `prepare`)."""
+        saver_module = require("langgraph.checkpoint.postgres.aio")
+        async with self._saver_connection() as conn:
+            yield saver_module.AsyncPostgresSaver(conn)
+
+    @asynccontextmanager
     async def _saver_connection(self) -> AsyncIterator[Any]:
         rows = require("psycopg.rows")
         # The settings `AsyncPostgresSaver.from_conn_string` uses, plus our timeouts.
