@@ -12,7 +12,6 @@ from llm_qualitative_sort._batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort._journal import CallPlace, text_digest
 from llm_qualitative_sort.stores.postgres import PostgresStore
 
-
 COUNT = ("SELECT count(*), COALESCE(SUM(jsonb_array_length(calls::jsonb)), 0)::int "
          "FROM llm_qualitative_sort_journal")
 
