@@ -33,6 +33,7 @@ from llm_qualitative_sort.leases.base import RunLease
 from llm_qualitative_sort.leases.postgres import PostgresRunLease
 from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
 from llm_qualitative_sort.stores.base import Store, StoredRuns, StoreError
+from llm_qualitative_sort.stores.sqlite import note_unsaved
 
 _PURPOSE = "a checkpoint database"
 # DSNs whose tables this process has already set up.
@@ -115,6 +116,9 @@ class PostgresStore(Store):
                     # Raised by reading the stored run, before any call: a run stopped by
                     # the checkpoint arrives as `RunStoppedError` instead.
                     raise StorageError(unusable(self.dsn, _PURPOSE, exc)) from exc
+                except (asyncio.CancelledError, KeyboardInterrupt) as exc:
+                    note_unsaved(exc, journal)
+                    raise
         finally:
             journal.close()
 
