@@ -44,6 +44,7 @@ class PostgresCache(ComparisonCache):
         self.dsn = dsn
         self._conn: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._opening = asyncio.Lock()
 
     @property
     def where(self) -> str:
@@ -79,13 +80,17 @@ class PostgresCache(ComparisonCache):
 
     async def _connection(self) -> Any:
         # A connection belongs to the event loop that opened it: a cache used by two
-        # `asyncio.run` calls opens one for each.
+        # `asyncio.run` calls opens one for each. The calls of a round look up the cache
+        # together: the first opens the connection, the others wait for it.
         loop = asyncio.get_running_loop()
-        if self._conn is None or self._conn.closed or self._conn.broken or self._loop is not loop:
-            try:
-                conn = await connect_async(self.dsn, _PURPOSE)
-                await migrate(conn)
-            except StorageError as exc:
-                raise CacheError(str(exc)) from exc
-            self._conn, self._loop = conn, loop
+        if self._loop is not loop:
+            self._conn, self._loop, self._opening = None, loop, asyncio.Lock()
+        async with self._opening:
+            if self._conn is None or self._conn.closed or self._conn.broken:
+                try:
+                    conn = await connect_async(self.dsn, _PURPOSE)
+                    await migrate(conn)
+                except StorageError as exc:
+                    raise CacheError(str(exc)) from exc
+                self._conn = conn
         return self._conn

@@ -71,8 +71,12 @@ class RunConfig:
     detach: bool = _setting(False, stored=False)
 
     def stored_settings(self) -> dict[str, Any]:
-        """The settings kept with the run (no path of the store, nothing secret)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.metadata["stored"]}
+        """The settings kept with the run (no path of the store, nothing secret).
+
+        A database URI (a `--cache-dir` in PostgreSQL) is kept without its password.
+        """
+        kept = {f.name: getattr(self, f.name) for f in fields(self) if f.metadata["stored"]}
+        return {name: redact(value) if is_dsn(value) else value for name, value in kept.items()}
 
     def settings(self) -> dict[str, Any]:
         """What reports record about the run."""

@@ -190,7 +190,8 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     tournament.add_argument("--ranking", choices=RANKINGS,
                             help="order by wins or Bradley-Terry strength (default: wins for "
                             "elimination, Bradley-Terry for swiss)")
-    tournament.add_argument("--cache-dir", metavar="DIR", help="reuse answers kept in DIR")
+    tournament.add_argument("--cache-dir", metavar="DIR|URI",
+                            help="reuse answers kept in DIR, or in a postgresql:// database")
     runs = sort.add_argument_group("runs")
     runs.add_argument("--run-id", help="name the run (default: a new random id)")
     runs.add_argument("--resume", metavar="RUN_ID",

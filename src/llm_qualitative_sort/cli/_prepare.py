@@ -166,10 +166,22 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         rounds = simulated_rounds(settings, len(texts))
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount)
         return None
+    return Plan(config, provider, _cache(config.cache_dir), texts, ids)
+
+
+def _cache(where: str | None) -> Any:
+    """A `FileCache` in a directory, or a `PostgresCache` for a postgresql:// URI."""
+    if not where:
+        return None
+    from llm_qualitative_sort._postgres import is_dsn
+
+    if is_dsn(where):
+        from llm_qualitative_sort.postgres_cache import PostgresCache
+
+        return PostgresCache(where)
     from llm_qualitative_sort.cache import FileCache
 
-    cache = FileCache(config.cache_dir) if config.cache_dir else None
-    return Plan(config, provider, cache, texts, ids)
+    return FileCache(where)
 
 
 def _check_numbers(config: RunConfig) -> None:

@@ -12,7 +12,7 @@ from llm_qualitative_sort._inventory import RunInventory
 from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort._results import Ranking
 from llm_qualitative_sort._storage import default_checkpoint_path
-from llm_qualitative_sort.cache import FileCache
+from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
 from llm_qualitative_sort.cli._progress import make_progress
 from llm_qualitative_sort.cli._report import write_cli_report
@@ -40,7 +40,7 @@ class Plan:
 
     config: RunConfig
     provider: LLMProvider
-    cache: FileCache | None
+    cache: ComparisonCache | None
     texts: list[str] | None
     ids: list[Any] = field(default_factory=list)
 
@@ -99,7 +99,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
     finally:
         progress.close()
         if plan.cache is not None:
-            plan.cache.close()
+            await plan.cache.aclose()
     _finish(result, plan, out)
     return result
 

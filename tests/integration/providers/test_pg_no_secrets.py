@@ -1,6 +1,6 @@
-"""Runs kept in PostgreSQL through the command line with a real client: `runs list/show/rm`
-and `report` read the shared database, and neither the API key nor the database password
-is in any table."""
+"""Runs and a cache kept in PostgreSQL through the command line with a real client: `runs
+list/show/rm` and `report` read the shared database, and neither the API key nor the
+database password is in any table."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_runs_in_postgres_through_the_cli_keep_no_secret(
     common = ["sort", str(source), "--field", "text", "--id-field", "id", "--criteria",
               "the better essay", "--provider", "openai", "--model", "gpt-5.1",
               "--base-url", url, "--seed", "1", "--progress", "none", "--concurrency", "4",
-              "--checkpoint", dsn]
+              "--checkpoint", dsn, "--cache-dir", dsn]
     assert main([*common, "--run-id", "done"]) == EXIT_OK
     judge.script = ["200"] * 8 + ["401"]  # the ninth request of the next run: a bad key
     judge.always = None
@@ -61,6 +61,9 @@ def test_runs_in_postgres_through_the_cli_keep_no_secret(
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     assert report["statistics"]["total_api_calls"] == listed["done"]["calls"]
 
+    with psycopg.connect(postgres_dsn) as conn:
+        cached = conn.execute("SELECT count(*) FROM llm_qualitative_sort_cache").fetchone()
+    assert cached is not None and cached[0] >= listed["done"]["calls"]  # the CLI's cache
     stored = _all_text(postgres_dsn)
     assert "the better essay" in stored and "halted" in stored  # the scan reads the rows
     assert KEY not in stored
