@@ -45,3 +45,53 @@ def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def _private_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep the default checkpoint file of every test inside its own tmp dir."""
     monkeypatch.setenv("LLM_QUALITATIVE_SORT_HOME", str(tmp_path / "home"))
+    # A deployment's default store must not leak into tests that expect the default file.
+    monkeypatch.delenv("LLM_QUALITATIVE_SORT_CHECKPOINT", raising=False)
+
+
+# PostgreSQL: `.ci/run` starts a private server (`.ci/postgres.sh`) and exports its DSN here,
+# with REQUIRE set so that a test that cannot reach it fails instead of skipping.
+POSTGRES_VARIABLE = "LLM_QUALITATIVE_SORT_TEST_POSTGRES"
+REQUIRE_VARIABLE = "LLM_QUALITATIVE_SORT_REQUIRE_POSTGRES"
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The DSN of the test server's maintenance database; skips (or fails in CI) without it."""
+    import os
+
+    dsn = os.environ.get(POSTGRES_VARIABLE)
+    required = os.environ.get(REQUIRE_VARIABLE) == "1"
+    if not dsn:
+        message = (f"no PostgreSQL server: set {POSTGRES_VARIABLE} to a DSN "
+                   "(`.ci/postgres.sh start DIR` starts one and prints it)")
+        if required:
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        import psycopg
+
+        psycopg.connect(dsn, connect_timeout=10).close()
+    except Exception as exc:  # no extra installed, or the server is down
+        if required:
+            pytest.fail(f"cannot reach the PostgreSQL server {dsn}: {exc}")
+        pytest.skip(f"cannot reach the PostgreSQL server {dsn}: {exc}")
+    return dsn
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server: str) -> Iterator[str]:
+    """A fresh, empty database on the test server, dropped after the test."""
+    import uuid
+
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    name = f"lqs_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    info = conninfo_to_dict(postgres_server)
+    host, port, user = info.get("host", "127.0.0.1"), info.get("port", "5432"), info.get("user")
+    yield f"postgresql://{user + '@' if user else ''}{host}:{port}/{name}"
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         SortResult,
         Statistics,
     )
+    from llm_qualitative_sort.postgres_cache import PostgresCache
     from llm_qualitative_sort.providers import (
         BatchOptions,
         GoogleProvider,
@@ -71,6 +72,7 @@ __all__ = [
     "OpenAIProvider",
     "PanelProvider",
     "PermanentProviderError",
+    "PostgresCache",
     "ProgressEvent",
     "ProviderError",
     "QualitativeSorter",
@@ -109,6 +111,7 @@ _HOMES = {
         "BatchOptions", "GoogleProvider", "LLMProvider", "LangChainProvider",
         "MockLLMProvider", "OpenAIProvider", "PanelProvider",
     ),
+    "llm_qualitative_sort.postgres_cache": ("PostgresCache",),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}

@@ -1,14 +1,14 @@
-"""The runs kept in a checkpoint database, as stored: list, inspect, load, delete, compact.
+"""The runs kept in a store, as stored: list, inspect, load, delete, compact.
 
 Everything shown is derived from what runs already write: LangGraph's checkpoints (read
 through the saver's API: `aget_tuple`, `aget_state`, `adelete_thread`), the run journal
 (calls of unfinished runs) and the catalog (settings the checkpoint does not hold). Only
-the list of run ids comes from SQL, since a saver has no call that lists its threads.
+the list of run ids comes from SQL (in the store's `StoredRuns`), since a saver has no call
+that lists its threads. The same code reads an SQLite file and a PostgreSQL database.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -16,16 +16,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-import aiosqlite
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from llm_qualitative_sort._catalog import RunCatalog
-from llm_qualitative_sort._journal import journal_counts
 from llm_qualitative_sort._results import history_matches, statistics
-from llm_qualitative_sort._storage import journal_path
 from llm_qualitative_sort.graph import build_graph
-from llm_qualitative_sort.leases import RunLease, SqliteRunLease
+from llm_qualitative_sort.leases import RunLease
+from llm_qualitative_sort.stores import StoredRuns, StoreError, store_for
+
+__all__ = ["LeaseLiveness", "Liveness", "RunInventory", "RunSummary", "StoreError", "priced"]
 
 
 class Liveness(Protocol):
@@ -45,10 +43,6 @@ class LeaseLiveness:
         """Who holds the run now, in words, or None."""
         holder = await self._lease.live_holder(run_id)
         return None if holder is None else holder.describe()
-
-
-class StoreError(RuntimeError):
-    """The checkpoint file cannot be read as one; the message names it."""
 
 
 @dataclass
@@ -93,50 +87,36 @@ def priced(settings: dict[str, Any], input_tokens: int, output_tokens: int) -> f
 
 
 class RunInventory:
-    """The runs of one SQLite checkpoint file; open it with `RunInventory.open(path)`."""
+    """The runs of one store; open it with `RunInventory.open(target)`.
 
-    def __init__(self, path: Path, conn: aiosqlite.Connection, liveness: Liveness | None) -> None:
-        self.path = path
-        self.conn = conn
-        self.saver = AsyncSqliteSaver(conn)
-        self.catalog = RunCatalog(conn)
+    Args:
+        runs: The store's runs, opened.
+        liveness: Tells running from stopped runs (default: the store's lease).
+    """
+
+    def __init__(self, runs: StoredRuns, where: str, liveness: Liveness | None) -> None:
+        self.runs = runs
+        self.where = where
+        self.saver = runs.saver
+        self.catalog = runs.catalog
         self._liveness = liveness
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, path: Path, *, liveness: Liveness | None = None,
+    async def open(cls, target: str | Path, *, liveness: Liveness | None = None,
                    create: bool = False) -> AsyncIterator[RunInventory]:
-        """The inventory of `path`; it must exist unless `create`."""
-        if not create and not path.is_file():
-            raise StoreError(f"no runs kept in {path}: the file does not exist")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(path)
-        try:
-            try:
-                await conn.execute("PRAGMA journal_mode=WAL")
-                await cls._tables(conn)
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(f"cannot read {path} as a checkpoint database: {exc}") from exc
-            if liveness is None:
-                liveness = LeaseLiveness(SqliteRunLease(journal_path(path)))
-            yield cls(path, conn, liveness)
-        finally:
-            await conn.close()
+        """The inventory of a checkpoint file or PostgreSQL URI; it must exist unless `create`.
 
-    @staticmethod
-    async def _tables(conn: aiosqlite.Connection) -> set[str]:
-        cursor = await conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        return {row[0] for row in await cursor.fetchall()}
+        Raises:
+            StoreError: Nothing is kept there, or it is not a checkpoint store.
+        """
+        store = store_for(target)
+        async with store.runs(create=create) as runs:
+            yield cls(runs, store.where, liveness or LeaseLiveness(runs.lease))
 
     async def run_ids(self) -> list[str]:
         """Every run with a checkpoint, oldest first."""
-        if "checkpoints" not in await self._tables(self.conn):
-            return []
-        cursor = await self.conn.execute(
-            "SELECT thread_id FROM checkpoints WHERE checkpoint_ns = '' "
-            "GROUP BY thread_id ORDER BY MIN(checkpoint_id)"
-        )
-        return [row[0] for row in await cursor.fetchall()]
+        return await self.runs.run_ids()
 
     async def summaries(self) -> list[RunSummary]:
         """Every run, newest first."""
@@ -166,7 +146,7 @@ class RunInventory:
             await self._liveness_of(summary)
             # The checkpoint holds the calls of every settled round, the journal the rest.
             self._count_history(summary, await self.values(run_id))
-            self._count_journal(summary, values.get("settled", []))
+            await self._count_journal(summary, values.get("settled", []))
         return summary
 
     async def values(self, run_id: str) -> dict[str, Any]:
@@ -177,23 +157,14 @@ class RunInventory:
     async def delete(self, run_id: str) -> None:
         """Remove the run: its checkpoints and writes, catalog row and journal rows."""
         await self.saver.adelete_thread(run_id)
-        await self.catalog.delete(run_id)
-        journal = journal_path(self.path)
-        if journal.is_file():
-            with sqlite3.connect(journal, timeout=30.0) as conn:
-                conn.execute("DELETE FROM calls WHERE run_id = ?", (run_id,))
-                conn.execute("DELETE FROM pairings WHERE run_id = ?", (run_id,))
-            conn.close()
+        await self.runs.delete_rows(run_id)
 
     async def _first_checkpoint_time(self, run_id: str) -> datetime | None:
-        cursor = await self.conn.execute(
-            "SELECT MIN(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND "
-            "checkpoint_ns = ''", (run_id,))
-        row = await cursor.fetchone()
-        if row is None or row[0] is None:
+        checkpoint_id = await self.runs.first_checkpoint_id(run_id)
+        if checkpoint_id is None:
             return None
         config = _config(run_id)
-        config["configurable"]["checkpoint_id"] = row[0]
+        config["configurable"]["checkpoint_id"] = checkpoint_id
         first = await self.saver.aget_tuple(config)
         return None if first is None else _time(first.checkpoint["ts"])
 
@@ -212,43 +183,15 @@ class RunInventory:
         summary.failed_calls = stats.failed_calls
         summary.input_tokens, summary.output_tokens = stats.input_tokens, stats.output_tokens
 
-    def _count_journal(self, summary: RunSummary, settled: list[int]) -> None:
-        journal = journal_path(self.path)
-        if not journal.is_file():
+    async def _count_journal(self, summary: RunSummary, settled: list[int]) -> None:
+        counts = await self.runs.journal_counts(summary.run_id, settled)
+        if counts is None:
             return
-        try:
-            found = journal_counts(journal, summary.run_id, settled)
-        except sqlite3.Error:  # no call journaled yet (no table), or busy: the checkpoint's
-            return
-        summary.calls += found["calls"]
-        summary.cache_hits += found["cache_hits"]
-        summary.failed_calls += found["failed_calls"]
-        summary.input_tokens += found["input_tokens"]
-        summary.output_tokens += found["output_tokens"]
-
-
-def compact(path: Path) -> int:
-    """Give the space of deleted rows back to the file system; returns the bytes freed.
-
-    Deleted rows only leave free pages inside the file; VACUUM rewrites it without them,
-    and truncating the write-ahead log drops what the deletions appended there.
-    """
-    files = [path, journal_path(path)]
-    before = sum(_size(p) for p in files)
-    for target in files:
-        if target.is_file():
-            conn = sqlite3.connect(target, timeout=30.0, isolation_level=None)
-            try:
-                conn.execute("VACUUM")
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            finally:
-                conn.close()
-    return before - sum(_size(p) for p in files)
-
-
-def _size(path: Path) -> int:
-    wal = path.with_name(path.name + "-wal")
-    return sum(p.stat().st_size for p in (path, wal) if p.is_file())
+        summary.calls += counts["calls"]
+        summary.cache_hits += counts["cache_hits"]
+        summary.failed_calls += counts["failed_calls"]
+        summary.input_tokens += counts["input_tokens"]
+        summary.output_tokens += counts["output_tokens"]
 
 
 def _config(run_id: str) -> RunnableConfig:

@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._deadlines import Deadlines
-from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace, Journal
+from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
 from llm_qualitative_sort._stops import describe, name_judge
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.stores.base import RunJournal
 
 
 class CallsStopped(Exception):
@@ -34,7 +35,7 @@ class Judge:
     provider: LLMProvider
     criteria: str
     cache: ComparisonCache | None
-    journal: Journal
+    journal: RunJournal
     retry: RetryPolicy
     stop: asyncio.Event
     timeout: float | None = None

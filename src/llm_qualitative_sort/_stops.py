@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.stores.base import RunJournal
 
 
 def describe(exc: BaseException) -> str:
@@ -21,7 +21,7 @@ def name_judge(exc: BaseException, judge: LLMProvider) -> None:
 
 
 def stop_reason(
-    exc: BaseException, provider: LLMProvider, journal: Journal, checkpoint: Path | None
+    exc: BaseException, provider: LLMProvider, journal: RunJournal, checkpoint: Path | None
 ) -> str:
     """The message of the `RunStoppedError` that `exc` stopped a run with.
 
@@ -35,7 +35,7 @@ def stop_reason(
     reason += f"; judge {judge if isinstance(judge, LLMProvider) else provider!r}"
     unsaved = journal.unsaved_calls()
     if unsaved:
-        where = "" if str(journal.path) in reason else f" {journal.path}"
+        where = "" if journal.where in reason else f" {journal.where}"
         reason += (
             f"; {unsaved} paid call(s) could not be written to the run journal{where}"
             " (resuming pays again for those whose round had not finished)"

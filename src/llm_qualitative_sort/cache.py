@@ -69,6 +69,9 @@ class ComparisonCache(ABC):
     async def set(self, key: CacheKey, result: ComparisonResult) -> None:
         """Store the answer for `key`."""
 
+    async def aclose(self) -> None:  # noqa: B027 - nothing to release by default
+        """Release what the cache holds open (files, connections); nothing by default."""
+
 
 class MemoryCache(ComparisonCache):
     """A cache that lives as long as the object.
@@ -135,6 +138,10 @@ class FileCache(ComparisonCache):
     def close(self) -> None:
         """Close the database connection."""
         self._table.close()
+
+    async def aclose(self) -> None:
+        """Close the database connection."""
+        self.close()
 
 
 def result_to_dict(result: ComparisonResult) -> dict[str, Any]:

@@ -19,10 +19,9 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._events import progress_event
-from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort._results import Ranking, batch_discount, sort_result, trivial_result
 from llm_qualitative_sort._stops import stop_reason
-from llm_qualitative_sort._storage import RunStore, default_checkpoint_path
+from llm_qualitative_sort._storage import default_checkpointer
 from llm_qualitative_sort._validation import (
     check_criteria,
     check_items,
@@ -38,6 +37,7 @@ from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
+from llm_qualitative_sort.stores import RunJournal, store_for
 from llm_qualitative_sort.tournament import STRATEGIES
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
@@ -75,8 +75,10 @@ class QualitativeSorter:
         on_progress: Called (plain or async) with every `ProgressEvent`.
         seed: Fixes placement and pairing; None derives one from the run id (a fresh random
             id unless one is given), stored with the run.
-        checkpointer: An SQLite file path, a LangGraph `BaseCheckpointSaver`, or None for
-            memory only. By default an embedded SQLite file (see `default_checkpoint_path`).
+        checkpointer: An SQLite file path, a PostgreSQL URI (`postgresql://...`, shared by
+            several workers; needs the `postgres` extra), a LangGraph `BaseCheckpointSaver`,
+            or None for memory only. By default `$LLM_QUALITATIVE_SORT_CHECKPOINT` if set,
+            else an embedded SQLite file (see `default_checkpoint_path`).
         retry_policy: How transient provider failures are retried, per call.
         ranking: "wins" ranks by matches won; "bradley_terry" by the strengths in
             `SortResult.scores`, fitted to the same calls (no extra call). None (default)
@@ -145,8 +147,8 @@ class QualitativeSorter:
         self.retry_policy = retry_policy
         self.wait_for_run = wait_for_run
         if checkpointer is DEFAULT_CHECKPOINTER:
-            checkpointer = default_checkpoint_path()
-        self._store = RunStore(checkpointer)
+            checkpointer = default_checkpointer()
+        self._store = store_for(checkpointer)
 
     @property
     def strategy(self) -> str:
@@ -173,7 +175,7 @@ class QualitativeSorter:
             TypeError, ValueError: Bad items, before any call.
             RunMismatchError: `run_id` names a run of other items or settings.
             RunLockedError: Another process holds the run (see `wait_for_run`).
-            StorageError: The checkpoint or journal file cannot be used, before any call.
+            StorageError: The checkpoint or journal store cannot be used, before any call.
             RunStoppedError: The run stopped (provider failure, callback error, a journal
                 write failure); resume it.
         """
@@ -261,7 +263,7 @@ class QualitativeSorter:
         start: dict[str, Any] | None,
         config: RunnableConfig,
         stored: dict[str, Any],
-        journal: Journal,
+        journal: RunJournal,
         started: float,
     ) -> SortResult:
         run_id = str(config["configurable"]["thread_id"])
@@ -388,7 +390,7 @@ class QualitativeSorter:
         return settings
 
     def _where(self) -> str:
-        return str(self._store.path) if self._store.path else "this sorter's checkpointer"
+        return self._store.where
 
 
 class _Tee:

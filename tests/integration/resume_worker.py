@@ -5,7 +5,8 @@ Usage: python resume_worker.py CONFIG_JSON
 Every provider call appends one line to the call log as it starts (so a call cut short by
 SIGKILL still counts as paid), beginning with the worker's pid; the result goes to the output
 file as JSON. A run that stops writes `{"error": type, "message": ...}` there instead and
-exits with status 3. Optional keys: `wait_for_run`, `lease_ttl` (seconds), `ready_file`
+exits with status 3. `checkpoint` may be a PostgreSQL URI, and `cache_dsn` one for a
+`PostgresCache`. Optional keys: `wait_for_run`, `lease_ttl` (seconds), `ready_file`
 (created just before the run starts), `pause_at` and `go_file` (calls from number
 `pause_at` on wait, unpaid, until `go_file` exists).
 """
@@ -24,6 +25,7 @@ from llm_qualitative_sort import (
     ComparisonResult,
     FileCache,
     MockLLMProvider,
+    PostgresCache,
     QualitativeSorter,
     RunStoppedError,
 )
@@ -55,7 +57,9 @@ async def main(config: dict[str, Any]) -> int:
         lease_base.DEFAULT_TTL = config["lease_ttl"]
     provider = LoggingMock(config["call_log"], config.get("pause_at"), config.get("go_file", ""),
                            seed=config["mock_seed"], latency=config["latency"])
-    cache = FileCache(config["cache_dir"]) if config.get("cache_dir") else None
+    cache: Any = FileCache(config["cache_dir"]) if config.get("cache_dir") else None
+    if config.get("cache_dsn"):
+        cache = PostgresCache(config["cache_dsn"])
     sorter = QualitativeSorter(
         provider,
         criteria="the larger number",

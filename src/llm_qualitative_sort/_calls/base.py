@@ -16,10 +16,11 @@ from typing import Any, Protocol
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._journal import CallFacts, CallPlace, Journal
+from llm_qualitative_sort._journal import CallFacts, CallPlace
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.stores.base import RunJournal
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +81,7 @@ class CallSettings:
     provider: LLMProvider
     criteria: str
     cache: ComparisonCache | None
-    journal: Journal
+    journal: RunJournal
     retry: RetryPolicy
     max_concurrent_requests: int
     call_timeout: float | None = None

@@ -15,7 +15,7 @@ import asyncio
 import secrets
 from collections.abc import Sequence
 
-from llm_qualitative_sort._batch_journal import BatchJob, BatchJournal, JobRequest
+from llm_qualitative_sort._batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
 from llm_qualitative_sort._calls._patient import PatientClient
 from llm_qualitative_sort._calls.base import (
@@ -33,6 +33,7 @@ from llm_qualitative_sort.errors import (
 )
 from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
+from llm_qualitative_sort.stores.base import BatchRecords
 
 
 class BatchRunner(CallRunner):
@@ -52,7 +53,7 @@ class BatchRunner(CallRunner):
         if not calls:
             return
         place = calls[0].place
-        store = BatchJournal(self.settings.journal, place.run_id, place.round_number)
+        store = self.settings.journal.batch_records(place.run_id, place.round_number)
         try:
             await _Round(self.settings, self.client, store, calls, answered).play()
         finally:
@@ -66,7 +67,7 @@ class _Round:
         self,
         settings: CallSettings,
         client: BatchClient,
-        store: BatchJournal,
+        store: BatchRecords,
         calls: Sequence[Call],
         answered: AnswerSink,
     ) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llm_qualitative_sort._batch_journal import batches_in_flight
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
 from llm_qualitative_sort.errors import PermanentProviderError
 
@@ -28,7 +27,7 @@ class LiveAfterBatch(CallRunner):
         """Refuse while a batch of the round is open; else answer live."""
         if calls:
             place = calls[0].place
-            waiting = batches_in_flight(self.settings.journal, place.run_id, place.round_number)
+            waiting = self.settings.journal.batches_in_flight(place.run_id, place.round_number)
             if waiting:
                 raise PermanentProviderError(
                     f"round {place.round_number} is waiting on batch {', '.join(waiting)} at "

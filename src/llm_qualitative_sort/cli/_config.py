@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from llm_qualitative_sort._postgres import is_dsn, redact
+
 PROGRAM = "llm-qualitative-sort"
 ENV_PREFIX = "LLM_QUALITATIVE_SORT_"
 PROVIDERS = ("mock", "openai", "google", "langchain")
@@ -73,8 +75,12 @@ class RunConfig:
     detach: bool = _setting(False, stored=False)
 
     def stored_settings(self) -> dict[str, Any]:
-        """The settings kept with the run (no path of the store, nothing secret)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.metadata["stored"]}
+        """The settings kept with the run (no path of the store, nothing secret).
+
+        A database URI (a `--cache-dir` in PostgreSQL) is kept without its password.
+        """
+        kept = {f.name: getattr(self, f.name) for f in fields(self) if f.metadata["stored"]}
+        return {name: redact(value) if is_dsn(value) else value for name, value in kept.items()}
 
     def settings(self) -> dict[str, Any]:
         """What reports record about the run."""
@@ -97,7 +103,9 @@ class RunConfig:
         when that is not the default file.
         """
         words = [PROGRAM, "sort", "--resume", self.run_id]
-        if self.checkpoint is not None:
+        if self.checkpoint is not None and is_dsn(self.checkpoint):
+            words += ["--checkpoint", redact(self.checkpoint)]  # a password is never shown
+        elif self.checkpoint is not None:
             path = Path(self.checkpoint).resolve()
             if default_checkpoint is None or path != default_checkpoint.resolve():
                 words += ["--checkpoint", str(path)]

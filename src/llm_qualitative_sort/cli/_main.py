@@ -111,10 +111,10 @@ def _run(plan: Plan) -> int:
 
 def _stopped(what: str, config: RunConfig, code: int) -> int:
     from llm_qualitative_sort._storage import default_checkpoint_path
-    from llm_qualitative_sort.cli._run import checkpoint_path
+    from llm_qualitative_sort.cli._run import shown_checkpoint
 
     text = (f"{what}\nrun id {config.run_id}: everything finished so far is saved in "
-            f"{checkpoint_path(config)}\nresume with:\n  "
+            f"{shown_checkpoint(config)}\nresume with:\n  "
             f"{config.resume_command(default_checkpoint_path())}")
     try:
         print(text, file=sys.stderr, flush=True)
@@ -132,11 +132,11 @@ def _internal(exc: Exception, config: RunConfig) -> int:
 
 def _detached(exc: Any, config: RunConfig) -> None:
     from llm_qualitative_sort._storage import default_checkpoint_path
-    from llm_qualitative_sort.cli._run import checkpoint_path
+    from llm_qualitative_sort.cli._run import shown_checkpoint
 
     waiting = config.resume_command(default_checkpoint_path())
     print(f"detached: {exc.reason}\nrun id {config.run_id}: the provider works on it while "
-          f"nothing waits; everything is saved in {checkpoint_path(config)}\n"
+          f"nothing waits; everything is saved in {shown_checkpoint(config)}\n"
           f"check again (collects what ended, submits the next round):\n  {waiting} --detach\n"
           f"or wait for the end:\n  {waiting}", file=sys.stderr)
 

@@ -59,8 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="tracebacks on errors")
     common.add_argument("--config", metavar="FILE",
                         help="settings file (default: ./llm-qualitative-sort.toml if present)")
-    common.add_argument("--checkpoint", metavar="PATH",
-                        help="SQLite file that keeps runs (default: the embedded one)")
+    common.add_argument("--checkpoint", metavar="PATH|URI",
+                        help="SQLite file, or postgresql:// URI shared by several workers, "
+                             "that keeps runs (default: the embedded file)")
     _add_sort(_sub(commands, "sort", common, "sort the items of a file or stdin"))
     demo = _sub(commands, "demo", common, "sort a bundled set of texts with the mock judge")
     demo.add_argument("--seed", type=int, default=7, help="seed of the run (default 7)")
@@ -193,7 +194,8 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     tournament.add_argument("--ranking", choices=RANKINGS,
                             help="order by wins or Bradley-Terry strength (default: wins for "
                             "elimination, Bradley-Terry for swiss)")
-    tournament.add_argument("--cache-dir", metavar="DIR", help="reuse answers kept in DIR")
+    tournament.add_argument("--cache-dir", metavar="DIR|URI",
+                            help="reuse answers kept in DIR, or in a postgresql:// database")
     runs = sort.add_argument_group("runs")
     runs.add_argument("--run-id", help="name the run (default: a new random id)")
     runs.add_argument("--resume", metavar="RUN_ID",

@@ -22,7 +22,7 @@ from llm_qualitative_sort.cli._inputs import Source, checked, read_records
 from llm_qualitative_sort.cli._main import UsageError
 from llm_qualitative_sort.cli._parser import chat_model_args
 from llm_qualitative_sort.cli._report import check_report_path
-from llm_qualitative_sort.cli._run import Plan, checkpoint_path
+from llm_qualitative_sort.cli._run import Plan, checkpoint_path, has_runs
 from llm_qualitative_sort.cli._settings import (
     conflicts,
     layered,
@@ -112,7 +112,7 @@ def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any
 async def _stored_seed(path: Any, run_id: str) -> int | None:
     from llm_qualitative_sort._inventory import RunInventory
 
-    if not path.is_file():
+    if not has_runs(path):
         return None
     async with RunInventory.open(path) as runs:
         summary = await runs.summary(run_id)
@@ -125,12 +125,13 @@ async def _stored_seed(path: Any, run_id: str) -> int | None:
 async def _stored(path: Any, run_id: str) -> Any:
     from llm_qualitative_sort._inventory import RunInventory
 
-    if not path.is_file():
+    if not has_runs(path):
         raise UsageError(f"no run {run_id!r} in {path} (the file does not exist)")
     async with RunInventory.open(path) as runs:
         summary = await runs.summary(run_id)
+        where = runs.where
     if summary is None:
-        raise UsageError(f"no run {run_id!r} in {path}")
+        raise UsageError(f"no run {run_id!r} in {where}")
     if summary.state == "not started":
         raise UsageError(f"run {run_id!r} was stopped before its items were saved: start it "
                          f"again with `sort FILE --run-id {run_id}` and the same settings")
@@ -165,10 +166,22 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         rounds = simulated_rounds(settings, len(texts))
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount)
         return None
+    return Plan(config, provider, _cache(config.cache_dir), texts, ids)
+
+
+def _cache(where: str | None) -> Any:
+    """A `FileCache` in a directory, or a `PostgresCache` for a postgresql:// URI."""
+    if not where:
+        return None
+    from llm_qualitative_sort._postgres import is_dsn
+
+    if is_dsn(where):
+        from llm_qualitative_sort.postgres_cache import PostgresCache
+
+        return PostgresCache(where)
     from llm_qualitative_sort.cache import FileCache
 
-    cache = FileCache(config.cache_dir) if config.cache_dir else None
-    return Plan(config, provider, cache, texts, ids)
+    return FileCache(where)
 
 
 def _check_numbers(config: RunConfig) -> None:

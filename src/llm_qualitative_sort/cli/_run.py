@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from llm_qualitative_sort._inventory import RunInventory
+from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort._results import Ranking
 from llm_qualitative_sort._storage import default_checkpoint_path
-from llm_qualitative_sort.cache import FileCache
+from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
 from llm_qualitative_sort.cli._progress import make_progress
 from llm_qualitative_sort.cli._report import write_cli_report
@@ -39,14 +40,27 @@ class Plan:
 
     config: RunConfig
     provider: LLMProvider
-    cache: FileCache | None
+    cache: ComparisonCache | None
     texts: list[str] | None
     ids: list[Any] = field(default_factory=list)
 
 
-def checkpoint_path(config: RunConfig) -> Path:
-    """The SQLite file that keeps the run."""
-    return Path(config.checkpoint) if config.checkpoint else default_checkpoint_path()
+def checkpoint_path(config: RunConfig) -> Path | str:
+    """The SQLite file or the PostgreSQL URI that keeps the run."""
+    if not config.checkpoint:
+        return default_checkpoint_path()
+    return config.checkpoint if is_dsn(config.checkpoint) else Path(config.checkpoint)
+
+
+def shown_checkpoint(config: RunConfig) -> str:
+    """Where the run is kept, for messages: a URI is shown without its password."""
+    target = checkpoint_path(config)
+    return redact(target) if isinstance(target, str) else str(target)
+
+
+def has_runs(target: Path | str) -> bool:
+    """Whether runs may be kept there: a database always, a file if it exists."""
+    return isinstance(target, str) or target.is_file()
 
 
 async def execute(plan: Plan, out: TextIO) -> SortResult:
@@ -85,7 +99,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
     finally:
         progress.close()
         if plan.cache is not None:
-            plan.cache.close()
+            await plan.cache.aclose()
     _finish(result, plan, out)
     return result
 
@@ -124,7 +138,7 @@ def _announce(plan: Plan) -> None:
     verb = "resuming" if plan.texts is None else "started"
     count = "" if plan.texts is None else f"{len(plan.texts)} items, "
     print(f"run {config.run_id} {verb} ({count}seed {config.seed}, "
-          f"kept in {checkpoint_path(config)})", file=sys.stderr, flush=True)
+          f"kept in {shown_checkpoint(config)})", file=sys.stderr, flush=True)
 
 
 def _finish(result: SortResult, plan: Plan, out: TextIO) -> None:
@@ -158,7 +172,7 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None) ->
     print(f"{stats.total_matches} matches in {stats.rounds} rounds, {stats.total_api_calls} "
           f"LLM calls ({stats.cache_hits} from cache){cost}, {stats.elapsed_time:.1f} s",
           file=err)
-    print(f"run id {result.run_id} · checkpoint {checkpoint_path(config)}", file=err)
+    print(f"run id {result.run_id} · checkpoint {shown_checkpoint(config)}", file=err)
     if report is not None:
         print(f"report written to {report}", file=err)
 

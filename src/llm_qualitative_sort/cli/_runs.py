@@ -11,18 +11,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort._inventory import (
-    RunInventory,
-    RunSummary,
-    StoreError,
-    compact,
-    priced,
-)
+from llm_qualitative_sort._inventory import RunInventory, RunSummary, StoreError, priced
+from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._main import EXIT_OK, UsageError
 from llm_qualitative_sort.cli._report import check_report_path, write_cli_report
-from llm_qualitative_sort.cli._run import checkpoint_path
+from llm_qualitative_sort.cli._run import checkpoint_path, has_runs
 from llm_qualitative_sort.cli._settings import layered, read_config_file, read_environment
+from llm_qualitative_sort.stores import store_for
+
+Target = Path | str  # an SQLite file or a PostgreSQL URI
 
 _COLUMNS = ("RUN ID", "STARTED", "ITEMS", "SETTINGS", "STATE", "CALLS", "COST")
 
@@ -40,12 +38,13 @@ def runs_command(args: argparse.Namespace) -> int:
         raise StoreError(f"cannot use {path} as a checkpoint database: {exc}") from exc
 
 
-async def _list(path: Path, args: argparse.Namespace) -> int:
-    if not path.is_file():
+async def _list(path: Target, args: argparse.Namespace) -> int:
+    if not has_runs(path):
         print(f"no runs kept in {path}", file=sys.stderr)
         return EXIT_OK
     async with RunInventory.open(path) as runs:
         summaries = await runs.summaries()
+        where = runs.where
     if args.json:
         for summary in summaries:
             print(json.dumps(_as_json(summary), ensure_ascii=False))
@@ -55,28 +54,28 @@ async def _list(path: Path, args: argparse.Namespace) -> int:
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False))
               + "  " + row[-1])
-    print(f"{len(summaries)} run(s) in {path}", file=sys.stderr)
+    print(f"{len(summaries)} run(s) in {where}", file=sys.stderr)
     return EXIT_OK
 
 
-async def _show(path: Path, args: argparse.Namespace) -> int:
+async def _show(path: Target, args: argparse.Namespace) -> int:
     async with RunInventory.open(path) as runs:
-        summary = await _one(runs, args.run_id, path)
+        summary = await _one(runs, args.run_id)
         values = await runs.values(args.run_id) if summary.state == "finished" else {}
     if args.json:
         print(json.dumps(_as_json(summary), ensure_ascii=False, indent=2))
         return EXIT_OK
-    for name, value in _details(summary, path):
+    for name, value in _details(summary, _shown(path)):
         print(f"{name + ':':<20} {value}")
     for rank, group in values.get("rankings", [])[:10]:
         print(f"{rank:>4}  " + " | ".join(" ".join(t.split())[:80] for t in group))
     return EXIT_OK
 
 
-async def _remove(path: Path, args: argparse.Namespace) -> int:
+async def _remove(path: Target, args: argparse.Namespace) -> int:
     async with RunInventory.open(path) as runs:
         for run_id in args.run_ids:
-            summary = await _one(runs, run_id, path)
+            summary = await _one(runs, run_id)
             if summary.state == "running":
                 raise UsageError(f"run {run_id!r} is running ({summary.holder}); stop it first")
         for run_id in args.run_ids:
@@ -86,7 +85,7 @@ async def _remove(path: Path, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-async def _prune(path: Path, args: argparse.Namespace) -> int:
+async def _prune(path: Target, args: argparse.Namespace) -> int:
     before = _date(args.before)
     async with RunInventory.open(path) as runs:
         old = [s for s in await runs.summaries()
@@ -102,12 +101,12 @@ async def _prune(path: Path, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-async def _report(path: Path, args: argparse.Namespace) -> int:
+async def _report(path: Target, args: argparse.Namespace) -> int:
     check_report_path(args.out)
     from llm_qualitative_sort._results import Ranking, sort_result
 
     async with RunInventory.open(path) as runs:
-        summary = await _one(runs, args.run_id, path)
+        summary = await _one(runs, args.run_id)
         if summary.state != "finished":
             raise UsageError(f"run {args.run_id!r} is {summary.state} ({summary.matches} "
                              "matches played): finish it with `sort --resume` first")
@@ -134,20 +133,25 @@ async def _report(path: Path, args: argparse.Namespace) -> int:
 _ACTIONS = {"list": _list, "show": _show, "rm": _remove, "prune": _prune, "report": _report}
 
 
-async def _one(runs: RunInventory, run_id: str, path: Path) -> RunSummary:
+async def _one(runs: RunInventory, run_id: str) -> RunSummary:
     summary = await runs.summary(run_id)
     if summary is None:
-        raise UsageError(f"no run {run_id!r} in {path} (see `runs list`)")
+        raise UsageError(f"no run {run_id!r} in {runs.where} (see `runs list`)")
     return summary
 
 
-def _compact(path: Path) -> None:
+def _shown(path: Target) -> str:
+    return redact(path) if isinstance(path, str) and is_dsn(path) else str(path)
+
+
+def _compact(path: Target) -> None:
     try:
-        freed = compact(path)
+        freed = store_for(path).compact()
     except Exception as exc:  # in use by a running sort: its space is reused later
-        print(f"note: could not compact {path} now ({exc})", file=sys.stderr)
+        print(f"note: could not compact {_shown(path)} now ({exc})", file=sys.stderr)
         return
-    print(f"{path}: {freed / 1e6:.1f} MB given back", file=sys.stderr)
+    if freed is not None:  # a database server reuses the space on its own
+        print(f"{path}: {freed / 1e6:.1f} MB given back", file=sys.stderr)
 
 
 def _row(s: RunSummary) -> tuple[str, ...]:
@@ -173,7 +177,7 @@ def _settings_text(settings: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def _details(s: RunSummary, path: Path) -> list[tuple[str, Any]]:
+def _details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
     settings = dict(s.settings)
     rows: list[tuple[str, Any]] = [
         ("run id", s.run_id), ("state", s.state + (f" ({s.holder})" if s.holder else "")),

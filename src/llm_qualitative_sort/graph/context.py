@@ -11,12 +11,13 @@ from pydantic import ConfigDict, GetPydanticSchema
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import core_schema
 
-from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
+from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.sqlite import SqliteJournal
 
 DEFAULT_RETRY = RetryPolicy(
     initial_interval=1.0,
@@ -86,7 +87,7 @@ class TournamentContext:
     # Whether nodes build progress events; the sorter turns it off when nobody listens,
     # since building them costs more per match than the orchestration itself.
     progress: SkipJsonSchema[bool] = True
-    journal: SkipJsonSchema[Journal] = field(default_factory=Journal)
+    journal: SkipJsonSchema[RunJournal] = field(default_factory=SqliteJournal)
     # What a schedule keeps in the process between supersteps (the pipelined schedule's
     # engine, with its calls in flight), by run id.
     live: SkipJsonSchema[dict[str, Any]] = field(default_factory=dict)

@@ -54,9 +54,14 @@ def wait_for(condition, process: subprocess.Popen[bytes], seconds: float = 60) -
 def test_sigkill_while_waiting_then_resume_polls_the_same_batch(
     kind, held_round, tmp_path
 ) -> None:
+    kill_and_resume(kind, held_round, tmp_path, str(tmp_path / "runs.sqlite3"))
+
+
+def kill_and_resume(kind: str, held_round: int, tmp_path: Path, checkpoint: str) -> None:
+    """Kill a batch-mode worker waiting on round `held_round`, resume it in another."""
     with batch_server(kind, hidden_scores(ITEMS)) as (fake, url):
         config = {"kind": kind, "url": url, "key": KEY, "items": ITEMS, "run_id": "killed",
-                  "checkpoint": str(tmp_path / "runs.sqlite3"), "out": str(tmp_path / "a")}
+                  "checkpoint": checkpoint, "out": str(tmp_path / "a")}
         run = sorter(batch_provider(kind, url), tmp_path, checkpointer=None)
         reference = asyncio.run(run.sort(ITEMS))
         fake.batches.clear()

@@ -1,0 +1,109 @@
+"""`PostgresRunLease`: holders in a table of the PostgreSQL database that keeps the runs.
+
+Why a heartbeat with a time-to-live rather than a session-level advisory lock: a session
+lock is let go whenever its connection drops, and a connection also drops under a live
+holder (a network blip, a server restart, a pooler recycling it), which would let a second
+worker in while the first still pays for calls; a heartbeat only lapses after `ttl` seconds
+of silence, and a holder that finds its lease taken stops before its next call (see
+`RunLease.hold`). A session lock would also never lapse under a suspended holder, and it
+does not survive transaction-mode poolers. Silence is measured on the server's clock, so
+the workers' clocks need not agree. The cost: a holder that dies on another machine keeps
+its runs for up to `ttl` seconds; on the same machine, its dead pid frees them at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from llm_qualitative_sort._postgres import LEASES, connect_async, require, unusable
+from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.leases.base import LeaseHolder, RunLease, is_stale
+
+_COLUMNS = "run_id, host, pid, started, heartbeat, token, space"
+# Server time, seconds since the epoch.
+_NOW = "extract(epoch FROM clock_timestamp())"
+_PURPOSE = "a run lease store"
+
+
+class PostgresRunLease(RunLease):
+    """Holders in the leases table; one connection per step (a few steps a minute).
+
+    Taking the run locks its row (`SELECT ... FOR UPDATE` after an insert that does nothing
+    if the row exists), so two workers can never both take it. Holders read back carry
+    times on this process's clock (the server's, shifted by the difference measured in the
+    same query), so `describe` and `is_stale` need no clock agreement.
+
+    Args:
+        dsn: The database (its tables must exist: see `PostgresStore.prepare`).
+        ttl: As in `RunLease`.
+    """
+
+    def __init__(self, dsn: str, ttl: float | None = None) -> None:
+        super().__init__(ttl)
+        self.dsn = dsn
+        self._psycopg = require("psycopg")
+
+    async def acquire(self, me: LeaseHolder) -> LeaseHolder | None:
+        """Take the run unless a live holder has it."""
+        async with self._transaction() as conn:
+            await conn.execute(
+                f"INSERT INTO {LEASES} ({_COLUMNS}) VALUES (%s, %s, %s, {_NOW}, {_NOW}, %s, %s) "
+                "ON CONFLICT (run_id) DO NOTHING",
+                (me.run_id, me.host, me.pid, me.token, me.space))
+            current = await self._holder(conn, me.run_id, lock=True)
+            if current is None or current.token == me.token:
+                return None
+            if not is_stale(current, time.time(), self.ttl):
+                return current
+            await conn.execute(
+                f"UPDATE {LEASES} SET host = %s, pid = %s, started = {_NOW}, "
+                f"heartbeat = {_NOW}, token = %s, space = %s WHERE run_id = %s",
+                (me.host, me.pid, me.token, me.space, me.run_id))
+        return None
+
+    async def renew(self, me: LeaseHolder) -> LeaseHolder | None:
+        """Refresh the heartbeat while `me` holds the run; return the holder."""
+        async with self._transaction() as conn:
+            await conn.execute(
+                f"UPDATE {LEASES} SET heartbeat = {_NOW} WHERE run_id = %s AND token = %s",
+                (me.run_id, me.token))
+            return await self._holder(conn, me.run_id)
+
+    async def release(self, me: LeaseHolder) -> None:
+        """Let the run go if `me` holds it."""
+        async with self._transaction() as conn:
+            await conn.execute(f"DELETE FROM {LEASES} WHERE run_id = %s AND token = %s",
+                               (me.run_id, me.token))
+
+    async def recorded(self, run_id: str) -> LeaseHolder | None:
+        """The holder on record, live or not."""
+        async with self._transaction() as conn:
+            return await self._holder(conn, run_id)
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Any]:
+        conn = await connect_async(self.dsn, _PURPOSE)
+        try:
+            async with conn.transaction():
+                yield conn
+        except self._psycopg.Error as exc:
+            raise StorageError(unusable(self.dsn, _PURPOSE, exc)) from exc
+        finally:
+            await conn.close()
+
+    @staticmethod
+    async def _holder(conn: Any, run_id: str, *, lock: bool = False) -> LeaseHolder | None:
+        cursor = await conn.execute(
+            f"SELECT {_COLUMNS}, {_NOW} FROM {LEASES} WHERE run_id = %s"
+            + (" FOR UPDATE" if lock else ""), (run_id,))
+        row = await cursor.fetchone()
+        if row is None:
+            return None
+        holder = LeaseHolder(*row[:7])
+        shift = time.time() - float(row[7])  # server clock -> this process's clock
+        return dataclasses.replace(
+            holder, started=holder.started + shift, heartbeat=holder.heartbeat + shift)

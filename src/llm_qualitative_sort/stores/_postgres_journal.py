@@ -1,0 +1,287 @@
+"""The run journal in PostgreSQL: the contract of `_journal.Journal`, in a shared database.
+
+Calls are committed in groups, one per turn of the event loop, as in the SQLite journal, and
+synchronously: the flush runs before any code that the finished calls wake, so no verdict
+is acted on before it is committed. A group is one row per round, its calls as a JSON array
+(`entry`), written by one INSERT in autocommit: one round trip. The session commits with
+`synchronous_commit = off`: a commit is acknowledged once it is in the server's write-ahead
+log, before that log reaches the disk. A worker that is killed loses nothing it had
+committed; only a crash of the database server itself can lose the last fraction of a
+second of journal rows (never a row older than a durable checkpoint, since the log is
+written in order), and those calls are then paid again. That is the durability the SQLite
+journal has with `synchronous=NORMAL`, and it saves an fsync per group commit on the server
+(scripts/bench_journal_postgres.py measures both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
+from llm_qualitative_sort._postgres import (
+    BATCH_ANSWERS,
+    BATCH_JOBS,
+    JOURNAL,
+    PAIRINGS,
+    connect,
+    redact,
+    require,
+    unusable,
+)
+from llm_qualitative_sort.cache import result_from_dict
+from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
+from llm_qualitative_sort.stores.base import BatchRecords
+
+_PURPOSE = "a run journal"
+_INSERT = f"INSERT INTO {JOURNAL} (run_id, round, calls) VALUES (%s, %s, %s)"
+_INSERT_PAIRINGS = f"INSERT INTO {PAIRINGS} (run_id, last_seq, records) VALUES (%s, %s, %s)"
+_DROP = f"DELETE FROM {JOURNAL} WHERE run_id = %s AND round = ANY(%s)"
+_DROP_PAIRINGS = f"DELETE FROM {PAIRINGS} WHERE run_id = %s AND last_seq < %s"
+# [match, call, shown, winner, reasoning, raw answer, input tokens, output tokens, cached,
+# facts (a dict, or None)]
+Entry = list[Any]
+
+
+def entry(place: CallPlace, result: ComparisonResult, cached: bool,
+          facts: CallFacts | None = None) -> Entry:
+    """A call as the journal keeps it."""
+    return [place.match, place.call, place.shown, result.winner, result.reasoning,
+            result.raw_response, result.input_tokens, result.output_tokens, cached,
+            facts or None]
+
+
+def decode(kept: Entry, source: str) -> Answer:
+    """The result, cache flag and facts of a journal entry."""
+    winner, reasoning, raw, input_tokens, output_tokens, cached = kept[3:9]
+    facts = kept[9] if len(kept) > 9 and isinstance(kept[9], dict) else {}
+    data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
+            "input_tokens": input_tokens, "output_tokens": output_tokens}
+    return result_from_dict(data, source), bool(cached), dict(facts)
+
+
+class PostgresJournal:
+    """Finished calls of runs in the journal table of a PostgreSQL database.
+
+    A write that fails (the server unreachable) loses nothing silently: the calls stay
+    pending and are tried again (on a new connection if the old one broke), `check` raises
+    before the next paid call, and `unsaved_calls` says how many paid calls are not saved.
+
+    Args:
+        dsn: The database (its tables must exist: see `PostgresStore.prepare`).
+
+    Raises:
+        StorageError: The database cannot be reached.
+    """
+
+    # See the module's docstring; "on" adds an fsync on the server to every group commit.
+    synchronous_commit = "off"
+
+    def __init__(self, dsn: str) -> None:
+        self._dsn = dsn
+        self._where = f"the run journal in {redact(dsn)}"
+        self._psycopg = require("psycopg")
+        self._rounds: dict[tuple[str, int], dict[tuple[int, int], Entry]] = {}
+        # Per (run, round): the JSON of each call not yet committed, and whether it was paid.
+        self._pending: dict[tuple[str, int], list[tuple[str, bool]]] = {}
+        self._pairings: dict[str, dict[int, list[int]]] = {}  # per run, read when first asked
+        self._paired: dict[str, list[list[int]]] = {}  # not yet committed
+        self._drops: list[tuple[str, tuple[Any, ...]]] = []
+        self._scheduled = False
+        self._failure: Exception | None = None
+        self._conn = self._connect()
+
+    @property
+    def where(self) -> str:
+        """The journal's database, without the password."""
+        return self._where
+
+    def _connect(self) -> Any:
+        conn = connect(self._dsn, _PURPOSE)
+        conn.execute(f"SET synchronous_commit = {self.synchronous_commit}")
+        return conn
+
+    def _connection(self) -> Any:
+        if self._conn.closed or self._conn.broken:
+            self._conn = self._connect()
+        return self._conn
+
+    def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
+        """The journaled answer and whether it came from the user's cache, or None."""
+        found = self.entry(place)
+        return None if found is None else found[:2]
+
+    def entry(self, place: CallPlace) -> Answer | None:
+        """The journaled answer, whether it came from the user's cache, and its facts."""
+        kept = self._round(place.run_id, place.round_number).get((place.match, place.call))
+        if kept is None or kept[2] != place.shown:
+            return None  # another pairing was journaled here: ask again, never reuse it
+        return decode(kept, self._where)
+
+    def put(
+        self,
+        place: CallPlace,
+        result: ComparisonResult,
+        *,
+        cached: bool,
+        facts: CallFacts | None = None,
+    ) -> None:
+        """Record a finished call; committed by a flush scheduled on the event loop."""
+        kept = entry(place, result, cached, facts)
+        key = (place.run_id, place.round_number)
+        self._round(*key)[(place.match, place.call)] = kept
+        text = json.dumps(kept, ensure_ascii=False, default=str)
+        self._pending.setdefault(key, []).append((text, not cached))
+        self._schedule()
+
+    def put_pairing(self, run_id: str, seq: int, pairing: list[int]) -> None:
+        """Record pairing number `seq` of a run, before its calls start (see `put`)."""
+        self.pairings(run_id)
+        self._pairings[run_id][seq] = list(pairing)
+        self._paired.setdefault(run_id, []).append([seq, *pairing])
+        self._schedule()
+
+    def pairings(self, run_id: str) -> dict[int, list[int]]:
+        """The pairings recorded for a run and not yet settled, by number."""
+        if run_id not in self._pairings:
+            found: dict[int, list[int]] = {}
+            rows = self._read(f"SELECT records FROM {PAIRINGS} WHERE run_id = %s ORDER BY seq",
+                              (run_id,))
+            try:
+                for (records,) in rows:
+                    found.update((seq, pairing) for seq, *pairing in json.loads(records))
+            except (ValueError, TypeError) as exc:
+                raise StorageError(f"cannot use {self._where}: a damaged row ({exc})") from exc
+            self._pairings[run_id] = found
+        return dict(self._pairings[run_id])
+
+    def settle(self, run_id: str, rounds: Iterable[int], pairings_below: int = 0) -> None:
+        """Drop what a checkpoint now saved holds; committed with the next flush."""
+        numbers = sorted(set(rounds))
+        for number in numbers:
+            self._rounds.pop((run_id, number), None)
+        if numbers:
+            self._drops.append((_DROP, (run_id, numbers)))
+        pairings = self._pairings.get(run_id, {})
+        for seq in [seq for seq in pairings if seq < pairings_below]:
+            del pairings[seq]
+        if pairings_below:
+            self._drops.append((_DROP_PAIRINGS, (run_id, pairings_below)))
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit the calls recorded and not yet saved; never raises (see `check`).
+
+        Pairings go first (a pairing is on disk before its calls), then calls, then the
+        rows that saved checkpoints made stale.
+        """
+        self._scheduled = False
+        if not (self._pending or self._paired or self._drops):
+            return
+        rows = [(run_id, number, "[" + ",".join(text for text, _ in calls) + "]")
+                for (run_id, number), calls in self._pending.items()]
+        paired = [(run_id, records[-1][0], json.dumps(records))
+                  for run_id, records in self._paired.items()]
+        try:
+            with self._connection().cursor() as cursor:
+                if paired:
+                    cursor.executemany(_INSERT_PAIRINGS, paired)
+                    self._paired = {}
+                if rows:
+                    cursor.executemany(_INSERT, rows)  # one round trip (pipeline mode)
+                    self._pending = {}
+                for statement, params in self._drops:
+                    cursor.execute(statement, params)
+                self._drops = []
+        except (self._psycopg.Error, StorageError) as exc:  # StorageError: no reconnection
+            # A commit whose answer was lost may have been made: written again, its calls
+            # are duplicates, and the newest copy of a call is the one read.
+            self._failure = exc
+            return
+        self._failure = None
+
+    def check(self) -> None:
+        """Raise if finished calls cannot be written (after one more try).
+
+        Raises:
+            StorageError: Naming the database and the error.
+        """
+        if self._failure is not None:
+            self.flush()
+        if self._failure is not None:
+            raise StorageError(
+                f"cannot write {self._where} ({type(self._failure).__name__}: "
+                f"{' '.join(str(self._failure).split())}): check the server, then resume the run"
+            ) from self._failure
+
+    def unsaved_calls(self) -> int:
+        """Paid calls whose rows could not be written (after one more try)."""
+        self.flush()
+        if self._failure is None:
+            return 0
+        return sum(paid for calls in self._pending.values() for _, paid in calls)
+
+    def forget(self, run_id: str) -> None:
+        """Drop a finished run's calls and batch records: its checkpoint holds the history."""
+        self._rounds = {key: kept for key, kept in self._rounds.items() if key[0] != run_id}
+        self._pairings.pop(run_id, None)
+        self.flush()
+        self._pending = {key: calls for key, calls in self._pending.items() if key[0] != run_id}
+        self._paired.pop(run_id, None)
+        self._drops = [drop for drop in self._drops if drop[1][0] != run_id]
+        try:
+            conn = self._connection()
+            with conn.transaction():
+                for table in (JOURNAL, PAIRINGS, BATCH_JOBS, BATCH_ANSWERS):
+                    conn.execute(f"DELETE FROM {table} WHERE run_id = %s", (run_id,))
+        except (self._psycopg.Error, StorageError):
+            # Left behind, the rows are stale copies of what the checkpoint holds and are
+            # never read again: failing to delete them must not fail a finished run.
+            pass
+
+    def batch_records(self, run_id: str, round_number: int) -> BatchRecords:
+        """The batch records of a round, in the same database."""
+        return PostgresBatchRecords(self._connection(), run_id, round_number)
+
+    def batches_in_flight(self, run_id: str, round_number: int) -> list[str]:
+        """The batches of a round that may still be at the provider."""
+        return in_flight(self._connection(), run_id, round_number)
+
+    def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], Entry]:
+        key = (run_id, round_number)
+        if key not in self._rounds:
+            rows = self._read(f"SELECT calls FROM {JOURNAL} WHERE run_id = %s AND round = %s "
+                              "ORDER BY seq", key)
+            found: dict[tuple[int, int], Entry] = {}
+            try:
+                for (calls,) in rows:  # in write order: the newest entry of a call wins
+                    found.update(((kept[0], kept[1]), kept) for kept in json.loads(calls))
+            except (ValueError, TypeError, IndexError) as exc:
+                raise StorageError(f"cannot use {self._where}: a damaged row ({exc})") from exc
+            self._rounds[key] = found
+        return self._rounds[key]
+
+    def _read(self, query: str, params: tuple[Any, ...]) -> list[Any]:
+        """Rows of a query; a connection found dead is replaced once."""
+        for attempt in (1, 2):
+            try:
+                rows: list[Any] = self._connection().execute(query, params).fetchall()
+                return rows
+            except self._psycopg.Error as exc:
+                if attempt == 2 or not self._conn.broken:
+                    raise StorageError(unusable(self._dsn, _PURPOSE, exc)) from exc
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Flush (a last try) and close the connection."""
+        self.flush()
+        self._conn.close()
