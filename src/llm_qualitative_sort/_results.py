@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort._audit import audit, ties
 from llm_qualitative_sort._rating import Rating
+from llm_qualitative_sort._validation import Ranking as Ranking
 from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
@@ -165,9 +166,6 @@ def _cost(
     if live is None or batched is None:
         return None
     return live + batched * (1.0 - batch_discount)
-
-
-Ranking = Literal["wins", "bradley_terry"]
 
 
 def sort_result(

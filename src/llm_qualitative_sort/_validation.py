@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from llm_qualitative_sort.tournament import STRATEGIES, Settings, Strategy
+
+Ranking = Literal["wins", "bradley_terry"]
 
 # Bounds that keep a run finite and storable: a match of more calls, or more lives, is
 # never what anyone meant, and the seed must fit the 64-bit integers checkpoints store.
@@ -133,3 +135,33 @@ def _positive_int(name: str, value: Any, most: int | None = None) -> None:
 
 def _preview(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 1] + "…")
+
+
+def check_timeout(seconds: Any) -> None:
+    """Refuse a `call_timeout` that is not a positive, finite number of seconds or None."""
+    if seconds is None:
+        return
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise TypeError(f"call_timeout must be seconds (a number) or None, got {seconds!r}")
+    if not 0 < seconds < float("inf"):
+        raise ValueError(f"call_timeout must be > 0 seconds, got {seconds}")
+
+
+def check_ranking(ranking: Any, native: str) -> Ranking:
+    """The ranking to use: the one given, or the strategy's own (`native`) for None."""
+    if ranking is None:
+        return "wins" if native == "wins" else "bradley_terry"
+    if ranking not in ("wins", "bradley_terry"):
+        raise ValueError(f"ranking must be 'wins' or 'bradley_terry', got {ranking!r}")
+    if native == "bradley_terry" and ranking == "wins":
+        raise ValueError("ranking='wins' needs strategy='elimination': Swiss pairs by "
+                         "strength, so its win counts are not a ranking")
+    rank: Ranking = ranking
+    return rank
+
+
+def check_run_id(run_id: Any) -> str:
+    """The run id, or `ValueError` for anything but a non-empty string."""
+    if not isinstance(run_id, str) or not run_id.strip():
+        raise ValueError(f"run_id must be a non-empty str, got {run_id!r}")
+    return run_id

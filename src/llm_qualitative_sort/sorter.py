@@ -25,9 +25,12 @@ from llm_qualitative_sort._storage import default_checkpointer
 from llm_qualitative_sort._validation import (
     check_criteria,
     check_items,
+    check_ranking,
+    check_run_id,
     check_schedule,
     check_seed,
     check_settings,
+    check_timeout,
 )
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import RunDetached, RunMismatchError, RunStoppedError
@@ -86,6 +89,11 @@ class QualitativeSorter:
         wait_for_run: A run is held by one process at a time. When another holds it,
             wait up to this many seconds for it to let go (None: as long as it takes);
             0 raises `RunLockedError` at once.
+        schedule: "rounds" (default: each round starts when the last one ends; the result
+            depends on the seed alone) or "pipelined" (elimination only, live calls: a
+            bracket's players are paired as soon as they are free, so no request slot waits
+            for a round's slowest call; the pairings depend on completion order and are
+            logged durably, so a resumed run continues exactly).
 
     Example:
         >>> import asyncio
@@ -128,12 +136,12 @@ class QualitativeSorter:
             budget=budget, top_k=top_k, stop_when_settled=stop_when_settled,
         )
         check_seed(seed)
-        _check_timeout(call_timeout)
+        check_timeout(call_timeout)
         if cache is not None and not isinstance(cache, ComparisonCache):
             raise TypeError(f"cache must be a ComparisonCache, got {type(cache).__name__}")
         if on_progress is not None and not callable(on_progress):
             raise TypeError("on_progress must be callable")
-        self.ranking: Ranking = _check_ranking(ranking, STRATEGIES[strategy].native_ranking)
+        self.ranking: Ranking = check_ranking(ranking, STRATEGIES[strategy].native_ranking)
         self.schedule = check_schedule(schedule, STRATEGIES[strategy], provider)
         if wait_for_run is not None and not wait_for_run >= 0:
             raise ValueError(f"wait_for_run must be seconds >= 0 or None, got {wait_for_run!r}")
@@ -182,7 +190,7 @@ class QualitativeSorter:
         started = time.perf_counter()
         texts = check_items(items)
         self.provider.check_items(texts)
-        run_id = _check_run_id(run_id) if run_id is not None else uuid.uuid4().hex
+        run_id = check_run_id(run_id) if run_id is not None else uuid.uuid4().hex
         if len(texts) < 2:
             return trivial_result(texts, run_id, time.perf_counter() - started)
         STRATEGIES[self.strategy].check(self.settings, len(texts))
@@ -244,7 +252,7 @@ class QualitativeSorter:
             RunLockedError: Another process holds the run (see `wait_for_run`).
         """
         started = time.perf_counter()
-        _check_run_id(run_id)
+        check_run_id(run_id)
         async with self._store.open(run_id, wait=self.wait_for_run) as (saver, journal):
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
@@ -428,30 +436,3 @@ def _seed_for(run_id: str) -> int:
     """
     digest = hashlib.sha256(f"llm-qualitative-sort/seed/{run_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
-
-
-def _check_timeout(seconds: Any) -> None:
-    if seconds is None:
-        return
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-        raise TypeError(f"call_timeout must be seconds (a number) or None, got {seconds!r}")
-    if not 0 < seconds < float("inf"):
-        raise ValueError(f"call_timeout must be > 0 seconds, got {seconds}")
-
-
-def _check_ranking(ranking: Any, native: str) -> Ranking:
-    if ranking is None:
-        return "wins" if native == "wins" else "bradley_terry"
-    if ranking not in ("wins", "bradley_terry"):
-        raise ValueError(f"ranking must be 'wins' or 'bradley_terry', got {ranking!r}")
-    if native == "bradley_terry" and ranking == "wins":
-        raise ValueError("ranking='wins' needs strategy='elimination': Swiss pairs by "
-                         "strength, so its win counts are not a ranking")
-    rank: Ranking = ranking
-    return rank
-
-
-def _check_run_id(run_id: Any) -> str:
-    if not isinstance(run_id, str) or not run_id.strip():
-        raise ValueError(f"run_id must be a non-empty str, got {run_id!r}")
-    return run_id
