@@ -10,6 +10,7 @@ import pytest
 from llm_qualitative_sort import ComparisonResult, StorageError
 from llm_qualitative_sort._batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort._journal import CallPlace, text_digest
+from llm_qualitative_sort._postgres import MIGRATIONS
 from llm_qualitative_sort.stores.postgres import PostgresStore
 
 COUNT = ("SELECT count(*), COALESCE(SUM(jsonb_array_length(calls::jsonb)), 0)::int "
@@ -130,5 +131,31 @@ async def test_concurrent_workers_set_up_the_tables_once(postgres_dsn: str) -> N
     with psycopg.connect(postgres_dsn) as conn:
         versions = conn.execute("SELECT v FROM llm_qualitative_sort_migrations").fetchall()
         saver = conn.execute("SELECT count(*) FROM checkpoint_migrations").fetchone()
-    assert versions == [(1,)]
+    assert versions == [(v,) for v in range(1, len(MIGRATIONS) + 1)]  # each applied once
     assert saver is not None and saver[0] > 0
+
+
+async def test_facts_and_pairings_survive_a_reopen_and_settled_rows_go(postgres_dsn: str) -> None:
+    judge = {"judge": "mock:seed=2"}
+    async with await _journal(postgres_dsn) as (_, journal):
+        journal.put_pairing("run", 0, [3, 4, 0])
+        journal.put_pairing("run", 1, [5, 6, 0])
+        journal.put(_place("a", "b"), _result("A"), cached=False, facts=judge)
+        journal.put(CallPlace("run", 2, 0, 0, "c", "d", text_digest("c") + text_digest("d")),
+                    _result("B"), cached=False)
+        await asyncio.sleep(0)
+    async with await _journal(postgres_dsn) as (_, journal):
+        assert journal.entry(_place("a", "b")) == (_result("A"), False, judge)
+        assert journal.pairings("run") == {0: [3, 4, 0], 1: [5, 6, 0]}
+        journal.settle("run", [1], pairings_below=1)  # a checkpoint now holds round 1, seq 0
+        await asyncio.sleep(0)
+    async with await _journal(postgres_dsn) as (_, journal):
+        assert journal.entry(_place("a", "b")) is None
+        kept = CallPlace("run", 2, 0, 0, "c", "d", text_digest("c") + text_digest("d"))
+        assert journal.get(kept) == (_result("B"), False)
+        # Pairings are dropped by their commit's last number: seq 0 and 1 were one commit.
+        assert journal.pairings("run") == {0: [3, 4, 0], 1: [5, 6, 0]}
+        journal.settle("run", [], pairings_below=2)
+        await asyncio.sleep(0)
+    async with await _journal(postgres_dsn) as (_, journal):
+        assert journal.pairings("run") == {}
