@@ -20,17 +20,23 @@ MAX_BUDGET = 10**9
 def check_settings(
     *,
     elimination_count: Any = 2,
-    comparison_rounds: Any = 2,
+    comparison_rounds: Any = None,
     max_concurrent_requests: Any = 1,
     strategy: Any = "elimination",
     budget: Any = None,
     top_k: Any = None,
     stop_when_settled: Any = False,
 ) -> Settings:
-    """The validated settings of a run; `TypeError`/`ValueError` naming a bad argument."""
+    """The validated settings of a run; `TypeError`/`ValueError` naming a bad argument.
+
+    `comparison_rounds=None` takes the strategy's own default (2 for elimination, 1 for
+    Swiss).
+    """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}, "
                          f"got {strategy!r}")
+    if comparison_rounds is None:
+        comparison_rounds = STRATEGIES[strategy].default_comparison_rounds
     _positive_int("elimination_count", elimination_count, MAX_ELIMINATION_COUNT)
     _positive_int("comparison_rounds", comparison_rounds, MAX_COMPARISON_ROUNDS)
     _positive_int("max_concurrent_requests", max_concurrent_requests)

@@ -66,6 +66,8 @@ class QualitativeSorter:
         elimination_count: Losses that eliminate (N); 1 single, 2 double elimination.
         comparison_rounds: Calls per match, a positive even number, half in each order;
             with strategy="swiss" also 1 (each item shown first in about half its calls).
+            None (default) takes the strategy's own: 2 for elimination, as the
+            specification says; 1 for Swiss, which ranks better per call that way.
         budget: Swiss only: the judgements a run may use (paid calls and cache hits); by
             default what elimination with N=2 and two calls per match would make, 2·(2n−1).
         top_k: Swiss only: refine the top K with the last part of the budget.
@@ -112,7 +114,7 @@ class QualitativeSorter:
         criteria: str,
         strategy: str = "elimination",
         elimination_count: int = 2,
-        comparison_rounds: int = 2,
+        comparison_rounds: int | None = None,
         budget: int | None = None,
         top_k: int | None = None,
         stop_when_settled: bool = False,

@@ -46,7 +46,7 @@ class RunConfig:
     # A panel: each "PROVIDER[:MODEL]" is one judge; empty for a single judge.
     judges: list[str] = _setting(list, fixed=True)
     elimination_count: int = _setting(2, fixed=True)
-    comparison_rounds: int = _setting(2, fixed=True)
+    comparison_rounds: int | None = _setting(None, fixed=True)
     strategy: str = _setting("elimination", fixed=True)
     budget: int | None = _setting(None, fixed=True)
     top_k: int | None = _setting(None, fixed=True)

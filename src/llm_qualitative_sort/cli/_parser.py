@@ -178,7 +178,8 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     tournament.add_argument("--elimination-count", type=int, metavar="N",
                             help="losses that eliminate (default 2)")
     tournament.add_argument("--comparison-rounds", type=int, metavar="K",
-                            help="LLM calls per match, even (default 2); swiss also 1")
+                            help="LLM calls per match, even (default 2); swiss also 1 "
+                                 "(its default)")
     tournament.add_argument("--budget", type=int, metavar="CALLS",
                             help="swiss: judgements to spend, cache hits included (default: "
                             "what elimination N=2 would make, 2·(2n−1))")

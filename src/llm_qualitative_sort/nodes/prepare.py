@@ -27,7 +27,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     settings = check_settings(
         strategy=state.get("strategy", "elimination"),
         elimination_count=state.get("elimination_count", 2),
-        comparison_rounds=state.get("comparison_rounds", 2),
+        comparison_rounds=state.get("comparison_rounds"),
         budget=state.get("budget"),
         top_k=state.get("top_k"),
         stop_when_settled=state.get("stop_when_settled", False),

@@ -95,6 +95,8 @@ class Strategy(ABC):
     name: ClassVar[str]
     # How its `rank` orders items: "wins" or "bradley_terry" (strengths fitted to the calls).
     native_ranking: ClassVar[str]
+    # Calls per match when the user gives none.
+    default_comparison_rounds: ClassVar[int] = 2
     # Whether it can play without round barriers (`pair_free` and `apply_match`), and if
     # not, why (for the error that refuses schedule="pipelined").
     pipelined: ClassVar[bool] = False
