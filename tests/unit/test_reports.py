@@ -118,3 +118,15 @@ def test_bracket_history_empties_the_brackets_round_by_round() -> None:
     result = _result()
     assert infer_elimination_count(result) == 2
     assert bracket_history(result, 2) == [[3, 0, 0], [2, 1, 0], [0, 3, 0], [0, 2, 1], [0, 1, 2]]
+
+
+def test_every_statistics_card_has_a_label_in_every_language() -> None:
+    from dataclasses import fields
+
+    from llm_qualitative_sort.models import Statistics
+    from llm_qualitative_sort.reports._html import _AUDIT_FIELDS
+    from llm_qualitative_sort.reports._words import LANGUAGES
+
+    cards = {f.name for f in fields(Statistics)} - _AUDIT_FIELDS
+    for lang, table in LANGUAGES.items():
+        assert cards - set(table) == set(), lang

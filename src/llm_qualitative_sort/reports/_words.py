@@ -28,6 +28,7 @@ EN: Mapping[str, str] = {
     "cache_hits": "cache hits", "elapsed_time": "elapsed time", "failed_calls": "failed calls",
     "draws": "draws", "rounds": "rounds", "input_tokens": "input tokens",
     "output_tokens": "output tokens", "estimated_cost": "estimated cost",
+    "batch_calls": "batch calls",
     "judge": "Judge",
     # The trust section.
     "trust": "How sure is this ranking?",
@@ -92,7 +93,7 @@ JA: Mapping[str, str] = {
     "total_matches": "対戦数", "total_api_calls": "API呼び出し", "cache_hits": "キャッシュ利用",
     "elapsed_time": "所要時間", "failed_calls": "判定失敗", "draws": "引き分け",
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
-    "estimated_cost": "推定コスト",
+    "estimated_cost": "推定コスト", "batch_calls": "バッチ呼び出し",
     "judge": "判定者",
     "trust": "このランキングはどこまで確かか",
     "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"
