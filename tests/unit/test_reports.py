@@ -130,3 +130,13 @@ def test_every_statistics_card_has_a_label_in_every_language() -> None:
     cards = {f.name for f in fields(Statistics)} - _AUDIT_FIELDS
     for lang, table in LANGUAGES.items():
         assert cards - set(table) == set(), lang
+
+
+def test_a_swiss_report_has_no_loss_brackets_and_says_it_ranks_by_score() -> None:
+    from llm_qualitative_sort.reports._words import EN
+
+    elimination = to_html(_result(), {"criteria": "c", "elimination_count": 2})
+    swiss = to_html(_result(), {"criteria": "c", "strategy": "swiss", "elimination_count": 2})
+    assert EN["brackets"] in elimination and EN["ranking_note"] in elimination
+    assert EN["brackets"] not in swiss and EN["ranking_note_score"] in swiss
+    assert "elimination count" in elimination and "elimination count" not in swiss

@@ -57,6 +57,10 @@ def to_html(
     """
     settings = dict(settings or {})
     words = words_in(lang)
+    swiss = settings.get("strategy") == "swiss"
+    if swiss:  # no loss brackets: its N is not a setting of the run
+        settings.pop("elimination_count", None)
+    by_score = swiss or settings.get("ranking") == "bradley_terry"
     n_losses = int(settings.get("elimination_count") or infer_elimination_count(result))
     table = standings(result)
     title = str(settings.get("criteria") or words["title"])
@@ -68,8 +72,9 @@ def to_html(
         _run_line(result, settings, words),
         _statistics(result, words),
         trust,
-        _bracket_section(result, n_losses, words),
-        _ranking(table, ids or {}, _judge_numbers(result), words),
+        "" if swiss else _bracket_section(result, n_losses, words),
+        _ranking(table, ids or {}, _judge_numbers(result), words,
+                 words["ranking_note_score" if by_score else "ranking_note"]),
         _wins_section(table, words),
     ]
     return (
@@ -131,7 +136,8 @@ def _judge_numbers(result: SortResult) -> dict[str, int]:
 
 
 def _ranking(
-    table: list[Standing], ids: Mapping[str, Any], judges: Mapping[str, int], words: Words
+    table: list[Standing], ids: Mapping[str, Any], judges: Mapping[str, int], words: Words,
+    note: str,
 ) -> str:
     # The first item opens by itself, to show the reader that the rows unfold.
     rows: list[str] = []
@@ -150,7 +156,7 @@ def _ranking(
             )
     return (
         f"<section><h2>{words['ranking']}</h2>"
-        f'<p class="note">{words["ranking_note"]}</p>'
+        f'<p class="note">{note}</p>'
         f'<table class="ranking"><thead><tr><th>{words["rank"]}</th><th>{words["item"]}</th>'
         f'<th>{words["wins"]}</th><th>{words["losses"]}</th></tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></section>"

@@ -10,6 +10,9 @@ EN: Mapping[str, str] = {
     "ranking": "Ranking",
     "ranking_note": "Items with equal wins share a rank. Open an item to read its matches "
                     "and the judge's reasoning (the first is open).",
+    "ranking_note_score": "Ranked by Bradley–Terry score (see above); wins and losses are "
+                          "counts of matches. Open an item to read its matches and the "
+                          "judge's reasoning (the first is open).",
     "rank": "Rank", "item": "Item", "id": "ID", "wins": "Wins", "losses": "Losses",
     "round": "Round", "opponent": "Opponent", "result": "Result", "calls": "Calls",
     "won": "won", "lost": "lost", "draw": "draw", "tied": "tied ×{n}",
@@ -76,6 +79,8 @@ JA: Mapping[str, str] = {
     "ranking": "ランキング",
     "ranking_note": "勝利数が同じ項目は同順位です。項目を開くと対戦と判定理由が読めます"
                     "（最初の項目は開いています）。",
+    "ranking_note_score": "Bradley–Terryスコア（上記）の順です。勝・敗は対戦の数です。"
+                          "項目を開くと対戦と判定理由が読めます（最初の項目は開いています）。",
     "rank": "順位", "item": "項目", "id": "ID", "wins": "勝", "losses": "敗",
     "round": "回戦", "opponent": "対戦相手", "result": "結果", "calls": "判定",
     "won": "勝ち", "lost": "負け", "draw": "引き分け", "tied": "{n}件が同順位",
@@ -133,6 +138,9 @@ JA: Mapping[str, str] = {
     "setting_provider": "プロバイダ", "setting_model": "モデル",
     "setting_elimination_count": "敗退までの敗数", "setting_comparison_rounds": "1対戦の判定回数",
     "setting_seed": "シード", "setting_ranking": "順位付け",
+    "setting_strategy": "戦略", "setting_budget": "予算（判定数）", "setting_top_k": "上位K",
+    "setting_stop_when_settled": "上位確定で停止", "setting_judges": "判定者",
+    "setting_schedule": "スケジュール",
 }
 
 LANGUAGES = {"en": EN, "ja": JA}
