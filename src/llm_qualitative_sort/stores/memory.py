@@ -30,7 +30,7 @@ class MemoryStore(Store):
         # A saver of our own settles the journal after each save; the user's is left as it is
         # (the journal then keeps a run's rows until the run finishes).
         self.saver = saver if saver is not None else settling_saver(InMemorySaver, self.journal)
-        self.lease = LocalRunLease(scope=saver)
+        self.lease = LocalRunLease(scope=self.saver)
 
     @property
     def where(self) -> str:
