@@ -202,3 +202,12 @@ async def test_in_memory_runs_are_held_by_one_task_at_a_time() -> None:
         await sorter.sort(_items(), run_id="mem")
     await first
     await sorter.sort(_items(), run_id="mem")  # finished and let go: returns the result
+
+
+async def test_two_in_memory_sorters_do_not_hold_each_others_runs() -> None:
+    one = _sorter(MockLLMProvider(seed=11, latency=0.01), checkpointer=None)
+    two = _sorter(MockLLMProvider(seed=11, latency=0.01), checkpointer=None)
+    first = asyncio.create_task(one.sort(_items(), run_id="mem"))
+    await asyncio.sleep(0.05)
+    other = await two.sort(_items(), run_id="mem")  # its own memory: another run of that id
+    assert other.rankings == (await first).rankings
