@@ -1,0 +1,194 @@
+"""Round-synchronous against pipelined play, beside the plain asyncio floor, in one run.
+
+Plays elimination with the seeded mock behind a latency model, three ways, each in its own
+subprocess (so peak memory is its own), interleaved over repetitions:
+
+- `floor`: the plain round-by-round asyncio loop of `bench_engine.py` (no graph, no
+  checkpoint, no journal);
+- `rounds`: `QualitativeSorter` with the default schedule (SQLite checkpoint and journal on);
+- `pipelined`: the same with `schedule="pipelined"`.
+
+Each call's latency is drawn from its own texts and repetition, so every variant sees the
+same latency for the same call whatever the order of completion. Reported: wall seconds,
+the ratio to the floor, the ratio to the ideal `calls × mean latency / C`, peak RSS, and the
+peak size on disk of the checkpoint and journal files (sampled every 20 ms).
+
+    python scripts/bench_schedules.py             # the issue's settings (several minutes)
+    python scripts/bench_schedules.py --quick     # n=200, one repetition
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from bench_engine import CRITERIA, plain_loop
+from llm_qualitative_sort import ComparisonResult, MockLLMProvider, QualitativeSorter
+
+# name: (n, N, C, latency model, its parameter)
+SETTINGS: dict[str, tuple[int, int, int, str, float]] = {
+    "zero latency, n=1000, N=10, C=10": (1000, 10, 10, "fixed", 0.0),
+    "20 ms, n=1000, N=10, C=100": (1000, 10, 100, "fixed", 0.02),
+    "lognormal (median 20 ms, p99 ≈ 200 ms), n=1000, N=2, C=100": (1000, 2, 100, "lognormal",
+                                                                    0.02),
+    "20 ms, one call in 500 takes 2 s, n=1000, N=2, C=100": (1000, 2, 100, "slow", 0.02),
+    "20 ms, n=10,000, N=2, C=1000": (10_000, 2, 1000, "fixed", 0.02),
+    "20 ms, n=10,000, N=10, C=1000": (10_000, 10, 1000, "fixed", 0.02),
+}
+SIGMA = 0.99  # lognormal: p99 = median × e^(2.326 σ) ≈ 10 × median
+
+
+class LatencyMock(MockLLMProvider):
+    """The seeded mock, each call delayed by a latency drawn from the call itself."""
+
+    def __init__(self, model: str, value: float) -> None:
+        super().__init__(seed=1)
+        self.spread, self.median = model, value
+
+    def delay(self, item_a: str, item_b: str, repetition: int) -> float:
+        """The call's latency (deterministic per call)."""
+        if self.spread == "fixed":
+            return self.median
+        key = zlib.crc32(f"{item_a}\x00{item_b}\x00{repetition}".encode())
+        draw = random.Random(key)
+        if self.spread == "lognormal":
+            return self.median * math.exp(SIGMA * draw.gauss(0.0, 1.0))
+        return 2.0 if draw.random() < 1 / 500 else self.median  # "slow": a call in backoff
+
+    async def compare_call(self, item_a: str, item_b: str, criteria: str, *,
+                           repetition: int = 0) -> ComparisonResult:
+        """Wait the call's latency, then answer as the mock does."""
+        seconds = self.delay(item_a, item_b, repetition)
+        if seconds:
+            await asyncio.sleep(seconds)
+        return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
+
+
+def mean_latency(model: str, value: float) -> float:
+    """The latency model's mean, for the ideal time."""
+    if model == "lognormal":
+        return value * math.exp(SIGMA**2 / 2)
+    if model == "slow":
+        return value * (1 - 1 / 500) + 2.0 / 500
+    return value
+
+
+def _size(folder: Path) -> int:
+    total = 0
+    try:
+        paths = list(folder.iterdir())
+    except OSError:  # the run's folder is gone: the run is over
+        return 0
+    for path in paths:
+        try:
+            total += path.stat().st_size
+        except OSError:  # a -wal or -shm file that went away meanwhile
+            pass
+    return total
+
+
+async def _disk_peak(folder: Path, peak: list[int]) -> None:
+    while True:
+        peak[0] = max(peak[0], _size(folder))
+        await asyncio.sleep(0.02)
+
+
+async def run_variant(args: argparse.Namespace) -> dict[str, Any]:
+    """One variant in this process."""
+    items = [str(i) for i in range(args.n)]
+    judge = LatencyMock(args.model, args.value)
+    peak, after = [0], 0
+    started = time.perf_counter()
+    if args.variant == "floor":
+        _, calls = await plain_loop(items, judge, args.N, 2, args.concurrency, seed=7)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            watcher = asyncio.create_task(_disk_peak(Path(tmp), peak))
+            sorter = QualitativeSorter(
+                judge, criteria=CRITERIA, elimination_count=args.N, seed=7,
+                max_concurrent_requests=args.concurrency, schedule=args.variant,
+                checkpointer=os.path.join(tmp, "runs.sqlite3"))
+            result = await sorter.sort(items)
+            watcher.cancel()
+            after = _size(Path(tmp))
+            peak[0] = max(peak[0], after)
+            calls = result.statistics.total_api_calls
+    elapsed = time.perf_counter() - started
+    return {"seconds": elapsed, "calls": calls,
+            "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "disk_peak_mb": peak[0] / 2**20, "disk_after_mb": after / 2**20}
+
+
+def spawn(variant: str, setting: tuple[int, int, int, str, float]) -> dict[str, Any]:
+    """Run one variant in a subprocess; its JSON line."""
+    n, n_losses, concurrency, model, value = setting
+    command = [sys.executable, __file__, "--variant", variant, "--n", str(n), "--N",
+               str(n_losses), "--concurrency", str(concurrency), "--model", model,
+               "--value", str(value)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONHASHSEED": "0"})
+    row: dict[str, Any] = json.loads(out.stdout)
+    return row
+
+
+def measure(name: str, setting: tuple[int, int, int, str, float], repeat: int) -> None:
+    """Print one setting's rows: medians of `repeat` interleaved runs."""
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for _ in range(repeat):
+        for variant in ("floor", "rounds", "pipelined"):
+            runs.setdefault(variant, []).append(spawn(variant, setting))
+    median = {v: sorted(s, key=lambda r: r["seconds"])[len(s) // 2] for v, s in runs.items()}
+    floor = median["floor"]["seconds"]
+    _, _, concurrency, model, value = setting
+    for variant, row in median.items():
+        ideal = row["calls"] * mean_latency(model, value) / concurrency
+        to_ideal = f"{row['seconds'] / ideal:.2f}" if ideal else "–"
+        disk = (f"{row['disk_peak_mb']:.1f} / {row['disk_after_mb']:.1f}"
+                if variant != "floor" else "–")
+        print(f"| {name} | {variant} | {row['calls']:,} | {row['seconds']:.2f} | "
+              f"{row['seconds'] / floor:.2f} | {to_ideal} | {row['rss_mb']:.0f} | {disk} |",
+              flush=True)
+
+
+def main() -> None:
+    """Measure every setting, or run one variant (`--variant`, used by `spawn`)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--variant")
+    parser.add_argument("--n", type=int)
+    parser.add_argument("--N", type=int)
+    parser.add_argument("--concurrency", type=int)
+    parser.add_argument("--model", default="fixed")
+    parser.add_argument("--value", type=float, default=0.0)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per variant; medians")
+    parser.add_argument("--quick", action="store_true", help="n=200, one repetition")
+    parser.add_argument("--only", help="run the settings whose name contains this")
+    args = parser.parse_args()
+    if args.variant:
+        print(json.dumps(asyncio.run(run_variant(args))))
+        return
+    print("| setting | variant | calls | wall s | × floor | × ideal | peak RSS MB | "
+          "disk MB at peak / after |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, setting in SETTINGS.items():
+        if args.only and args.only not in name:
+            continue
+        if args.quick:
+            setting = (200, *setting[1:])
+        big = setting[0] >= 10_000
+        measure(name, setting, 1 if args.quick or big else args.repeat)
+
+
+if __name__ == "__main__":
+    main()
