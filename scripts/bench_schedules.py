@@ -22,18 +22,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
-import random
 import resource
 import subprocess
 import sys
 import tempfile
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
+from _latency import delay, mean
 from bench_engine import CRITERIA, plain_loop
 from llm_qualitative_sort import ComparisonResult, MockLLMProvider, QualitativeSorter
 
@@ -47,7 +45,6 @@ SETTINGS: dict[str, tuple[int, int, int, str, float]] = {
     "20 ms, n=10,000, N=2, C=1000": (10_000, 2, 1000, "fixed", 0.02),
     "20 ms, n=10,000, N=10, C=1000": (10_000, 10, 1000, "fixed", 0.02),
 }
-SIGMA = 0.99  # lognormal: p99 = median × e^(2.326 σ) ≈ 10 × median
 
 
 class LatencyMock(MockLLMProvider):
@@ -57,32 +54,13 @@ class LatencyMock(MockLLMProvider):
         super().__init__(seed=1)
         self.spread, self.median = model, value
 
-    def delay(self, item_a: str, item_b: str, repetition: int) -> float:
-        """The call's latency (deterministic per call)."""
-        if self.spread == "fixed":
-            return self.median
-        key = zlib.crc32(f"{item_a}\x00{item_b}\x00{repetition}".encode())
-        draw = random.Random(key)
-        if self.spread == "lognormal":
-            return self.median * math.exp(SIGMA * draw.gauss(0.0, 1.0))
-        return 2.0 if draw.random() < 1 / 500 else self.median  # "slow": a call in backoff
-
     async def compare_call(self, item_a: str, item_b: str, criteria: str, *,
                            repetition: int = 0) -> ComparisonResult:
         """Wait the call's latency, then answer as the mock does."""
-        seconds = self.delay(item_a, item_b, repetition)
+        seconds = delay(self.spread, self.median, item_a, item_b, repetition)
         if seconds:
             await asyncio.sleep(seconds)
         return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
-
-
-def mean_latency(model: str, value: float) -> float:
-    """The latency model's mean, for the ideal time."""
-    if model == "lognormal":
-        return value * math.exp(SIGMA**2 / 2)
-    if model == "slow":
-        return value * (1 - 1 / 500) + 2.0 / 500
-    return value
 
 
 def _size(folder: Path) -> int:
@@ -131,33 +109,41 @@ async def run_variant(args: argparse.Namespace) -> dict[str, Any]:
             "disk_peak_mb": peak[0] / 2**20, "disk_after_mb": after / 2**20}
 
 
-def spawn(variant: str, setting: tuple[int, int, int, str, float]) -> dict[str, Any]:
-    """Run one variant in a subprocess; its JSON line."""
+def spawn(variant: str, setting: tuple[int, int, int, str, float],
+          peer: str | None = None) -> dict[str, Any]:
+    """Run one variant in a subprocess (the peer with `peer`'s Python); its JSON line."""
     n, n_losses, concurrency, model, value = setting
     command = [sys.executable, __file__, "--variant", variant, "--n", str(n), "--N",
                str(n_losses), "--concurrency", str(concurrency), "--model", model,
                "--value", str(value)]
+    if variant == "peer":
+        assert peer is not None
+        command = [peer, str(Path(__file__).with_name("_peer_child.py")), str(n),
+                   str(n_losses), str(concurrency), model, str(value)]
     out = subprocess.run(command, check=True, capture_output=True, text=True,
                          env={**os.environ, "PYTHONHASHSEED": "0"})
     row: dict[str, Any] = json.loads(out.stdout)
     return row
 
 
-def measure(name: str, setting: tuple[int, int, int, str, float], repeat: int) -> None:
+def measure(name: str, setting: tuple[int, int, int, str, float], repeat: int,
+            peer: str | None) -> None:
     """Print one setting's rows: medians of `repeat` interleaved runs."""
     runs: dict[str, list[dict[str, Any]]] = {}
+    variants = ("floor", "rounds", "pipelined", *(("peer",) if peer else ()))
     for _ in range(repeat):
-        for variant in ("floor", "rounds", "pipelined"):
-            runs.setdefault(variant, []).append(spawn(variant, setting))
+        for variant in variants:
+            runs.setdefault(variant, []).append(spawn(variant, setting, peer))
     median = {v: sorted(s, key=lambda r: r["seconds"])[len(s) // 2] for v, s in runs.items()}
     floor = median["floor"]["seconds"]
     _, _, concurrency, model, value = setting
     for variant, row in median.items():
-        ideal = row["calls"] * mean_latency(model, value) / concurrency
+        ideal = row["calls"] * mean(model, value) / concurrency
         to_ideal = f"{row['seconds'] / ideal:.2f}" if ideal else "–"
         disk = (f"{row['disk_peak_mb']:.1f} / {row['disk_after_mb']:.1f}"
-                if variant != "floor" else "–")
-        print(f"| {name} | {variant} | {row['calls']:,} | {row['seconds']:.2f} | "
+                if variant in ("rounds", "pipelined") else "–")
+        per_call = row["seconds"] / row["calls"] * 1e6
+        print(f"| {name} | {variant} | {row['calls']:,} | {row['seconds']:.2f} | {per_call:.0f} | "
               f"{row['seconds'] / floor:.2f} | {to_ideal} | {row['rss_mb']:.0f} | {disk} |",
               flush=True)
 
@@ -174,20 +160,23 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per variant; medians")
     parser.add_argument("--quick", action="store_true", help="n=200, one repetition")
     parser.add_argument("--only", help="run the settings whose name contains this")
+    parser.add_argument("--peer-python", help="the Python of a virtualenv holding the peer, "
+                        "`pip install llm-qualitative-sort==1.1.0` (PyPI's other package of "
+                        "this name): adds it as a variant")
     args = parser.parse_args()
     if args.variant:
         print(json.dumps(asyncio.run(run_variant(args))))
         return
-    print("| setting | variant | calls | wall s | × floor | × ideal | peak RSS MB | "
-          "disk MB at peak / after |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| setting | variant | calls | wall s | µs per call | × floor | × ideal | peak RSS MB "
+          "| disk MB at peak / after |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, setting in SETTINGS.items():
         if args.only and args.only not in name:
             continue
         if args.quick:
             setting = (200, *setting[1:])
         big = setting[0] >= 10_000
-        measure(name, setting, 1 if args.quick or big else args.repeat)
+        measure(name, setting, 1 if args.quick or big else args.repeat, args.peer_python)
 
 
 if __name__ == "__main__":
