@@ -53,8 +53,7 @@ def print_estimate(
 ) -> None:
     """The estimate as a few lines of text; `rounds` as simulated (see `cli._rounds`)."""
     print(f"items: {plan.items}", file=out)
-    print(f"matches: {plan.min_matches} … {plan.max_matches} "
-          "(fewer when matches are drawn)", file=out)
+    print(f"matches: {plan.min_matches} … {plan.max_matches}{_why_fewer(plan)}", file=out)
     print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
           f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
     if rounds:
@@ -67,3 +66,12 @@ def print_estimate(
               f"{plan.max_calls * price_per_call * (1 - batch_discount):.4f} "
               f"({batch_discount:.0%} off)", file=out)
     print("dry run: nothing was called", file=out)
+
+
+def _why_fewer(plan: Estimate) -> str:
+    """Why a run may play fewer than the most matches (elimination: draws; Swiss: its stop)."""
+    if plan.min_matches == plan.max_matches:
+        return ""
+    if plan.min_matches == 0:  # Swiss with stop_when_settled: no lower bound but the stop
+        return " (fewer if the top K are settled before the budget is spent)"
+    return " (fewer when matches are drawn)"

@@ -1,0 +1,23 @@
+"""The dry run's estimate says why a run may play fewer matches, per strategy."""
+
+import io
+
+from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
+from llm_qualitative_sort.tournament import Settings
+
+
+def _matches_line(settings: Settings) -> str:
+    out = io.StringIO()
+    print_estimate(estimate(40, settings), None, out)
+    return out.getvalue().splitlines()[1]
+
+
+def test_elimination_may_play_fewer_matches_through_draws() -> None:
+    assert _matches_line(Settings()) == "matches: 78 … 79 (fewer when matches are drawn)"
+
+
+def test_swiss_plays_its_budget_or_stops_when_the_top_is_settled() -> None:
+    assert _matches_line(Settings(strategy="swiss", comparison_rounds=1)) == "matches: 158 … 158"
+    settled = Settings(strategy="swiss", comparison_rounds=1, top_k=5, stop_when_settled=True)
+    assert _matches_line(settled) == (
+        "matches: 0 … 158 (fewer if the top K are settled before the budget is spent)")
