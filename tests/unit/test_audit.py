@@ -146,3 +146,20 @@ def test_ties_count_items_sharing_a_rank() -> None:
     assert ties([(1, ["a"]), (2, ["b"])]) == (0, 1)
     assert ties([(1, ["a", "b"]), (3, ["c", "d", "e"])]) == (5, 3)
     assert ties([]) == (0, 0)
+
+
+def test_batch_calls_are_priced_at_the_batch_price_for_the_run_and_per_judge() -> None:
+    from dataclasses import replace
+
+    from llm_qualitative_sort._results import statistics
+
+    def price(tokens_in: int, tokens_out: int) -> float:
+        return tokens_in * 1.0 + tokens_out * 10.0
+
+    live = _call("AB", "A", tokens=(100, 10))
+    batched = replace(_call("BA", "A", tokens=(100, 10)), batch=True)
+    stats = statistics([MatchResult("a", "b", "A", [live, batched])], 1, 0.0, price,
+                       batch_discount=0.5, judge="j")
+    assert stats.batch_calls == 1
+    assert stats.estimated_cost == pytest.approx(200 + 200 * 0.5)
+    assert stats.judges[0].estimated_cost == pytest.approx(stats.estimated_cost)
