@@ -163,3 +163,13 @@ def test_batch_calls_are_priced_at_the_batch_price_for_the_run_and_per_judge() -
     assert stats.batch_calls == 1
     assert stats.estimated_cost == pytest.approx(200 + 200 * 0.5)
     assert stats.judges[0].estimated_cost == pytest.approx(stats.estimated_cost)
+
+
+def test_stored_calls_keep_their_judge_and_batch_facts() -> None:
+    from llm_qualitative_sort._results import match_from_log
+
+    calls = [["AB", "A", "", False, 1, 2],
+             ["BA", "B", "", False, 1, 2, {"judge": "j2", "batch": True}],
+             ["AB", None, "", False, 1, 2, "batch"]]  # the form stored before the facts dict
+    rounds = match_from_log(["x", "y"], [0, 1, "A", calls], 1).rounds
+    assert [(r.judge, r.batch) for r in rounds] == [(None, False), ("j2", True), (None, True)]
