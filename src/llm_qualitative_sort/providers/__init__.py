@@ -1,4 +1,4 @@
-"""LLM providers: the interface, the seeded mock, the real clients and their batch options.
+"""LLM providers: the interface, the mock and replay judges, the real clients, batch options.
 
 The real clients are imported on first use, so that importing this package never requires
 langchain-openai or langchain-google-genai.
@@ -13,6 +13,7 @@ from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider
+from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers.google import GoogleProvider
@@ -33,6 +34,9 @@ __all__ = [
     "MockLLMProvider",
     "OpenAIProvider",
     "PanelProvider",
+    "ReplayProvider",
+    "ReplayTopic",
+    "load_replay_topic",
 ]
 
 
