@@ -44,7 +44,7 @@ async def test_a_vote_stored_with_the_other_first_is_flipped() -> None:
 async def test_the_first_calls_on_a_pair_hear_each_stored_vote_once() -> None:
     judge = ReplayProvider(_topic({("x", "y"): "11222"}), seed=5)
     calls = [("x", "y", 0), ("y", "x", 0), ("x", "y", 1), ("y", "x", 1), ("x", "y", 2)]
-    heard = Counter()
+    heard: Counter[str] = Counter()
     for first, second, repetition in calls:
         result = await judge.compare_call(f"text {first}", f"text {second}", CRITERIA,
                                           repetition=repetition)
@@ -98,10 +98,10 @@ def test_the_loader_drops_repeated_texts_and_keeps_the_shown_order(tmp_path: Pat
 
 def _data_dir() -> Path:
     repo = Path(__file__).resolve().parents[2]
-    candidates = [os.environ.get("UKPCONVARG1_DIR", ""),
-                  repo.parent / "shared/data/ukpconvarg1",
-                  repo.parent.parent / "shared/data/ukpconvarg1"]
-    found = next((Path(c) for c in candidates if c and Path(c).is_dir()), None)
+    candidates = [Path(p) for p in [os.environ.get("UKPCONVARG1_DIR")] if p]
+    candidates += [repo.parent / "shared/data/ukpconvarg1",
+                   repo.parent.parent / "shared/data/ukpconvarg1"]
+    found = next((c for c in candidates if c.is_dir()), None)
     assert found is not None, f"UKPConvArg1 JSON not found in {candidates}"
     return found
 
