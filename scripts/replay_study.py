@@ -59,6 +59,7 @@ MULTIPLES = (1, 2, 4)
 RANDOM, RANDOM_TIES = "random pairs + BT", "random pairs + BT, '=' as half a win"
 SWISS: dict[str, dict[str, Any]] = {"Swiss": {}, "Swiss + top-5": {"top_k": 5}}
 ELIMINATION = {"elimination N=1": 1, "elimination N=2": 2}
+NOTES = "<!-- notes: kept when the figures are written again -->"
 ATTRIBUTION = ("Data: UKPConvArg1 (Habernal & Gurevych, ACL 2016, "
                "https://aclanthology.org/P16-1150), CC-BY 4.0.")
 
@@ -226,7 +227,10 @@ def write(runs: Runs, seeds: int, elapsed: float, out: Path) -> None:
             "'=' as half a win. Mean ± sd over topics × seeds; the paired column is the "
             "difference to random pairs + BT at the same budget, mean ± sd (SE).", "",
             *table(runs), "", "![ρ per call](replay_study.png)", ""]
-    (out / "replay_study.md").write_text("\n".join(text), encoding="utf-8")
+    path = out / "replay_study.md"
+    # Hand-written findings below the marker survive a rewrite of the figures.
+    kept = path.read_text(encoding="utf-8").partition(NOTES)[2] if path.exists() else ""
+    path.write_text("\n".join(text) + (NOTES + kept if kept else ""), encoding="utf-8")
 
 
 def main() -> None:
