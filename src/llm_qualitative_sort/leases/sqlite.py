@@ -47,11 +47,12 @@ class SqliteRunLease(RunLease):
     def __init__(self, path: Path, ttl: float | None = None) -> None:
         super().__init__(ttl)
         self.path = path
+        self.where = str(path)
 
     async def acquire(self, me: LeaseHolder) -> LeaseHolder | None:
         """Take the run unless a live holder has it."""
         with self._transaction() as conn:
-            current = self._holder(conn, me.run_id)
+            current = self.holder(conn, me.run_id)
             if current is not None and not is_stale(current, time.time(), self.ttl):
                 return current
             conn.execute(
@@ -67,7 +68,7 @@ class SqliteRunLease(RunLease):
                 "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?",
                 (time.time(), me.run_id, me.token),
             )
-            return self._holder(conn, me.run_id)
+            return self.holder(conn, me.run_id)
 
     async def release(self, me: LeaseHolder) -> None:
         """Let the run go if `me` holds it."""
@@ -82,7 +83,7 @@ class SqliteRunLease(RunLease):
             return None
         conn = open_sqlite(self.path, _SCHEMA, _PURPOSE, StorageError)
         try:
-            return self._holder(conn, run_id)
+            return self.holder(conn, run_id)
         except sqlite3.Error as exc:
             raise StorageError(unusable_sqlite(self.path, _PURPOSE, exc)) from exc
         finally:
@@ -101,7 +102,8 @@ class SqliteRunLease(RunLease):
             conn.close()
 
     @staticmethod
-    def _holder(conn: sqlite3.Connection, run_id: str) -> LeaseHolder | None:
+    def holder(conn: sqlite3.Connection, run_id: str) -> LeaseHolder | None:
+        """The holder on record for `run_id`, on an open connection to the file."""
         row: Any = conn.execute(
             f"SELECT {_COLUMNS} FROM leases WHERE run_id = ?", (run_id,)
         ).fetchone()
