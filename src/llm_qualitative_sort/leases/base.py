@@ -64,6 +64,15 @@ class LeaseHolder:
         )
 
 
+class LeaseStoreBusyError(StorageError):
+    """Another process keeps the lease store locked (inside a write) for now."""
+
+
+def _unknown(run_id: str) -> LeaseHolder:
+    """The holder of a run whose store could not be read (locked): nothing is known."""
+    return LeaseHolder(run_id, "unknown", 0, time.time(), time.time(), "", "")
+
+
 @dataclass(slots=True)
 class Fence:
     """What a holder knows of its hold between two round trips to the store.
@@ -88,8 +97,10 @@ class Fence:
 
     @property
     def deadline(self) -> float:
-        """Until when (monotonic) the hold needs no round trip: a third of `ttl` as margin
-        for clock steps and a slow heartbeat (the heartbeat renews every `ttl / 3`).
+        """Until when (monotonic) the hold needs no round trip.
+
+        A third of `ttl` is kept as margin for clock steps and a late heartbeat (it renews
+        every `ttl / 3`).
         """
         return self.confirmed + self.ttl * 2 / 3
 
@@ -259,7 +270,17 @@ class RunLease(ABC):
         while True:
             me = this_process(run_id)
             sent = time.monotonic()
-            holder = await self.acquire(me)
+            try:
+                holder = await self.acquire(me)
+            except LeaseStoreBusyError as exc:
+                # Another process is inside a write (a start racing this one, or a holder
+                # suspended mid-commit): the run may be free, so wait as for a holder.
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise RunLockedError(f"run {run_id!r}: {exc}; wait with "
+                                         "QualitativeSorter(wait_for_run=SECONDS)",
+                                         run_id=run_id, holder=_unknown(run_id)) from exc
+                await asyncio.sleep(POLL_SECONDS)
+                continue
             if holder is None:
                 return Fence(me, self.ttl, sent)
             if deadline is not None and time.monotonic() >= deadline:
