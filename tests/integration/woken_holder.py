@@ -114,7 +114,10 @@ class Scenario:
         rng = self.rng
         a = self.start("a")
         first_calls = rng.randint(4, 60) if rng else 12
-        self.wait_for(lambda: len(self._calls_by(a.pid)) >= first_calls, "A's calls")
+        self.wait_for(lambda: len(self._calls_by(a.pid)) >= first_calls or a.poll() is not None,
+                      "A's calls")
+        if a.poll() is not None:
+            raise RuntimeError(f"A ended (status {a.returncode}) before it was suspended")
         if rng:
             time.sleep(rng.uniform(0, 0.3))
         a.send_signal(signal.SIGSTOP)
