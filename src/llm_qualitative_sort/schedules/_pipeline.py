@@ -127,6 +127,7 @@ class Pipeline:
     def _pair(self) -> None:
         if not self.active or len(self.free) < 2 or self.pool.failure is not None:
             return
+        self.journal.confirm()  # a process that lost the run pairs nothing from its stale view
         planned = self.strategy.pair_free(self.standing, sorted(self.free),
                                           dict(self.busy_groups), self.rng)
         for match in planned:
