@@ -9,13 +9,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from llm_qualitative_sort._extras import install_hint
 from llm_qualitative_sort.errors import StorageError
 
 if TYPE_CHECKING:
     import psycopg
 
 SCHEMES = ("postgresql://", "postgres://")
-INSTALL = 'pip install "llm-qualitative-sort[postgres]"'
+INSTALL = install_hint("postgres")
 
 JOURNAL = "llm_qualitative_sort_journal"
 PAIRINGS = "llm_qualitative_sort_pairings"

@@ -114,8 +114,8 @@ class Statistics:
     was given prices per million tokens (batch calls at the batch price), else None (for a
     panel, the sum of its judges' costs when each judge that was paid has prices).
 
-    The audit (see `llm_qualitative_sort.audit` and the README, "How sure is this
-    ranking?"): `position_bias` is the judges' estimated lean toward the first-shown text,
+    The audit (see `llm_qualitative_sort.audit` and the documentation's "The audit"
+    page): `position_bias` is the judges' estimated lean toward the first-shown text,
     as a probability shift with its 95 % interval; `order_consistency` counts the AB/BA
     pairs whose two verdicts disagreed; `judges` holds each judge's calls, failures,
     tokens, cost, position bias and order consistency (one entry for a single provider);
@@ -172,7 +172,7 @@ class SortResult:
         """The 95 % interval `(low, high)` of every item's score.
 
         Wald intervals from the fit's observed information; how often they cover the
-        truth on known judges is measured in the README ("How sure is this ranking?").
+        truth on known judges is measured in the documentation (Benchmarks, Accuracy).
         """
         return self._rating.intervals()
 

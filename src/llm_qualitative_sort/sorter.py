@@ -61,13 +61,13 @@ class QualitativeSorter:
     Args:
         provider: The judge.
         criteria: What "better" means, in the user's words.
-        strategy: "elimination" (the specification's multi-elimination, the default) or
+        strategy: "elimination" (the multi-elimination tournament, the default) or
             "swiss" (Swiss rounds on Bradley–Terry strengths: better rankings per call).
         elimination_count: Losses that eliminate (N); 1 single, 2 double elimination.
         comparison_rounds: Calls per match, a positive even number, half in each order;
             with strategy="swiss" also 1 (each item shown first in about half its calls).
-            None (default) takes the strategy's own: 2 for elimination, as the
-            specification says; 1 for Swiss, which ranks better per call that way.
+            None (default) takes the strategy's own: 2 for elimination (both orders of
+            every pair); 1 for Swiss, which ranks better per call that way.
         budget: Swiss only: the judgements a run may use (paid calls and cache hits); by
             default what elimination with N=2 and two calls per match would make, 2·(2n−1).
         top_k: Swiss only: refine the top K with the last part of the budget.

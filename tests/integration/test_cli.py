@@ -121,7 +121,8 @@ def test_a_missing_provider_says_what_to_install(capsys, tmp_path, monkeypatch) 
     (tmp_path / "a.txt").write_text("1\n2\n")
     code = main(["sort", str(tmp_path / "a.txt"), "--criteria", "c", "--provider", "openai"])
     err = capsys.readouterr().err
-    assert code == EXIT_USAGE and 'pip install "llm-qualitative-sort[openai]"' in err
+    assert code == EXIT_USAGE and 'pip install -e ".[openai]"' in err
+    assert 'pip install "llm-qualitative-sort' not in err  # PyPI's name is another project
 
 
 def test_verbose_adds_the_traceback(capsys, tmp_path) -> None:

@@ -26,6 +26,7 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr, ValidationError
 
+from llm_qualitative_sort._extras import install_hint
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._failures import classify, is_invalid_request, redact
 from llm_qualitative_sort.providers._prompt import (
@@ -273,8 +274,7 @@ def required_key(api_key: str | None, variable: str, provider: str, extra: str) 
         importlib.import_module(module)
     except ImportError as exc:
         raise ImportError(
-            f'{provider} needs {module.replace("_", "-")}: '
-            f'pip install "llm-qualitative-sort[{extra}]"'
+            f'{provider} needs {module.replace("_", "-")}: {install_hint(extra)}'
         ) from exc
     return SecretStr(key)
 

@@ -35,11 +35,12 @@ class OpenAIProvider(LangChainProvider):
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
         batch: True (or `BatchOptions`) to send each round's calls as one OpenAI Batch API
-            batch, at the batch price, instead of live calls (see the README, Batch mode).
+            batch, at the batch price, instead of live calls (see the batch mode guide).
 
     Raises:
         ValueError: No key given and `OPENAI_API_KEY` unset.
-        ImportError: langchain-openai missing (`pip install "llm-qualitative-sort[openai]"`).
+        ImportError: langchain-openai missing
+            (`pip install -e ".[openai]"` in this project's folder).
 
     Example:
         >>> judge = OpenAIProvider(api_key="sk-test", model="gpt-5.1")

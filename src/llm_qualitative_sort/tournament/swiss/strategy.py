@@ -69,7 +69,7 @@ class Swiss(Strategy):
     name = "swiss"
     native_ranking = "bradley_terry"
     # One call per match on twice the pairings beats AB/BA pairs at equal calls (see the
-    # README's strategy study: τ-b 0.907 against 0.761 at the N=2 budget).
+    # strategy study (docs/benchmarks/strategies.md): τ-b 0.907 against 0.761 at the N=2 budget).
     default_comparison_rounds = 1
     not_pipelined_because = (
         "Swiss pairs every item with its neighbour in strengths refitted to all calls after "
