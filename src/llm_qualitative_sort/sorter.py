@@ -350,7 +350,7 @@ class QualitativeSorter:
             config,
             context=context,
             stream_mode=modes,
-            output_keys=["items", "history", "rankings"],
+            output_keys=["items", "history", "rankings", "early_stop"],
             durability="async",
         )
         # Close the stream here, not at garbage collection: when the callback raises,

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from llm_qualitative_sort.models import EventType, ProgressEvent
+from llm_qualitative_sort.models import EarlyStop, EventType, ProgressEvent
 
 CostEstimate = Callable[[int, int], float | None]
 RETRY_NOTE_SECONDS = 5.0  # at most one retry line this often: a 429 burst hits every call
@@ -117,9 +117,12 @@ class BarProgress(Progress):
         self._bar.total = event.total
         self._bar.n = event.completed
         if event.type is EventType.ROUND_END:
-            self._round = f"round {event.data['round']}, {event.data['remaining']} left, "
+            left = event.data.get("remaining")
+            self._round = f"round {event.data['round']}, " + (
+                "" if left is None else f"{left} left, ")
         self._bar.set_postfix_str(self._round + self.tally.describe(), refresh=False)
         self._bar.refresh()
+        early_stop(self, event)
 
     def note(self, text: str) -> None:
         """Print a line above the bar."""
@@ -148,6 +151,7 @@ class LineProgress(Progress):
         if event.type is EventType.ROUND_END:
             self.note(f"{event.message} ({event.completed}/{event.total} matches; "
                       f"{self.tally.describe()})")
+        early_stop(self, event)
 
 
 class NoProgress(Progress):
@@ -155,6 +159,13 @@ class NoProgress(Progress):
 
     def note(self, text: str) -> None:
         """Say nothing."""
+
+
+def early_stop(progress: Progress, event: ProgressEvent) -> None:
+    """Say so when the round that ends the run ended it before its budget."""
+    stop = event.data.get("early_stop") if event.type is EventType.ROUND_END else None
+    if isinstance(stop, EarlyStop):
+        progress.note(stop.describe())
 
 
 def _short(count: int) -> str:

@@ -172,6 +172,8 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None) ->
     print(f"{stats.total_matches} matches in {stats.rounds} rounds, {stats.total_api_calls} "
           f"LLM calls ({stats.cache_hits} from cache){cost}, {stats.elapsed_time:.1f} s",
           file=err)
+    if stats.early_stop is not None:
+        print(stats.early_stop.describe(), file=err)
     print(f"run id {result.run_id} · checkpoint {shown_checkpoint(config)}", file=err)
     if report is not None:
         print(f"report written to {report}", file=err)

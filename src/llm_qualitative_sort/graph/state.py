@@ -105,6 +105,8 @@ class TournamentState(TypedDict):
     settled: NotRequired[list[int]]
     paired: NotRequired[int]
     rankings: NotRequired[list[tuple[int, list[str]]]]
+    # Why the run ended before its settings' bound (`EarlyStop` as a dict), or None.
+    early_stop: NotRequired[dict[str, Any] | None]
     statistics: NotRequired[dict[str, int]]
     run_id: NotRequired[str]
 

@@ -32,6 +32,9 @@ EN: Mapping[str, str] = {
     "draws": "draws", "rounds": "rounds", "input_tokens": "input tokens",
     "output_tokens": "output tokens", "estimated_cost": "estimated cost",
     "batch_calls": "batch calls",
+    "early_stop": "Stopped early: the top {k} were settled{sure} after {used} of {budget} "
+                  "judgements; the other {unspent} were not spent.",
+    "early_stop_sure": " ({share} expected right)",
     "judge": "Judge",
     # The trust section.
     "trust": "How sure is this ranking?",
@@ -99,6 +102,9 @@ JA: Mapping[str, str] = {
     "elapsed_time": "所要時間", "failed_calls": "判定失敗", "draws": "引き分け",
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
     "estimated_cost": "推定コスト", "batch_calls": "バッチ呼び出し",
+    "early_stop": "早期終了：上位{k}件が確定したため{sure}、予算{budget}判定のうち{used}判定で"
+                  "終了しました（残り{unspent}判定は使っていません）。",
+    "early_stop_sure": "（正しい見込み{share}）",
     "judge": "判定者",
     "trust": "このランキングはどこまで確かか",
     "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"

@@ -20,7 +20,7 @@ from typing import Any
 
 from llm_qualitative_sort._calls import Call, CallSettings, call_log
 from llm_qualitative_sort._calls.live import CallPool, make_judge
-from llm_qualitative_sort._events import event
+from llm_qualitative_sort._events import event, round_message
 from llm_qualitative_sort._journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.models import ComparisonResult, EventType
@@ -202,8 +202,8 @@ class Pipeline:
         left = self.strategy.players_left(self.standing)
         self._bound = self.strategy.remaining_matches(self.standing)
         total = self.completed + self._bound
-        emit(event(EventType.ROUND_END, f"segment {self.segment}: {len(closed)} matches, "
-                   f"{left} left", self.completed, total, round=self.segment,
+        message = round_message(f"segment {self.segment}", len(closed), left)
+        emit(event(EventType.ROUND_END, message, self.completed, total, round=self.segment,
                    matches=len(closed), remaining=left))
         return {
             "history": [{"round": self.segment, "matches": [log for _, log in closed],
