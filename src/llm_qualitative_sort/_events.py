@@ -48,6 +48,8 @@ def progress_event(payload: dict[str, Any]) -> ProgressEvent:
 
     A MATCH_END payload carries its match as stored (indices); the public event also gets
     it as a `MatchResult` under `data["match_result"]`, built from the texts the payload names.
+    It also lists under `data["journaled"]` the numbers of its calls that a resumed run
+    found answered in the run journal (paid for, or taken from the cache, before).
     The ROUND_END that ends a run before its budget (a settled top K) carries an `EarlyStop`
     under `data["early_stop"]`.
     """
