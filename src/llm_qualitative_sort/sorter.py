@@ -209,6 +209,7 @@ class QualitativeSorter:
                     "criteria": self.criteria,
                     **self._stored_settings(),
                     "seed": self.seed if self.seed is not None else _seed_for(run_id),
+                    "judge": self.provider.model_identity,
                 }
             return await self._finish(graph, start, config, stored, journal, started)
 

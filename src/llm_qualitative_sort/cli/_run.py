@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -156,8 +156,10 @@ def _finish(result: SortResult, plan: Plan, out: TextIO, now: Tally) -> None:
     # The report first: a reader that closes the output early must not cost the report.
     report = write_cli_report(result, plan.config, plan.ids) if plan.config.out else None
     closed = False
+    texts = [item for _, group in result.rankings for item in group]
+    ids = ids_by_text(texts, plan.ids) if named_ids(plan.config.source) else {}
     try:
-        print_ranking(result, out)
+        print_ranking(result, out, ids)
         out.flush()
     except BrokenPipeError:
         closed = True
@@ -166,13 +168,19 @@ def _finish(result: SortResult, plan: Plan, out: TextIO, now: Tally) -> None:
         raise OutputClosed
 
 
-def print_ranking(result: SortResult, out: TextIO) -> None:
-    """One line per item, best first; a tied rank is marked with "=" (3=, 3=)."""
+def print_ranking(result: SortResult, out: TextIO, ids: Mapping[str, Any] | None = None) -> None:
+    """One line per item, best first; a tied rank is marked with "=" (3=, 3=).
+
+    With `ids` (each text's id in the input), the id comes before the text, in brackets.
+    """
     width = len(str(result.rankings[-1][0])) + 1 if result.rankings else 2
+    shown = {text: f"[{_one_line(str(i))}]" for text, i in (ids or {}).items()}
+    id_width = max(map(len, shown.values()), default=0)
     for rank, group in result.rankings:
         mark = f"{rank}=" if len(group) > 1 else f"{rank}"
         for item in group:
-            print(f"{mark:>{width}}  {_one_line(item)}", file=out)
+            ident = f"{shown.get(item, ''):<{id_width}}  " if id_width else ""
+            print(f"{mark:>{width}}  {ident}{_one_line(item)}", file=out)
 
 
 def print_summary(result: SortResult, config: RunConfig, report: Path | None,
@@ -205,9 +213,22 @@ def _split(stats: Statistics, now: Tally | None) -> str:
     return f": {now.calls} paid now, {before} before"
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: str, chars: int = SHOWN_CHARS) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= SHOWN_CHARS else flat[: SHOWN_CHARS - 1] + "…"
+    return flat if len(flat) <= chars else flat[: chars - 1] + "…"
+
+
+def one_line(text: str, chars: int = SHOWN_CHARS) -> str:
+    """`text` on one line, cut to `chars` characters with "…" when longer."""
+    return _one_line(text, chars)
+
+
+def named_ids(source: Mapping[str, Any]) -> bool:
+    """Whether the input named its items' ids (`--id-field`, `--id-column`).
+
+    Ids are shown beside the texts then; line numbers, the ids by default, are not.
+    """
+    return bool(source.get("id_field") or source.get("id_column"))
 
 
 def ids_by_text(texts: Sequence[str], ids: Sequence[Any]) -> dict[str, Any]:
