@@ -101,8 +101,16 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         progress.close()
         if plan.cache is not None:
             await plan.cache.aclose()
+    await _keep_elapsed(plan, result.statistics.elapsed_time)
     _finish(result, plan, out, progress.tally)
     return result
+
+
+async def _keep_elapsed(plan: Plan, elapsed: float) -> None:
+    # `report RUN_ID` shows the elapsed time this sort reported, not the span of its saves.
+    settings = {**plan.config.stored_settings(), "elapsed_time": elapsed}
+    async with RunInventory.open(checkpoint_path(plan.config)) as runs:
+        await runs.catalog.put(plan.config.run_id, settings, plan.ids)
 
 
 async def _keep_settings(plan: Plan) -> RunSummary | None:

@@ -158,10 +158,14 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
     config.ranking = args.ranking or config.ranking
     span = (summary.updated - summary.started).total_seconds() if summary.started and \
         summary.updated else 0.0
+    # The sort keeps its own elapsed time: the report then shows the figure the sort did.
+    span = float(summary.settings.get("elapsed_time", span))
     ranking: Ranking = "bradley_terry" if config.ranking == "bradley_terry" else "wins"
     prices = summary.settings
     # A single judge's calls name no judge; the stored settings do (a panel's calls do).
-    judge = ":".join(str(prices[k]) for k in ("provider", "model") if prices.get(k))
+    # The sort names it by its identity (kept in the run's state); older runs by their flags.
+    judge = str(values.get("judge") or ":".join(str(prices[k]) for k in ("provider", "model")
+                                                  if prices.get(k)))
     result = sort_result(values, args.run_id, span, ranking, lambda i, o: priced(prices, i, o),
                          judge=judge)
     written = write_cli_report(result, config, summary.ids, values["items"])

@@ -43,6 +43,7 @@ EN: Mapping[str, str] = {
                   "Whiskers are 95 % intervals; rows that share a rank are marked “=” and "
                   "shaded together.",
     "forest_title": "Score and 95 % interval of the first {n} items",
+    "forest_more": "The plot shows the first {shown} of the {total} items.",
     "p_top_k": "P(top {k})", "top_k_rule": "top {k} ↑",
     "score_axis": "score (log-strength; 0 is the average item)",
     "warn_order": "Poor order consistency: in {share} of the AB/BA pairs the two orders gave "
@@ -111,6 +112,7 @@ JA: Mapping[str, str] = {
                   "差が1なら上位の項目が約73 %の判定で勝つ）。ひげは95 %区間、同順位の行は"
                   "「=」を付けて同じ帯で示します。",
     "forest_title": "上位{n}件のスコアと95 %区間",
+    "forest_more": "図は全{total}件のうち上位{shown}件を示します。",
     "p_top_k": "上位{k}に入る確率", "top_k_rule": "上位{k} ↑",
     "score_axis": "スコア（対数強度。0が平均的な項目）",
     "warn_order": "提示順による判定の不一致が多すぎます：AB/BAの組の{share}で順序を入れ替えると"
