@@ -130,7 +130,7 @@ def _judge_row(number: int, judge: JudgeAudit) -> str:
     bias, order = judge.position_bias, judge.order_consistency
     cells = [
         _num(str(number)),
-        f'<td class="who" title="{escape(judge.judge)}">{isolated(judge_name(judge.judge))}</td>',
+        f'<td class="who">{isolated(judge_name(judge.judge))}</td>',
         _num(f"{judge.calls:,}"), _num(f"{judge.failed_calls:,}"),
         _num(f"{judge.input_tokens:,} / {judge.output_tokens:,}"),
         _num("—" if judge.estimated_cost is None else f"{judge.estimated_cost:.4f}"),
