@@ -104,6 +104,33 @@ class MatchResult:
 
 
 @dataclass(frozen=True)
+class EarlyStop:
+    """A Swiss run with `stop_when_settled` that ended before spending its budget.
+
+    `judgements` counts the calls (cache hits included) the run used of its `budget`;
+    `expected` is the share of its top `top_k` that the fit expected to be right when it
+    stopped (see `tournament.swiss.settle`), None if unknown.
+    """
+
+    top_k: int
+    judgements: int
+    budget: int
+    expected: float | None = None
+
+    def describe(self) -> str:
+        """The stop in one English sentence, for logs and the command line.
+
+        Example:
+            >>> EarlyStop(5, 165, 198, 0.97).describe()
+            'stopped early: the top 5 were settled (97 % expected right) after 165 of 198 judgements; 33 were not spent'
+        """  # noqa: E501
+        sure = "" if self.expected is None else f" ({100 * self.expected:.0f} % expected right)"
+        return (f"stopped early: the top {self.top_k} were settled{sure} after "
+                f"{self.judgements} of {self.budget} judgements; "
+                f"{self.budget - self.judgements} were not spent")
+
+
+@dataclass(frozen=True)
 class Statistics:
     """Counts and timings of a run.
 
@@ -122,6 +149,9 @@ class Statistics:
     `agreement` compares every two judges of a panel on the prompts both answered;
     `tied_items` counts the items that share their rank, `largest_tie` the largest tied
     block. A `Statistics` built by hand has none of them.
+
+    `early_stop` says why a Swiss run with `stop_when_settled` ended before its budget
+    (None for every other run).
     """
 
     total_matches: int
@@ -141,6 +171,7 @@ class Statistics:
     agreement: tuple[JudgeAgreement, ...] = ()
     tied_items: int = 0
     largest_tie: int = 0
+    early_stop: EarlyStop | None = None
 
 
 @dataclass(frozen=True)

@@ -209,6 +209,7 @@ class QualitativeSorter:
                     "criteria": self.criteria,
                     **self._stored_settings(),
                     "seed": self.seed if self.seed is not None else _seed_for(run_id),
+                    "judge": self.provider.model_identity,
                 }
             return await self._finish(graph, start, config, stored, journal, started)
 
@@ -350,7 +351,7 @@ class QualitativeSorter:
             config,
             context=context,
             stream_mode=modes,
-            output_keys=["items", "history", "rankings"],
+            output_keys=["items", "history", "rankings", "early_stop"],
             durability="async",
         )
         # Close the stream here, not at garbage collection: when the callback raises,

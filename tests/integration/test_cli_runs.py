@@ -76,7 +76,7 @@ def test_show_tells_how_to_resume_and_resume_needs_no_settings(store, capsys) ->
     code, out, err = _call(capsys, "sort", "--resume", "halted", "--checkpoint", str(store),
                            "--criteria", "larger", "--progress", "none")
     assert code == EXIT_OK, err
-    assert sorted(line.split()[1] for line in out.splitlines()) == sorted(ITEMS)
+    assert sorted(line.split()[-1] for line in out.splitlines()) == sorted(ITEMS)
     code, out, _ = _call(capsys, "runs", "list", "--json", "--checkpoint", str(store))
     states = {e["run_id"]: e["state"] for e in map(json.loads, out.splitlines())}
     assert states == {"done": "finished", "halted": "finished"}
@@ -153,4 +153,4 @@ def test_a_new_sort_under_a_stored_runs_id_must_be_that_run(store, capsys, tmp_p
                            str(store), "--progress", "none")
     assert code == EXIT_OK, err
     report = json.loads((tmp_path / "done.json").read_text("utf-8"))
-    assert [line.split()[1] for line in out.splitlines()][0] == report["rankings"][0]["items"][0]
+    assert [line.split()[-1] for line in out.splitlines()][0] == report["rankings"][0]["items"][0]

@@ -218,6 +218,12 @@ def _add_runs(runs: argparse.ArgumentParser, common: argparse.ArgumentParser) ->
     actions = runs.add_subparsers(dest="runs_command", required=True, metavar="ACTION")
     listing = _sub(actions, "list", common, "one line per run, newest first")
     listing.add_argument("--json", action="store_true", help="as JSON lines")
+    listing.add_argument("--limit", type=int, metavar="N",
+                         help="the newest N runs (default 20; 0 lists every run)")
+    listing.add_argument("--status", choices=("running", "finished", "stopped"),
+                         help="only runs in this state")
+    listing.add_argument("--strategy", choices=("elimination", "swiss"),
+                         help="only runs of this strategy")
     show = _sub(actions, "show", common, "everything about one run")
     show.add_argument("run_id", metavar="RUN_ID")
     show.add_argument("--json", action="store_true", help="as JSON")

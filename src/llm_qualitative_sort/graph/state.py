@@ -57,6 +57,8 @@ class TournamentInput(TypedDict):
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
+    # The judge's `model_identity`, so that listings and reports can name it.
+    judge: NotRequired[str]
 
 
 class TournamentOutput(TypedDict):
@@ -85,6 +87,7 @@ class TournamentState(TypedDict):
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
+    judge: NotRequired[str]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.
@@ -105,6 +108,8 @@ class TournamentState(TypedDict):
     settled: NotRequired[list[int]]
     paired: NotRequired[int]
     rankings: NotRequired[list[tuple[int, list[str]]]]
+    # Why the run ended before its settings' bound (`EarlyStop` as a dict), or None.
+    early_stop: NotRequired[dict[str, Any] | None]
     statistics: NotRequired[dict[str, int]]
     run_id: NotRequired[str]
 

@@ -81,6 +81,12 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
             emit(_match_event(played, EventType.MATCH_START, index, a, b,
                               f"{_short(played.items[a])} vs {_short(played.items[b])}"))
 
+    # Calls a resumed run finds in the journal: answered there, not paid again now.
+    journaled: dict[int, list[int]] = {}
+    for index, call in enumerate(played.calls):
+        if ctx.journal.entry(call.place) is not None:
+            journaled.setdefault(played.owner[index], []).append(call.place.call)
+
     def answered(
         index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
     ) -> None:
@@ -89,7 +95,8 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
             a, b, _ = matches[match]
             log = [a, b, played.winners[match], played.logs[match]]
             emit(_match_event(played, EventType.MATCH_END, match, a, b,
-                              _verdict(played.items, a, b, played.winners[match]), result=log))
+                              _verdict(played.items, a, b, played.winners[match]), result=log,
+                              journaled=sorted(journaled.get(match, []))))
 
     settings = CallSettings(
         provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],

@@ -8,7 +8,7 @@ from html import escape
 from itertools import groupby
 from typing import Any
 
-from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult
+from llm_qualitative_sort.models import EarlyStop, MatchResult, RoundResult, SortResult
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._standings import (
     Standing,
@@ -97,7 +97,7 @@ def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str
 
 # The audit's records have a section of their own (the trust section).
 _AUDIT_FIELDS = {"position_bias", "order_consistency", "judges", "agreement", "tied_items",
-                 "largest_tie"}
+                 "largest_tie", "early_stop"}
 
 
 def _statistics(result: SortResult, words: Words) -> str:
@@ -111,7 +111,19 @@ def _statistics(result: SortResult, words: Words) -> str:
         f'<div class="label">{escape(words.get(name, name.replace("_", " ")))}</div></div>'
         for name, value in stats.items()
     )
-    return f'<section><h2>{words["statistics"]}</h2><div class="stats">{cards}</div></section>'
+    return (f'<section><h2>{words["statistics"]}</h2><div class="stats">{cards}</div>'
+            f"{_early_stop(result.statistics.early_stop, words)}</section>")
+
+
+def _early_stop(stop: EarlyStop | None, words: Words) -> str:
+    """Why the run spent less than its budget: a sentence under the counts."""
+    if stop is None:
+        return ""
+    sure = "" if stop.expected is None else words["early_stop_sure"].format(
+        share=f"{100 * stop.expected:.0f} %")
+    text = words["early_stop"].format(k=stop.top_k, sure=sure, used=stop.judgements,
+                                      budget=stop.budget, unspent=stop.budget - stop.judgements)
+    return f'<p class="note stop">{escape(text)}</p>'
 
 
 def _bracket_section(result: SortResult, n_losses: int, words: Words) -> str:

@@ -15,7 +15,7 @@ from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, PositionBias
 from llm_qualitative_sort.models import Statistics
 from llm_qualitative_sort.reports._forest import ForestRow, forest_plot
 from llm_qualitative_sort.reports._standings import Standing
-from llm_qualitative_sort.reports._text import isolated
+from llm_qualitative_sort.reports._text import isolated, judge_name
 from llm_qualitative_sort.reports._uncertainty import ItemUncertainty
 
 ORDER_WARNING = 0.20
@@ -37,11 +37,13 @@ def trust_section(
         return ""
     rows = [ForestRow(s.rank, s.tied > 1, s.item, figures[s.item])
             for s in table[: max(k + FOREST_EXTRA, FOREST_ROWS)]]
+    shown = "" if len(rows) == len(table) else " " + words["forest_more"].format(
+        shown=len(rows), total=len(table))
     missing = k - sum(figures[s.item].top_k for s in table[:k])
     sentences = _sentences(stats, len(table), k, missing, words)
     return (
         f"<section><h2>{words['trust']}</h2>{_warnings(stats, k, missing, words)}"
-        f'<p class="note">{escape(words["trust_note"])}</p>{forest_plot(rows, k, words)}'
+        f'<p class="note">{escape(words["trust_note"] + shown)}</p>{forest_plot(rows, k, words)}'
         f'<ul class="audit">{"".join(f"<li>{s}</li>" for s in sentences)}</ul>'
         f"{_judge_table(stats.judges, words)}</section>"
     )
@@ -118,15 +120,17 @@ def _judge_table(judges: Sequence[JudgeAudit], words: Words) -> str:
     head = "".join(f"<th>{escape(words[c])}</th>" for c in (
         "number_col", "judge", "calls_col", "no_verdict_col", "tokens_col", "cost_col", "first_col",
         "advantage_col", "disagree_col"))
-    return (f'<h3>{escape(words["judges"])}</h3><table class="judges"><thead><tr>{head}'
-            f"</tr></thead><tbody>{''.join(_judge_row(n, j) for n, j in enumerate(judges, 1))}"
-            "</tbody></table>")
+    # In a box of its own width that scrolls sideways: nine columns overflow a phone.
+    return (f'<h3>{escape(words["judges"])}</h3><div class="scroll"><table class="judges">'
+            f"<thead><tr>{head}</tr></thead><tbody>"
+            f"{''.join(_judge_row(n, j) for n, j in enumerate(judges, 1))}</tbody></table></div>")
 
 
 def _judge_row(number: int, judge: JudgeAudit) -> str:
     bias, order = judge.position_bias, judge.order_consistency
     cells = [
-        _num(str(number)), f'<td class="who">{isolated(judge.judge)}</td>',
+        _num(str(number)),
+        f'<td class="who">{isolated(judge_name(judge.judge))}</td>',
         _num(f"{judge.calls:,}"), _num(f"{judge.failed_calls:,}"),
         _num(f"{judge.input_tokens:,} / {judge.output_tokens:,}"),
         _num("—" if judge.estimated_cost is None else f"{judge.estimated_cost:.4f}"),

@@ -32,6 +32,9 @@ EN: Mapping[str, str] = {
     "draws": "draws", "rounds": "rounds", "input_tokens": "input tokens",
     "output_tokens": "output tokens", "estimated_cost": "estimated cost",
     "batch_calls": "batch calls",
+    "early_stop": "Stopped early: the top {k} were settled{sure} after {used} of {budget} "
+                  "judgements; the other {unspent} were not spent.",
+    "early_stop_sure": " ({share} expected right)",
     "judge": "Judge",
     # The trust section.
     "trust": "How sure is this ranking?",
@@ -40,6 +43,7 @@ EN: Mapping[str, str] = {
                   "Whiskers are 95 % intervals; rows that share a rank are marked “=” and "
                   "shaded together.",
     "forest_title": "Score and 95 % interval of the first {n} items",
+    "forest_more": "The plot shows the first {shown} of the {total} items.",
     "p_top_k": "P(top {k})", "top_k_rule": "top {k} ↑",
     "score_axis": "score (log-strength; 0 is the average item)",
     "warn_order": "Poor order consistency: in {share} of the AB/BA pairs the two orders gave "
@@ -99,12 +103,16 @@ JA: Mapping[str, str] = {
     "elapsed_time": "所要時間", "failed_calls": "判定失敗", "draws": "引き分け",
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
     "estimated_cost": "推定コスト", "batch_calls": "バッチ呼び出し",
+    "early_stop": "早期終了：上位{k}件が確定したため{sure}、予算{budget}判定のうち{used}判定で"
+                  "終了しました（残り{unspent}判定は使っていません）。",
+    "early_stop_sure": "（正しい見込み{share}）",
     "judge": "判定者",
     "trust": "このランキングはどこまで確かか",
     "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"
                   "差が1なら上位の項目が約73 %の判定で勝つ）。ひげは95 %区間、同順位の行は"
                   "「=」を付けて同じ帯で示します。",
     "forest_title": "上位{n}件のスコアと95 %区間",
+    "forest_more": "図は全{total}件のうち上位{shown}件を示します。",
     "p_top_k": "上位{k}に入る確率", "top_k_rule": "上位{k} ↑",
     "score_axis": "スコア（対数強度。0が平均的な項目）",
     "warn_order": "提示順による判定の不一致が多すぎます：AB/BAの組の{share}で順序を入れ替えると"
