@@ -23,6 +23,30 @@ class CallsStopped(Exception):
     """Another call of the round failed for good; no new call is started."""
 
 
+class CallCancelled(RuntimeError):
+    """A call ended in `CancelledError` though nobody cancelled the run: no verdict.
+
+    Something inside the provider, the cache or a client library cancelled a task of its
+    own and let the `CancelledError` escape. The call is a failed call, never a missing one.
+    """
+
+
+def cancel_requests() -> int:
+    """Cancellations requested of the current task and not yet withdrawn (`Task.cancelling`)."""
+    task = asyncio.current_task()
+    return task.cancelling() if task is not None else 0
+
+
+def stray_cancel(baseline: int) -> bool:
+    """After a `CancelledError`: whether it came from inside the awaited code.
+
+    True when no cancellation of the current task is pending beyond the `baseline` taken
+    before the await: nobody cancelled the run, so the error is a failure of what was
+    awaited, not a request to stop.
+    """
+    return cancel_requests() <= baseline
+
+
 @dataclass
 class Judge:
     """Makes calls: journal first, then the cache, then the provider with retries.
@@ -103,6 +127,7 @@ class Judge:
         A wrong answer is a bug of the provider, not a verdict: it stops the run (the
         answer is not journaled, so a fixed provider asks again on resume).
         """
+        baseline = cancel_requests()
         watch = self.deadlines.watch() if self.deadlines is not None else None
         try:
             result = await judge.compare_call(
@@ -111,10 +136,16 @@ class Judge:
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except asyncio.CancelledError:
-            if watch is None or not watch.expired():
-                raise
+            if watch is not None and watch.expired():
+                raise TransientProviderError(
+                    f"{judge!r} gave no answer within call_timeout={self.timeout} s"
+                ) from None
+            if not stray_cancel(baseline):
+                raise  # the run is being cancelled
+            # Transient: a task cancelled inside the client says nothing about the texts.
             raise TransientProviderError(
-                f"{judge!r} gave no answer within call_timeout={self.timeout} s"
+                f"{judge!r} raised CancelledError though the run was not cancelled (a task "
+                "inside the provider was cancelled elsewhere)"
             ) from None
         except TimeoutError as exc:
             # The provider's own: a slow answer may come next time.
