@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ class Judge:
     timeout: float | None = None
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
+    abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
@@ -129,13 +131,18 @@ class Judge:
         """
         baseline = cancel_requests()
         watch = self.deadlines.watch() if self.deadlines is not None else None
+        # The provider's coroutine runs as a task of its own, awaited through a shield:
+        # a cancel (the deadline's, or the run's) then ends this wait at once even when
+        # the provider swallows cancellation; the provider's task is cancelled and left
+        # to end by itself (see `_abandon`).
+        asked = asyncio.ensure_future(judge.compare_call(
+            place.first, place.second, self.criteria, repetition=repetition))
         try:
-            result = await judge.compare_call(
-                place.first, place.second, self.criteria, repetition=repetition
-            )
+            result = await _outcome(asked)
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except asyncio.CancelledError:
+            self._abandon(asked)
             if watch is not None and watch.expired():
                 raise TransientProviderError(
                     f"{judge!r} gave no answer within call_timeout={self.timeout} s"
@@ -158,6 +165,45 @@ class Judge:
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
         return result
+
+
+    def _abandon(self, asked: asyncio.Future[ComparisonResult]) -> None:
+        """Give up a provider call that was cut off: cancel it, and never use its outcome.
+
+        A provider that ignores the cancel keeps running until it returns by itself; what
+        it returns or raises then is dropped (never journaled, never counted). It is held
+        here until it ends, so it is not garbage-collected while pending.
+        """
+        if asked.done():
+            _retrieve(asked)
+            return
+        asked.cancel()
+        self.abandoned.add(asked)
+        asked.add_done_callback(self.abandoned.discard)
+        asked.add_done_callback(_retrieve)
+
+
+async def _outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
+    """`asked`'s result, awaited so that a cancel ends the wait at once, not `asked`.
+
+    `asyncio.shield` does the same with more bookkeeping; this is on every call's path.
+    """
+    if not asked.done():
+        waiter = asyncio.get_running_loop().create_future()
+        asked.add_done_callback(functools.partial(_wake, waiter))
+        await waiter
+    return asked.result()
+
+
+def _wake(waiter: asyncio.Future[None], _asked: object) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+def _retrieve(asked: asyncio.Future[ComparisonResult]) -> None:
+    """Mark an abandoned call's outcome as seen (no "exception never retrieved" warning)."""
+    if not asked.cancelled():
+        asked.exception()
 
 
 def _retryable(policy: RetryPolicy, exc: Exception) -> bool:
