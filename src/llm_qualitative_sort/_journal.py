@@ -25,6 +25,7 @@ from typing import Any
 
 import ormsgpack
 
+from llm_qualitative_sort._messages import describe
 from llm_qualitative_sort.cache import open_sqlite, result_from_dict, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.models import ComparisonResult
@@ -112,7 +113,7 @@ class Journal:
         self._drops: list[tuple[str, tuple[Any, ...]]] = []
         self._unsaved = 0  # paid calls among the pending records
         self._scheduled = False
-        self._failure: sqlite3.Error | None = None
+        self._failure: Exception | None = None
         if path is not None:
             self._conn = open_sqlite(path, _CALLS, _PURPOSE, StorageError)
             try:
@@ -214,7 +215,9 @@ class Journal:
             with self._conn:
                 self._conn.execute("BEGIN")
                 self._execute_pending(self._conn)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, TypeError, ValueError, OverflowError, RecursionError) as exc:
+            # sqlite3.Error: the disk (full, failing). The others: a row that cannot be
+            # encoded, which the judge's answer check should have made impossible.
             self._failure = exc
             return
         self._records, self._paired, self._drops = {}, {}, []
@@ -240,11 +243,19 @@ class Journal:
         """
         if self._failure is not None:
             self.flush()
-        if self._failure is not None:
+        failure = self._failure
+        if failure is None:
+            return
+        if isinstance(failure, sqlite3.Error):
             raise StorageError(
-                f"cannot write the run journal {self.path} ({type(self._failure).__name__}: "
-                f"{self._failure}): free space on its disk, then resume the run"
-            ) from self._failure
+                f"cannot write the run journal {self.path} ({describe(failure)}): free space "
+                "on its disk, then resume the run"
+            ) from failure
+        raise StorageError(
+            f"cannot encode an answer for the run journal {self.path} ({describe(failure)}): "
+            "a bug of this library, please report it; the answers not written are asked "
+            "again on resume"
+        ) from failure
 
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""

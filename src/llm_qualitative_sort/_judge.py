@@ -6,13 +6,15 @@ import asyncio
 import functools
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._deadlines import Deadlines
 from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
-from llm_qualitative_sort._stops import describe, name_judge
+from llm_qualitative_sort._messages import describe
+from llm_qualitative_sort._stops import name_judge
+from llm_qualitative_sort._storable import storable_raw
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
@@ -164,7 +166,7 @@ class Judge:
         problem = answer_problem(result)
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
-        return result
+        return storable(result)
 
 
     def _abandon(self, asked: asyncio.Future[ComparisonResult]) -> None:
@@ -204,6 +206,12 @@ def _retrieve(asked: asyncio.Future[ComparisonResult]) -> None:
     """Mark an abandoned call's outcome as seen (no "exception never retrieved" warning)."""
     if not asked.cancelled():
         asked.exception()
+
+
+def storable(result: ComparisonResult) -> ComparisonResult:
+    """`result` with a `raw_response` every journal and cache can store (see `_storable`)."""
+    raw = storable_raw(result.raw_response)
+    return result if raw is result.raw_response else replace(result, raw_response=raw)
 
 
 def _retryable(policy: RetryPolicy, exc: Exception) -> bool:

@@ -29,3 +29,13 @@ def message_of(exc: BaseException) -> str:
         except Exception:  # noqa: BLE001
             why = type(inner).__name__
         return f"<its message cannot be shown: str() raised {cut(why, 200)}>"
+
+
+def describe(exc: BaseException) -> str:
+    """The exception's type and message, cut to a sane length.
+
+    Some exceptions (a bare `TimeoutError`) have no message; one whose `__str__` raises is
+    named with that failure.
+    """
+    message = cut(" ".join(message_of(exc).split()))
+    return f"{type(exc).__name__}: {message}" if message else f"{type(exc).__name__} (no message)"

@@ -5,19 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from llm_qualitative_sort._messages import cut, message_of
+from llm_qualitative_sort._messages import describe
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.stores.base import RunJournal
-
-
-def describe(exc: BaseException) -> str:
-    """The exception's type and message, cut to a sane length.
-
-    Some exceptions (a bare `TimeoutError`) have no message; one whose `__str__` raises is
-    named with that failure.
-    """
-    message = cut(" ".join(message_of(exc).split()))
-    return f"{type(exc).__name__}: {message}" if message else f"{type(exc).__name__} (no message)"
 
 
 def name_judge(exc: BaseException, judge: LLMProvider) -> None:

@@ -13,8 +13,7 @@ from llm_qualitative_sort import (
     RunStoppedError,
     TransientProviderError,
 )
-from llm_qualitative_sort._messages import MESSAGE_LIMIT
-from llm_qualitative_sort._stops import describe
+from llm_qualitative_sort._messages import MESSAGE_LIMIT, describe
 from llm_qualitative_sort.providers._failures import classify
 
 

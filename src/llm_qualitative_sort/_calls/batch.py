@@ -25,7 +25,7 @@ from llm_qualitative_sort._calls.base import (
     CallSettings,
 )
 from llm_qualitative_sort._events import event
-from llm_qualitative_sort._judge import CallCancelled, cancel_requests, stray_cancel
+from llm_qualitative_sort._judge import CallCancelled, cancel_requests, storable, stray_cancel
 from llm_qualitative_sort.cache import CacheKey
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
@@ -230,6 +230,7 @@ class _Round:
         kept = self.store.answers()
         done = collect(job, outcomes, self.index, self.calls, self.unanswered, kept,
                        self.client.reasks)
+        done.final[:] = [(index, storable(result)) for index, result in done.final]
         for index, result in done.final:
             self.settings.journal.put(self.calls[index].place, result, cached=False)
             self.unanswered.discard(index)
