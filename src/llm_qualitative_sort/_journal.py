@@ -27,6 +27,7 @@ from typing import Any
 
 import ormsgpack
 
+from llm_qualitative_sort._messages import describe
 from llm_qualitative_sort.cache import open_sqlite, result_from_dict, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.base import Fence, LeaseHolder
@@ -119,7 +120,7 @@ class Journal:
         self._drops: list[tuple[str, tuple[Any, ...]]] = []
         self._unsaved = 0  # paid calls among the pending records
         self._scheduled = False
-        self._failure: sqlite3.Error | None = None
+        self._failure: Exception | None = None
         self._fence: Fence | None = None
         self._holder: LeaseHolder | None = None  # who took the run, once the fence fell
         self._file: tuple[int, int] | None = None
@@ -255,7 +256,9 @@ class Journal:
                 self._conn.execute("BEGIN IMMEDIATE")
                 if self._held(self._conn):
                     self._execute_pending(self._conn)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, TypeError, ValueError, OverflowError, RecursionError) as exc:
+            # sqlite3.Error: the disk (full, failing). The others: a row that cannot be
+            # encoded, which the judge's answer check should have made impossible.
             self._failure = exc
             return
         self._failure = None
@@ -308,11 +311,19 @@ class Journal:
         self.confirm()
         if self._failure is not None:
             self.flush()
-        if self._failure is not None:
+        failure = self._failure
+        if failure is None:
+            return
+        if isinstance(failure, sqlite3.Error):
             raise StorageError(
-                f"cannot write the run journal {self.path} ({type(self._failure).__name__}: "
-                f"{self._failure}): free space on its disk, then resume the run"
-            ) from self._failure
+                f"cannot write the run journal {self.path} ({describe(failure)}): free space "
+                "on its disk, then resume the run"
+            ) from failure
+        raise StorageError(
+            f"cannot encode an answer for the run journal {self.path} ({describe(failure)}): "
+            "a bug of this library, please report it; the answers not written are asked "
+            "again on resume"
+        ) from failure
 
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort._audit import audit, ties
+from llm_qualitative_sort._lost_calls import stored_calls
 from llm_qualitative_sort._rating import Rating
 from llm_qualitative_sort._validation import Ranking as Ranking
 from llm_qualitative_sort.bradley_terry import rank_by_score
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
 
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
     """A `MatchResult` from its stored form."""
-    a, b, winner, calls = log
+    a, b, winner, stored = log
+    calls = stored_calls(stored)
     # A call is stored as six fields, then optional facts: see `CallLog`.
     rounds = [RoundResult(*call) if len(call) == 6 else _with_facts(call) for call in calls]
     return MatchResult(items[a], items[b], winner, rounds, round_number)
@@ -148,7 +150,9 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
         for _a, _b, winner, calls in entry["matches"]:
             totals["total_matches"] += 1
             totals["draws"] += winner is None
-            for _order, call_winner, _reasoning, cached, tokens_in, tokens_out, *_ in calls:
+            for _order, call_winner, _reasoning, cached, tokens_in, tokens_out, *_ in (
+                stored_calls(calls)
+            ):
                 totals["cache_hits" if cached else "total_api_calls"] += 1
                 totals["failed_calls"] += call_winner is None
                 if not cached:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from llm_qualitative_sort._rating import Rating
 
 Side = Literal["A", "B"]
+# The largest token count a journal, cache or checkpoint can store (a signed 64-bit integer).
+TOKENS_LIMIT = 2**63 - 1
 Order = Literal["AB", "BA"]
 
 
@@ -64,6 +66,8 @@ def answer_problem(result: Any) -> str:
         value = getattr(result, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             return f"{name} must be an int >= 0, got {value!r}"
+        if value > TOKENS_LIMIT:  # no store holds more than a signed 64-bit integer
+            return f"{name} must be at most 2**63 - 1, got {value!r}"
     return ""
 
 

@@ -25,6 +25,7 @@ from llm_qualitative_sort._calls.base import (
     CallSettings,
 )
 from llm_qualitative_sort._events import event
+from llm_qualitative_sort._judge import CallCancelled, cancel_requests, storable, stray_cancel
 from llm_qualitative_sort.cache import CacheKey
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
@@ -54,8 +55,17 @@ class BatchRunner(CallRunner):
             return
         place = calls[0].place
         store = self.settings.journal.batch_records(place.run_id, place.round_number)
+        baseline = cancel_requests()
         try:
             await _Round(self.settings, self.client, store, calls, answered).play()
+        except asyncio.CancelledError:
+            if not stray_cancel(baseline):
+                raise  # the run is being cancelled
+            raise CallCancelled(
+                f"round {place.round_number} ended in CancelledError though the run was not "
+                "cancelled (a task inside the batch client or the cache was cancelled "
+                "elsewhere); the calls without an answer have no verdict: resume the run"
+            ) from None
         finally:
             store.close()
 
@@ -220,6 +230,7 @@ class _Round:
         kept = self.store.answers()
         done = collect(job, outcomes, self.index, self.calls, self.unanswered, kept,
                        self.client.reasks)
+        done.final[:] = [(index, storable(result)) for index, result in done.final]
         for index, result in done.final:
             self.settings.journal.put(self.calls[index].place, result, cached=False)
             self.unanswered.discard(index)

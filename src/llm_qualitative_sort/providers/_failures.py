@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_core import exceptions as lc
 
+from llm_qualitative_sort._messages import cut, message_of
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     ProviderError,
@@ -71,7 +72,7 @@ def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderE
         where: The model and endpoint, named in messages.
         secret: The API key, masked out of every message.
     """
-    detail = redact(f"{type(exc).__name__}: {exc}", secret)[:500]
+    detail = cut(redact(f"{type(exc).__name__}: {message_of(exc)}", secret), 500)
     status = _status(exc)
     if (
         isinstance(exc, (*_TRANSIENT_LC, TimeoutError, ConnectionError))
