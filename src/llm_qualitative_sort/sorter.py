@@ -21,19 +21,27 @@ from langgraph.types import RetryPolicy
 from llm_qualitative_sort._events import progress_event
 from llm_qualitative_sort._results import Ranking, batch_discount, sort_result, trivial_result
 from llm_qualitative_sort._stops import stop_reason
-from llm_qualitative_sort._storage import default_checkpointer
+from llm_qualitative_sort._storage import CHECKPOINT_VARIABLE, default_checkpointer
 from llm_qualitative_sort._validation import (
     check_criteria,
     check_items,
     check_ranking,
+    check_retry_policy,
     check_run_id,
     check_schedule,
     check_seed,
     check_settings,
     check_timeout,
+    check_wait,
+    checkpoint_problem,
 )
 from llm_qualitative_sort.cache import ComparisonCache
-from llm_qualitative_sort.errors import RunDetached, RunMismatchError, RunStoppedError
+from llm_qualitative_sort.errors import (
+    RunDetached,
+    RunMismatchError,
+    RunStoppedError,
+    StorageError,
+)
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
@@ -145,8 +153,8 @@ class QualitativeSorter:
             raise TypeError("on_progress must be callable")
         self.ranking: Ranking = check_ranking(ranking, STRATEGIES[strategy].native_ranking)
         self.schedule = check_schedule(schedule, STRATEGIES[strategy], provider)
-        if wait_for_run is not None and not wait_for_run >= 0:
-            raise ValueError(f"wait_for_run must be seconds >= 0 or None, got {wait_for_run!r}")
+        check_wait(wait_for_run)
+        check_retry_policy(retry_policy)
         self.provider = provider
         self.criteria = criteria
         self.max_concurrent_requests = max_concurrent_requests
@@ -156,8 +164,13 @@ class QualitativeSorter:
         self.seed = seed
         self.retry_policy = retry_policy
         self.wait_for_run = wait_for_run
+        named = "checkpointer"
         if checkpointer is DEFAULT_CHECKPOINTER:
             checkpointer = default_checkpointer()
+            named = f"the default checkpointer (${CHECKPOINT_VARIABLE} or the data directory)"
+        problem = checkpoint_problem(checkpointer)
+        if problem is not None:
+            raise StorageError(f"{named} {problem}")
         self._store = store_for(checkpointer)
 
     @property
