@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     import psycopg
 
 SCHEMES = ("postgresql://", "postgres://")
-INSTALL = 'pip install "llm-qualitative-sort[postgres]"'
+# From a checkout of this repository: the name "llm-qualitative-sort" on PyPI is another
+# project's, so `pip install "llm-qualitative-sort[postgres]"` would install a stranger's code.
+INSTALL = 'pip install -e ".[postgres]" (in a checkout of this repository)'
+
+
+class MissingExtra(ImportError):
+    """A PostgreSQL store or cache was asked for without the `postgres` extra installed."""
 
 JOURNAL = "llm_qualitative_sort_journal"
 PAIRINGS = "llm_qualitative_sort_pairings"
@@ -80,14 +86,14 @@ def require(module: str) -> Any:
     """Import a module of the `postgres` extra, or say how to install it.
 
     Raises:
-        ImportError: The extra is not installed.
+        MissingExtra: The extra is not installed (an `ImportError`).
     """
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(
-            f"a PostgreSQL checkpointer needs psycopg and langgraph-checkpoint-postgres: "
-            f"{INSTALL} ({exc})"
+        raise MissingExtra(
+            "a PostgreSQL checkpointer or cache needs the postgres extra (psycopg and "
+            f"langgraph-checkpoint-postgres), which is not installed: {INSTALL}; {exc}"
         ) from exc
 
 
