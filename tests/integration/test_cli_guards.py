@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from llm_qualitative_sort.cli import EXIT_USAGE, main
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE, main
 from llm_qualitative_sort.providers import MockLLMProvider
 
 
@@ -97,3 +97,30 @@ def test_a_missing_postgres_extra_is_one_line_saying_what_to_install(
     assert 'pip install -e ".[postgres]"' in lines[0] and "psycopg" in lines[0]
     assert "llm-qualitative-sort[postgres]" not in lines[0]  # that name is another package's
     assert "internal error" not in lines[0] and "secret" not in lines[0]
+
+
+def test_out_into_a_missing_directory_is_refused_naming_it(capsys, items, tmp_path,
+                                                          no_calls) -> None:
+    out = tmp_path / "reprots" / "2026" / "r.json"  # a typo: the tree is "reports"
+    code, err = _sort(capsys, items, "--out", str(out), "--checkpoint",
+                      str(tmp_path / "runs.sqlite3"))
+    assert code == EXIT_USAGE, err
+    assert f"the directory {tmp_path / 'reprots'} does not exist" in err and "--mkdir" in err
+    assert not (tmp_path / "reprots").exists()
+
+
+@pytest.mark.parametrize("command", ["sort", "report"])
+def test_mkdir_creates_the_out_directories(command, capsys, items, tmp_path) -> None:
+    store = str(tmp_path / "runs.sqlite3")
+    out = tmp_path / "new" / "deeper" / "r.csv"
+    if command == "sort":
+        code, err = _sort(capsys, items, "--out", str(out), "--mkdir", "--checkpoint", store)
+    else:
+        assert _sort(capsys, items, "--run-id", "r", "--checkpoint", store)[0] == EXIT_OK
+        code = main(["report", "r", "--out", str(out), "--checkpoint", store])
+        err = capsys.readouterr().err
+        assert code == EXIT_USAGE and "does not exist" in err
+        code = main(["report", "r", "--out", str(out), "--mkdir", "--checkpoint", store])
+        err = capsys.readouterr().err
+    assert code == EXIT_OK, err
+    assert out.read_text(encoding="utf-8-sig").startswith("rank,")

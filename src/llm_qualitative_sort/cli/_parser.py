@@ -122,6 +122,9 @@ def _add_report_options(parser: argparse.ArgumentParser, required: bool = False)
     parser.add_argument("--excel", action=argparse.BooleanOptionalAction,
                         help="start a .csv report with a UTF-8 byte-order mark so that Excel "
                         "reads it right (default: on)")
+    parser.add_argument("--mkdir", action="store_true", default=None,
+                        help="create the --out file's missing directories (without it, a "
+                        "missing directory is an error: a typo must not make a new tree)")
 
 
 def _add_sort(sort: argparse.ArgumentParser) -> None:

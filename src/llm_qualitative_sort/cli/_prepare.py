@@ -59,8 +59,8 @@ def _demo(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
     from llm_qualitative_sort.cli._providers import demo_set
 
     demo = demo_set()
-    keep = {k: settings[k] for k in ("checkpoint", "out", "lang", "excel", "progress", "verbose")
-            if k in settings}
+    keep = {k: settings[k] for k in ("checkpoint", "out", "lang", "excel", "mkdir", "progress",
+                                     "verbose") if k in settings}
     config = RunConfig(criteria=demo["criteria"], run_id=uuid.uuid4().hex, seed=args.seed,
                        elimination_count=demo["elimination_count"], **keep)
     texts = list(demo["texts"])
@@ -154,7 +154,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     _check_numbers(config)
     _check_batch(config, dry_run)
     if config.out:
-        check_report_path(config.out, probe=not dry_run)
+        check_report_path(config.out, probe=not dry_run, make_dirs=bool(config.mkdir))
     from llm_qualitative_sort.cli._providers import make_provider
 
     provider = make_provider(config)
