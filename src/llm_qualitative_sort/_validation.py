@@ -184,7 +184,7 @@ def _seconds(name: str, value: Any, *, zero: bool) -> None:
         raise TypeError(f"{name} must be seconds (an int or float) or None, got {value!r}")
     least = ">= 0" if zero else "> 0"
     if not (0 <= value if zero else 0 < value) or not value <= MAX_SECONDS:
-        raise ValueError(f"{name} must be seconds {least} and at most {MAX_SECONDS} "
+        raise ValueError(f"{name} must be {least} seconds, at most {MAX_SECONDS} "
                          f"(None: no bound), got {_number(value)}")
 
 

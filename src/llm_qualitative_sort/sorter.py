@@ -46,6 +46,7 @@ from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.models import ProgressEvent, SortResult
+from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.stores import RunJournal, store_for
@@ -104,6 +105,13 @@ class QualitativeSorter:
             bracket's players are paired as soon as they are free, so no request slot waits
             for a round's slowest call; the pairings depend on completion order and are
             logged durably, so a resumed run continues exactly).
+        allow_judge_change: Let `resume` (or `sort` with the run's id) go on with a judge
+            other than the one that started the run (another `model_identity`). Off by
+            default, and then refused before any call: the ranking would mix two judges'
+            verdicts. When allowed, every call the new judge makes is recorded under its
+            name, so the audit credits each call to the judge that made it; the calls of
+            the first judge are priced as unknown (its prices are not stored). Live calls
+            only: a provider in batch mode cannot take over a run.
 
     Example:
         >>> import asyncio
@@ -136,6 +144,7 @@ class QualitativeSorter:
         ranking: Ranking | None = None,
         wait_for_run: float | None = 0.0,
         schedule: str = "rounds",
+        allow_judge_change: bool = False,
     ) -> None:
         if not isinstance(provider, LLMProvider):
             raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
@@ -154,6 +163,10 @@ class QualitativeSorter:
         self.ranking: Ranking = check_ranking(ranking, STRATEGIES[strategy].native_ranking)
         self.schedule = check_schedule(schedule, STRATEGIES[strategy], provider)
         check_wait(wait_for_run)
+        if not isinstance(allow_judge_change, bool):
+            raise TypeError("allow_judge_change must be a bool, got "
+                            f"{type(allow_judge_change).__name__}")
+        self.allow_judge_change = allow_judge_change
         check_retry_policy(retry_policy)
         self.provider = provider
         self.criteria = criteria
@@ -222,6 +235,7 @@ class QualitativeSorter:
                     "criteria": self.criteria,
                     **self._stored_settings(),
                     "seed": self.seed if self.seed is not None else _seed_for(run_id),
+                    "judge": self.provider.model_identity,
                 }
             return await self._finish(graph, start, config, stored, journal, started)
 
@@ -290,6 +304,9 @@ class QualitativeSorter:
         started: float,
     ) -> SortResult:
         run_id = str(config["configurable"]["thread_id"])
+        judge = self.provider.model_identity
+        # Calls that name no judge are the first judge's (a single judge names none).
+        started_by = str((start or stored).get("judge") or judge)
         # Not `snapshot.next`: it is empty too when the last task saved its writes before
         # a crash and its successors were never scheduled. Only the ranking node writes
         # `rankings`, so its presence is what marks a finished run.
@@ -303,6 +320,7 @@ class QualitativeSorter:
                 run_id=run_id,
                 journal=journal,
                 progress=self.on_progress is not None,
+                name_judge=started_by != judge,
             )
             try:
                 stored = await self._drive(graph, start, config, context)
@@ -315,9 +333,11 @@ class QualitativeSorter:
         elapsed = time.perf_counter() - started
         judges = leaf_judges(self.provider)
         costs = {j.model_identity: j.estimate_cost for j in judges} if len(judges) > 1 else None
+        if started_by != judge:  # taken over by another judge: the first one's prices are unknown
+            costs = {**(costs or {judge: self.provider.estimate_cost}), started_by: _unpriced}
         return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost,
                            batch_discount=batch_discount(self.provider),
-                           judge=self.provider.model_identity, judge_costs=costs)
+                           judge=started_by, judge_costs=costs)
 
     async def _drive(
         self,
@@ -388,6 +408,7 @@ class QualitativeSorter:
                 f"run {run_id!r} holds {len(stored['items'])} other items; "
                 "use a new run id for other items"
             )
+        self._check_same_judge(stored, run_id)
         expected: dict[str, Any] = {"criteria": self.criteria, **self._stored_settings()}
         if self.seed is not None:
             expected["rng_seed"] = self.seed
@@ -401,6 +422,30 @@ class QualitativeSorter:
                     f"run {run_id!r} was started with {name}={stored[name]!r}, "
                     f"not {value!r}"
                 )
+
+    def _check_same_judge(self, stored: dict[str, Any], run_id: str) -> None:
+        """Refuse to go on with a judge other than the one that started the run.
+
+        Its verdicts would be mixed with the first judge's into one ranking (and the audit
+        would credit them all to one judge). Runs stored before the judge was recorded
+        are not checked.
+        """
+        started_by, judge = stored.get("judge"), self.provider.model_identity
+        if started_by is None or started_by == judge:
+            return
+        if not self.allow_judge_change:
+            raise RunMismatchError(
+                f"run {run_id!r} was started by the judge {started_by!r}, not {judge!r}: "
+                "resume it with the judge that started it, start a new run, or pass "
+                "allow_judge_change=True to go on with this judge (the ranking then mixes "
+                "both judges' verdicts)"
+            )
+        if any(isinstance(getattr(j, "batch", None), BatchOptions)
+               for j in leaf_judges(self.provider)):
+            # The batch path journals no judge name: its calls could not be credited.
+            raise RunMismatchError(
+                f"run {run_id!r} was started by the judge {started_by!r}: another judge "
+                f"({judge!r}) can take it over with live calls only, not in batch mode")
 
     def _stored_settings(self) -> dict[str, Any]:
         """The settings a run keeps in its state (and must keep when resumed)."""
@@ -441,6 +486,11 @@ async def _stored_run(graph: TournamentGraph, config: RunnableConfig) -> dict[st
     """
     values = (await graph.aget_state(config)).values
     return dict(values) if values.get("items") else {}
+
+
+def _unpriced(input_tokens: int, output_tokens: int) -> float | None:
+    """The price function of a judge whose prices are not known."""
+    return None
 
 
 def _seed_for(run_id: str) -> int:

@@ -57,6 +57,8 @@ class TournamentInput(TypedDict):
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
+    # The judge's `model_identity` (never a key): a resume by another judge is refused.
+    judge: NotRequired[str]
 
 
 class TournamentOutput(TypedDict):
@@ -85,6 +87,8 @@ class TournamentState(TypedDict):
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
+    # The judge's `model_identity` (never a key): a resume by another judge is refused.
+    judge: NotRequired[str]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.
