@@ -124,3 +124,16 @@ def test_mkdir_creates_the_out_directories(command, capsys, items, tmp_path) -> 
         err = capsys.readouterr().err
     assert code == EXIT_OK, err
     assert out.read_text(encoding="utf-8-sig").startswith("rank,")
+
+
+@pytest.mark.parametrize(("flag", "value"), [
+    ("--timeout", "inf"), ("--timeout", "nan"), ("--mock-latency", "inf"), ("--wait", "nan"),
+    ("--wait", "-1"),
+])
+def test_a_number_that_cannot_be_used_is_refused_naming_the_flag(
+    flag, value, capsys, items, tmp_path, no_calls
+) -> None:
+    store = tmp_path / "runs.sqlite3"
+    code, err = _sort(capsys, items, flag, value, "--checkpoint", str(store))
+    assert code == EXIT_USAGE, err
+    assert err.startswith(f"error: {flag} must be") and not store.exists()

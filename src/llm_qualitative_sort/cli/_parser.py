@@ -206,7 +206,7 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                       help="continue a stopped run with its stored settings")
     runs.add_argument("--wait", type=float, metavar="SECONDS",
                       help="if another process holds the run, wait this long for it "
-                      "(default: refuse at once, exit 5)")
+                      "(inf: as long as it takes; default: refuse at once, exit 5)")
     runs.add_argument("--dry-run", action="store_true",
                       help="check everything, print the expected matches, calls and cost; "
                       "call nothing")

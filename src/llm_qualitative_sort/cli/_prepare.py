@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import secrets
 import sys
 import uuid
@@ -190,11 +191,13 @@ def _check_numbers(config: RunConfig) -> None:
                      "--output-price-per-million": config.output_price_per_million,
                      "--mock-latency": config.mock_latency}
     for flag, value in positive.items():
-        if value is not None and not value > 0:
-            raise UsageError(f"{flag} must be positive, got {value}")
+        if value is not None and not 0 < value < math.inf:
+            raise UsageError(f"{flag} must be a positive, finite number, got {value}")
     for flag, value in at_least_zero.items():
-        if value is not None and not value >= 0:
-            raise UsageError(f"{flag} must be >= 0, got {value}")
+        if value is not None and not 0 <= value < math.inf:
+            raise UsageError(f"{flag} must be a finite number >= 0, got {value}")
+    if config.wait is not None and not 0 <= config.wait:  # inf: as long as it takes
+        raise UsageError(f"--wait must be seconds >= 0 (or inf), got {config.wait}")
 
 
 def _check_batch(config: RunConfig, dry_run: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -96,7 +97,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         checkpointer=checkpoint_path(config),
         retry_policy=watched_retry(progress.retrying),
         ranking=_ranking(config.ranking),
-        wait_for_run=config.wait,
+        wait_for_run=None if config.wait == math.inf else config.wait,
     )
     await _keep_settings(plan)
     _announce(plan)
