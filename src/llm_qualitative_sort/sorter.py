@@ -84,7 +84,7 @@ class QualitativeSorter:
             are separated from the rest (see `tournament.swiss.settle`).
         max_concurrent_requests: Upper bound on LLM calls in flight.
         call_timeout: Seconds one call may take before it counts as a transient failure
-            (retried); None for no bound.
+            (retried), at most 10**9; None for no bound.
         cache: Where to reuse answers already paid for.
         on_progress: Called (plain or async) with every `ProgressEvent`.
         seed: Fixes placement and pairing; None derives one from the run id (a fresh random
@@ -92,8 +92,12 @@ class QualitativeSorter:
         checkpointer: An SQLite file path, a PostgreSQL URI (`postgresql://...`, shared by
             several workers; needs the `postgres` extra), a LangGraph `BaseCheckpointSaver`,
             or None for memory only. By default `$LLM_QUALITATIVE_SORT_CHECKPOINT` if set,
-            else an embedded SQLite file (see `default_checkpoint_path`).
-        retry_policy: How transient provider failures are retried, per call.
+            else an embedded SQLite file (see `default_checkpoint_path`). An empty string,
+            a directory, or a URI of another database (mysql://, sqlite:///) is refused
+            (`StorageError`) when the sorter is made.
+        retry_policy: How transient provider failures are retried, per call: a LangGraph
+            `RetryPolicy` (checked when the sorter is made: max_attempts >= 1, intervals
+            finite and >= 0, backoff_factor from 1 to 100).
         ranking: "wins" ranks by matches won; "bradley_terry" by the strengths in
             `SortResult.scores`, fitted to the same calls (no extra call). None (default)
             takes the strategy's own: wins for elimination, Bradley–Terry for Swiss.
@@ -209,7 +213,8 @@ class QualitativeSorter:
 
         Raises:
             TypeError, ValueError: Bad items, before any call.
-            RunMismatchError: `run_id` names a run of other items or settings.
+            RunMismatchError: `run_id` names a run of other items or settings, or one
+                started by another judge (see `allow_judge_change`).
             RunLockedError: Another process holds the run (see `wait_for_run`).
             StorageError: The checkpoint or journal store cannot be used, before any call.
             RunStoppedError: The run stopped (provider failure, callback error, a journal
@@ -278,6 +283,8 @@ class QualitativeSorter:
 
         Raises:
             KeyError: No run with this id in this sorter's checkpointer.
+            RunMismatchError: The run has other settings, or was started by another judge
+                (see `allow_judge_change`); before any call.
             RunLockedError: Another process holds the run (see `wait_for_run`).
         """
         started = time.perf_counter()
