@@ -46,7 +46,6 @@ from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.stores import RunJournal, store_for
@@ -114,8 +113,7 @@ class QualitativeSorter:
             default, and then refused before any call: the ranking would mix two judges'
             verdicts. When allowed, every call the new judge makes is recorded under its
             name, so the audit credits each call to the judge that made it; the calls of
-            the first judge are priced as unknown (its prices are not stored). Live calls
-            only: a provider in batch mode cannot take over a run.
+            the first judge are priced as unknown (its prices are not stored).
 
     Example:
         >>> import asyncio
@@ -447,12 +445,7 @@ class QualitativeSorter:
                 "allow_judge_change=True to go on with this judge (the ranking then mixes "
                 "both judges' verdicts)"
             )
-        if any(isinstance(getattr(j, "batch", None), BatchOptions)
-               for j in leaf_judges(self.provider)):
-            # The batch path journals no judge name: its calls could not be credited.
-            raise RunMismatchError(
-                f"run {run_id!r} was started by the judge {started_by!r}: another judge "
-                f"({judge!r}) can take it over with live calls only, not in batch mode")
+
 
     def _stored_settings(self) -> dict[str, Any]:
         """The settings a run keeps in its state (and must keep when resumed)."""

@@ -58,12 +58,3 @@ async def test_with_allow_judge_change_each_call_is_credited_to_its_judge(tmp_pa
     again = await _sorter(MockLLMProvider(seed=1), store).sort(ITEMS, run_id="r")
     assert {j.judge: j.paid_calls for j in again.statistics.judges} == {
         first: 40, other.model_identity: other.calls}
-
-
-async def test_a_batch_provider_cannot_take_over_a_run(tmp_path) -> None:
-    from llm_qualitative_sort import BatchOptions, OpenAIProvider
-
-    store = await _stopped_run(tmp_path)
-    batch = OpenAIProvider(api_key="k", base_url="http://127.0.0.1:9/v1", batch=BatchOptions())
-    with pytest.raises(RunMismatchError, match="live calls only"):
-        await _sorter(batch, store, allow_judge_change=True).resume("r")  # type: ignore[arg-type]

@@ -26,6 +26,7 @@ from llm_qualitative_sort._calls.base import (
     CallSettings,
 )
 from llm_qualitative_sort._events import event
+from llm_qualitative_sort._journal import CallFacts
 from llm_qualitative_sort.cache import CacheKey
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
@@ -96,14 +97,14 @@ class _Round:
         """Answer from the run journal, then from the user's cache."""
         journal, cache = self.settings.journal, self.settings.cache
         for index, call in enumerate(self.calls):
-            journaled = journal.get(call.place)
+            journaled = journal.entry(call.place)
             if journaled is not None:
                 self.answered(index, *journaled)
                 continue
             cached = await cache.get(self._key(call)) if cache is not None else None
             if cached is not None:
-                journal.put(call.place, cached, cached=True)
-                self.answered(index, cached, True)
+                journal.put(call.place, cached, cached=True, facts=self._facts())
+                self.answered(index, cached, True, self._facts())
                 continue
             self.unanswered.add(index)
 
@@ -139,6 +140,10 @@ class _Round:
             for job in due:
                 await self._check(job)
             due = []
+
+    def _facts(self) -> CallFacts:
+        """The judge's name, when a run taken over by another judge names every call's."""
+        return {"judge": self.settings.provider.model_identity} if self.settings.name_judge else {}
 
     def _save(self, job: BatchJob) -> None:
         self.store.save(storable(job, self.client.secret))
@@ -234,9 +239,10 @@ class _Round:
         done = collect(job, outcomes, self.index, self.calls, self.unanswered, kept,
                        self.client.reasks)
         for index, result in done.final:
-            self.settings.journal.put(self.calls[index].place, result, cached=False)
+            self.settings.journal.put(self.calls[index].place, result, cached=False,
+                                      facts=self._facts())
             self.unanswered.discard(index)
-            self.answered(index, result, False)
+            self.answered(index, result, False, self._facts())
         self.settings.journal.flush()  # the answers are on disk before the batch is closed
         self._close(job, done.kept)
         await self._cache(done)
