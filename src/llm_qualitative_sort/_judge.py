@@ -66,6 +66,8 @@ class Judge:
     retry: RetryPolicy
     stop: asyncio.Event
     timeout: float | None = None
+    # Name even a single judge in each call's facts (a run resumed by another judge).
+    name_judge: bool = False
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
@@ -89,7 +91,7 @@ class Judge:
         judge = self.provider.judge_of(place.first, place.second, repetition=repetition)
         facts: CallFacts = {}
         identity = self.model_identity
-        if judge is not self.provider:
+        if judge is not self.provider or self.name_judge:
             identity = judge.model_identity
             facts = {"judge": identity}
         key = None

@@ -16,7 +16,13 @@ if TYPE_CHECKING:
     import psycopg
 
 SCHEMES = ("postgresql://", "postgres://")
+# From a checkout of this repository: the name "llm-qualitative-sort" on PyPI is another
+# project's (see `install_hint`).
 INSTALL = install_hint("postgres")
+
+
+class MissingExtra(ImportError):
+    """A PostgreSQL store or cache was asked for without the `postgres` extra installed."""
 
 JOURNAL = "llm_qualitative_sort_journal"
 PAIRINGS = "llm_qualitative_sort_pairings"
@@ -81,14 +87,14 @@ def require(module: str) -> Any:
     """Import a module of the `postgres` extra, or say how to install it.
 
     Raises:
-        ImportError: The extra is not installed.
+        MissingExtra: The extra is not installed (an `ImportError`).
     """
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(
-            f"a PostgreSQL checkpointer needs psycopg and langgraph-checkpoint-postgres: "
-            f"{INSTALL} ({exc})"
+        raise MissingExtra(
+            "a PostgreSQL checkpointer or cache needs the postgres extra (psycopg and "
+            f"langgraph-checkpoint-postgres), which is not installed: {INSTALL}; {exc}"
         ) from exc
 
 

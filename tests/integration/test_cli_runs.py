@@ -22,9 +22,8 @@ def _call(capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-class _Broken(MockLLMProvider):
-    async def compare_call(self, item_a, item_b, criteria, *, repetition):
-        raise PermanentProviderError("401 invalid api key")
+async def _revoked(self, item_a, item_b, criteria, *, repetition):
+    raise PermanentProviderError("401 invalid api key")
 
 
 @pytest.fixture
@@ -38,8 +37,8 @@ def store(tmp_path, capsys, monkeypatch) -> Path:
     code, _, _ = _call(capsys, *common, "--run-id", "done", "--input-price-per-million", "2",
                        "--out", str(tmp_path / "done.json"))
     assert code == EXIT_OK
-    monkeypatch.setattr("llm_qualitative_sort.cli._providers.make_provider",
-                        lambda config: _Broken(seed=1))
+    # The run's own judge, its key revoked: a resume must be made by the judge that started.
+    monkeypatch.setattr(MockLLMProvider, "compare_call", _revoked)
     code, _, _ = _call(capsys, *common, "--run-id", "halted", "--elimination-count", "3")
     assert code == EXIT_STOPPED
     monkeypatch.undo()

@@ -63,6 +63,7 @@ class RunConfig:
     out: str | None = _setting(None)
     lang: str | None = _setting(None)
     excel: bool | None = _setting(None)
+    mkdir: bool | None = _setting(None, stored=False)
     mock_latency: float = _setting(0.0)
     source: dict[str, Any] = _setting(dict)
     checkpoint: str | None = _setting(None, stored=False, env=True)

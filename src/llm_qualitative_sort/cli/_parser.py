@@ -122,6 +122,9 @@ def _add_report_options(parser: argparse.ArgumentParser, required: bool = False)
     parser.add_argument("--excel", action=argparse.BooleanOptionalAction,
                         help="start a .csv report with a UTF-8 byte-order mark so that Excel "
                         "reads it right (default: on)")
+    parser.add_argument("--mkdir", action="store_true", default=None,
+                        help="create the --out file's missing directories (without it, a "
+                        "missing directory is an error: a typo must not make a new tree)")
 
 
 def _add_sort(sort: argparse.ArgumentParser) -> None:
@@ -203,7 +206,7 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                       help="continue a stopped run with its stored settings")
     runs.add_argument("--wait", type=float, metavar="SECONDS",
                       help="if another process holds the run, wait this long for it "
-                      "(default: refuse at once, exit 5)")
+                      "(inf: as long as it takes; default: refuse at once, exit 5)")
     runs.add_argument("--dry-run", action="store_true",
                       help="check everything, print the expected matches, calls and cost; "
                       "call nothing")

@@ -20,11 +20,13 @@ class ReportPathError(ValueError):
     """The report cannot be written where asked; found before any call."""
 
 
-def check_report_path(path: str, *, probe: bool = True) -> None:
+def check_report_path(path: str, *, probe: bool = True, make_dirs: bool = False) -> None:
     """Fail now, not after a paid run, if a report cannot be written at `path`.
 
-    Checks the extension, that no directory stands in the way, and (with `probe`) that a
-    file can be created beside it — permissions, a read-only or full file system.
+    Checks the extension, that no directory stands in the way, that the file's directory
+    exists (unless `make_dirs`: `--mkdir` creates it when the report is written), and
+    (with `probe`) that a file can be created beside it — permissions, a read-only or full
+    file system.
     """
     target = Path(path)
     if target.suffix.lower() not in REPORT_FORMATS:
@@ -37,6 +39,13 @@ def check_report_path(path: str, *, probe: bool = True) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise ReportPathError(f"--out {path}: {parent} is a file, not a directory")
+    if parent != target.parent and not make_dirs:
+        # Not made silently: a typo in a directory name would start a new tree.
+        missing = target.parent
+        while missing.parent != parent:
+            missing = missing.parent
+        raise ReportPathError(f"--out {path}: the directory {missing} does not exist "
+                              "(create it, or add --mkdir to have it created)")
     if target.exists() and not os.access(target, os.W_OK):
         raise ReportPathError(f"--out {path}: the file is not writable")
     if probe and parent == target.parent:

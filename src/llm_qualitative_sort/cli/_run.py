@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from llm_qualitative_sort._inventory import RunInventory, RunSummary
 from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort._results import Ranking
 from llm_qualitative_sort._storage import default_checkpoint_path
+from llm_qualitative_sort._validation import checkpoint_problem
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
 from llm_qualitative_sort.cli._progress import Tally, make_progress
@@ -47,10 +49,18 @@ class Plan:
 
 
 def checkpoint_path(config: RunConfig) -> Path | str:
-    """The SQLite file or the PostgreSQL URI that keeps the run."""
-    if not config.checkpoint:
-        return default_checkpoint_path()
-    return config.checkpoint if is_dsn(config.checkpoint) else Path(config.checkpoint)
+    """The SQLite file or the PostgreSQL URI that keeps the run.
+
+    Raises:
+        UsageError: `--checkpoint` (or its setting) names a directory or another database.
+    """
+    target = config.checkpoint or default_checkpoint_path()
+    problem = checkpoint_problem(target)
+    if problem is not None:
+        from llm_qualitative_sort.cli._main import UsageError
+
+        raise UsageError(f"--checkpoint {problem}")
+    return target if is_dsn(target) else Path(target)
 
 
 def shown_checkpoint(config: RunConfig) -> str:
@@ -88,7 +98,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         checkpointer=checkpoint_path(config),
         retry_policy=watched_retry(progress.retrying),
         ranking=_ranking(config.ranking),
-        wait_for_run=config.wait,
+        wait_for_run=None if config.wait == math.inf else config.wait,
     )
     earlier = await _keep_settings(plan)
     _announce(plan, earlier)

@@ -141,7 +141,7 @@ async def _prune(path: Target, args: argparse.Namespace) -> int:
 
 
 async def _report(path: Target, args: argparse.Namespace) -> int:
-    check_report_path(args.out)
+    check_report_path(args.out, make_dirs=bool(args.mkdir))
     from llm_qualitative_sort._results import Ranking, sort_result
 
     async with RunInventory.open(path) as runs:

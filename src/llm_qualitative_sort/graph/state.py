@@ -57,7 +57,8 @@ class TournamentInput(TypedDict):
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
-    # The judge's `model_identity`, so that listings and reports can name it.
+    # The judge's `model_identity` (never a key): listings and reports name it, and a
+    # resume by another judge is refused.
     judge: NotRequired[str]
 
 
@@ -87,6 +88,7 @@ class TournamentState(TypedDict):
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
+    # The judge's `model_identity` (never a key): a resume by another judge is refused.
     judge: NotRequired[str]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that

@@ -102,6 +102,7 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
         cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
+        name_judge=ctx.name_judge,
         emit=emit,
     )
     await make_runner(settings).run(played.calls, answered)
