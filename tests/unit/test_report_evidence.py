@@ -71,16 +71,18 @@ def test_advice_is_spelt_for_python_by_default_and_for_the_command_line_when_it_
     result = _result(pairs=20, evidence=10, prompts=0)
     python = to_html(result, {"top_k": 3, "comparison_rounds": 2})
     assert 'strategy="swiss", top_k=3, budget=88' in python.replace("&quot;", '"')
-    assert "More calls per match (comparison_rounds=4), a panel of judges (PanelProvider" in python
+    assert ("More calls per match (<code>comparison_rounds=4</code>), a panel of judges "
+            "(<code>PanelProvider") in python
     assert "<code>comparison_rounds=4</code> has every judge judge every match" in python
     assert "--" not in python.split("<body>")[1].replace("<!--", "")
     cli = to_html(result, {"top_k": 3, "comparison_rounds": 2}, front_end="cli")
     assert "--strategy swiss --top-k 3 --budget 88" in cli
-    assert "More calls per match (--comparison-rounds 4), a panel of judges (--judge" in cli
+    assert ("More calls per match (<code>--comparison-rounds 4</code>), a panel of judges "
+            "(<code>--judge") in cli
     assert "<code>--comparison-rounds 4</code> has every judge" in cli
     assert "top_k=" not in cli and "comparison_rounds=" not in cli
     ja = to_html(result, {"top_k": 3}, lang="ja", front_end="cli")
-    assert "--strategy swiss --top-k 3" in ja and "（--comparison-rounds 4）" in ja
+    assert "--strategy swiss --top-k 3" in ja and "（<code>--comparison-rounds 4</code>）" in ja
 
 
 def test_write_report_passes_the_front_end_and_refuses_an_unknown_one(tmp_path: Path) -> None:
@@ -94,3 +96,11 @@ def test_write_report_passes_the_front_end_and_refuses_an_unknown_one(tmp_path: 
     with pytest.raises(ValueError, match="front_end"):
         to_html(result, front_end="shell")
     assert json.loads((write_report(result, tmp_path / "r.json")).read_text())["schema_version"]
+
+
+def test_a_figure_resting_on_nothing_says_so() -> None:
+    page = to_html(_result(pairs=20, evidence=0))
+    assert ("from the <b>0</b> AB/BA pairs whose two orders gave different winners. With none, "
+            "this figure rests on nothing but its prior: ignore it.") in page
+    assert "Only <b>0</b>" not in page
+    assert "根拠が1件もないため" in to_html(_result(pairs=20, evidence=0), lang="ja")

@@ -70,14 +70,26 @@ def _warnings(stats: Statistics, k: int, missing: float, words: Words, front_end
     order = stats.order_consistency
     if order is not None and order.share is not None and order.share > ORDER_WARNING:
         more = spelt(front_end, comparison_rounds=2 * max(calls_per_match, 1))
-        bands.append(words["warn_order"].format(share=_percent(order.share), pairs=order.pairs,
-                                                more=more, panel=panel(front_end)))
+        bands.append(_plain(words["warn_order"], share=_percent(order.share), pairs=order.pairs,
+                            more=_code(more), panel=_code(panel(front_end))))
     if missing >= TOP_K_WARNING:
         calls = max(2 * (stats.total_api_calls + stats.cache_hits), 1)
-        bands.append(words["warn_top_k"].format(
-            k=k, missing=f"{missing:.1f}",
-            swiss=spelt(front_end, strategy="swiss", top_k=k, budget=calls)))
-    return "".join(f'<p class="warn" role="alert">⚠ {escape(b)}</p>' for b in bands)
+        swiss = spelt(front_end, strategy="swiss", top_k=k, budget=calls)
+        bands.append(_plain(words["warn_top_k"], k=k, missing=f"{missing:.1f}",
+                            swiss=_code(swiss)))
+    return "".join(f'<p class="warn" role="alert">⚠ {b}</p>' for b in bands)
+
+
+def _code(text: str) -> str:
+    """Settings to type, kept on one line (a flag broken at its hyphen misleads)."""
+    return f"<code>{escape(text)}</code>"
+
+
+def _plain(template: str, **values: object) -> str:
+    """The sentence escaped, its figures escaped too; `<code>` values as they are."""
+    return escape(template).format(**{
+        name: value if isinstance(value, str) and value.startswith("<code>") else
+        escape(str(value)) for name, value in values.items()})
 
 
 def _sentences(stats: Statistics, n: int, k: int, missing: float, words: Words,
@@ -135,6 +147,8 @@ def _few(count: int, unit: str, words: Words) -> str:
     """" Only 10 pairs: …" after a figure resting on fewer than `FEW` of them, else ""."""
     if count >= FEW:
         return ""
+    if count == 0:  # "Only 0 pairs" would read as a miscount
+        return " " + escape(words["few_none"])
     return " " + _fill(words[f"few_{unit}"], n=count, few=FEW)
 
 
@@ -150,7 +164,7 @@ def _fill(template: str, **values: object) -> str:
         elif name == "basis":  # a clause filled (and escaped) already
             shown[name] = text
         elif name == "advice":
-            shown[name] = f"<code>{escape(text)}</code>"
+            shown[name] = _code(text)
         else:
             shown[name] = f"<b>{escape(text)}</b>"
     return escape(template).format(**shown)
