@@ -59,7 +59,7 @@ def test_figures_resting_on_enough_are_not_called_uncertain() -> None:
 
 def test_the_evidence_is_named_in_japanese() -> None:
     page = to_html(_result(pairs=20, evidence=10, prompts=12), {"top_k": 3}, lang="ja")
-    assert "提示順で勝者が変わったAB/BAの<b>10</b>組から推定" in page
+    assert "提示順で勝者が変わったAB/BAの<b>10</b>組から推定）。<b>10</b>組しかない" in page
     assert "<b>10</b>組しかないため（<b>30</b>組未満）、この数値は不確かです。" in page
     assert "共通の設問が<b>12</b>件しかないため" in page
     assert "判定のあった<b>40</b>回に当てはめたモデル" in page

@@ -147,9 +147,10 @@ def _few(count: int, unit: str, words: Words) -> str:
     """" Only 10 pairs: …" after a figure resting on fewer than `FEW` of them, else ""."""
     if count >= FEW:
         return ""
+    gap = words.get("sentence_gap", " ")  # Japanese sentences follow with no space
     if count == 0:  # "Only 0 pairs" would read as a miscount
-        return " " + escape(words["few_none"])
-    return " " + _fill(words[f"few_{unit}"], n=count, few=FEW)
+        return gap + escape(words["few_none"])
+    return gap + _fill(words[f"few_{unit}"], n=count, few=FEW)
 
 
 def _fill(template: str, **values: object) -> str:
