@@ -38,8 +38,20 @@ def plural(count: int, noun: str) -> str:
 
 
 def round_message(label: str, played: int, left: int | None) -> str:
-    """"round 3: 8 matches, 14 left"; without `left` (no one eliminated) no count of players."""
+    """"round 3: 8 matches, 14 left"; without `left` (no one eliminated) no count of players.
+
+    An elimination run usually ends with its winner, "1 left". It ends with "0 left" when
+    its last matches were draws between players on their last life: a draw costs both a
+    loss, so no one is left standing, and the ranking then goes by wins alone (the
+    message says so, lest "0 left" read as a miscount).
+
+    Example:
+        >>> round_message("round 5", 1, 0)
+        'round 5: 1 match, 0 left (a draw eliminated the last players: ranked by wins)'
+    """
     text = f"{label}: {plural(played, 'match')}"
+    if left == 0:
+        return f"{text}, 0 left (a draw eliminated the last players: ranked by wins)"
     return text if left is None else f"{text}, {left} left"
 
 

@@ -141,9 +141,14 @@ class Statistics:
     `total_api_calls` counts calls paid for (cache hits excluded), `batch_calls` those of
     them made through a provider batch; `failed_calls` counts calls that gave no verdict;
     `rounds` counts tournament rounds. `elapsed_time` is the wall time, in seconds, of the
-    call that finished the run. `estimated_cost` prices the paid tokens when the provider
-    was given prices per million tokens (batch calls at the batch price), else None (for a
-    panel, the sum of its judges' costs when each judge that was paid has prices).
+    call that returned this result: after `resume`, the resume alone (for a run that had
+    finished, the moment it took to read it again), not the earlier calls' time nor the
+    idle time between them. The command line keeps each of its processes' time with the
+    run, so its summary and its reports (`sort --out`, `report RUN_ID`) state the run's
+    total: the stopped processes' time plus the resume's. `estimated_cost` prices the paid
+    tokens when the provider was given prices per million tokens (batch calls at the batch
+    price), else None (for a panel, the sum of its judges' costs when each judge that was
+    paid has prices).
 
     The audit (see `llm_qualitative_sort.audit` and the documentation's "The audit"
     page): `position_bias` is the judges' estimated lean toward the first-shown text,

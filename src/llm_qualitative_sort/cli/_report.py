@@ -72,4 +72,5 @@ def write_cli_report(result: SortResult, config: RunConfig, ids: Sequence[Any],
     assert config.out is not None
     texts = items if items is not None else [i for _, group in result.rankings for i in group]
     return write_report(result, config.out, config.settings(), ids=ids_by_text(texts, ids),
-                        lang=config.lang, excel=excel_bom(config.out, config.excel))
+                        lang=config.lang, excel=excel_bom(config.out, config.excel),
+                        front_end="cli")

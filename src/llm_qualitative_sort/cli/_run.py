@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from llm_qualitative_sort._results import Ranking
 from llm_qualitative_sort._storage import default_checkpoint_path
 from llm_qualitative_sort._validation import checkpoint_problem
 from llm_qualitative_sort.cache import ComparisonCache
+from llm_qualitative_sort.cli import _elapsed
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
 from llm_qualitative_sort.cli._progress import Tally, make_progress
 from llm_qualitative_sort.cli._report import write_cli_report
@@ -80,6 +82,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
     Raises:
         OutputClosed: The ranking could not be printed in full (the report was written).
     """
+    started = time.perf_counter()
     config = plan.config
     progress = make_progress(config.progress, plan.provider.estimate_cost)
     sorter = QualitativeSorter(
@@ -101,23 +104,32 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         wait_for_run=None if config.wait == math.inf else config.wait,
     )
     earlier = await _keep_settings(plan)
+    before = _elapsed.elapsed_before(earlier)
     _announce(plan, earlier)
     try:
         if plan.texts is None:
             result = await until_signalled(sorter.resume(config.run_id))
         else:
             result = await until_signalled(sorter.sort(plan.texts, run_id=config.run_id))
+    except BaseException as error:
+        if _elapsed.worked(error):  # a resume then counts this process's time too
+            await _elapsed.record_quietly(lambda seconds: _keep_elapsed(plan, seconds),
+                                          before + time.perf_counter() - started)
+        raise
     finally:
         progress.close()
         if plan.cache is not None:
             await plan.cache.aclose()
+    # The run's total, as the summary, `--out` and `report RUN_ID` all state it.
+    result = _elapsed.total(result, before)
     await _keep_elapsed(plan, result.statistics.elapsed_time)
     _finish(result, plan, out, progress.tally)
     return result
 
 
 async def _keep_elapsed(plan: Plan, elapsed: float) -> None:
-    # `report RUN_ID` shows the elapsed time this sort reported, not the span of its saves.
+    # `report RUN_ID` shows the elapsed time this sort reported, not the span of its saves
+    # (nor the idle time between a stop and its resume).
     settings = {**plan.config.stored_settings(), "elapsed_time": elapsed}
     async with RunInventory.open(checkpoint_path(plan.config)) as runs:
         await runs.catalog.put(plan.config.run_id, settings, plan.ids)
@@ -130,7 +142,9 @@ async def _keep_settings(plan: Plan) -> RunSummary | None:
         summary = await runs.summary(plan.config.run_id)
         if plan.texts is not None:
             await _check_reused_id(runs, plan)
-        await runs.catalog.put(plan.config.run_id, plan.config.stored_settings(), plan.ids)
+        before = _elapsed.elapsed_before(summary)
+        kept = _elapsed.with_earlier(plan.config.stored_settings(), before)
+        await runs.catalog.put(plan.config.run_id, kept, plan.ids)
     return summary
 
 

@@ -9,6 +9,7 @@ from itertools import groupby
 from typing import Any
 
 from llm_qualitative_sort.models import EarlyStop, MatchResult, RoundResult, SortResult
+from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._standings import (
     Standing,
@@ -36,6 +37,7 @@ def to_html(
     *,
     lang: str | None = None,
     ids: Mapping[str, Any] | None = None,
+    front_end: str = "python",
 ) -> str:
     """The report as one HTML document (UTF-8, viewable offline).
 
@@ -48,6 +50,12 @@ def to_html(
         lang: Language of the report's own words ("en" or "ja"); also the page's `lang`.
             By default English words, and a `lang` that follows the items and criterion.
         ids: Each item's id in the input, shown beside it.
+        front_end: Who writes the report, which decides how its advice names settings:
+            "python" (the sorter's arguments, `strategy="swiss", top_k=10`) or "cli" (the
+            command line's flags, `--strategy swiss --top-k 10`).
+
+    Raises:
+        ValueError: `front_end` is neither "python" nor "cli".
 
     Example:
         >>> from llm_qualitative_sort import SortResult, Statistics
@@ -55,6 +63,7 @@ def to_html(
         >>> "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
         True
     """
+    made_by = check_front_end(front_end)
     settings = dict(settings or {})
     words = words_in(lang)
     swiss = settings.get("strategy") == "swiss"
@@ -66,7 +75,8 @@ def to_html(
     title = str(settings.get("criteria") or words["title"])
     page_lang = lang or page_language([title, *(s.item for s in table)])
     k = report_top_k(settings, len(table))
-    trust = trust_section(table, uncertainty(result, k), k, result.statistics, words)
+    trust = trust_section(table, uncertainty(result, k), k, result.statistics, words,
+                          made_by, _calls_per_match(result, settings))
     body = [
         f"<h1>{isolated(title)}</h1>",
         _run_line(result, settings, words),
@@ -84,6 +94,14 @@ def to_html(
         f"<title>{escape(title)} · llm-qualitative-sort</title><style>{CSS}</style></head>"
         f"<body><main>{''.join(body)}</main></body></html>\n"
     )
+
+
+def _calls_per_match(result: SortResult, settings: Mapping[str, Any]) -> int:
+    """The run's `comparison_rounds`: as set, else as many calls as its longest match had."""
+    given = settings.get("comparison_rounds")
+    if isinstance(given, int) and not isinstance(given, bool) and given > 0:
+        return given
+    return max((len(m.rounds) for m in result.match_history), default=2)
 
 
 def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str:
