@@ -12,7 +12,7 @@ likelihood (MAP), and strengths are published centred on mean 0.
 Standard errors come from the observed information (the inverse Hessian of the penalised
 log-likelihood, h included) of the centred strengths; `BradleyTerryFit.top_k_probability`
 samples the same joint normal approximation. How it is computed, and why, is in the
-private modules `_bradley_terry_newton` and `_bradley_terry_posterior`.
+modules `rating.newton` and `rating.posterior`.
 
 Example:
     >>> fit = fit_bradley_terry(3, first=[0, 1, 1, 2], second=[1, 0, 2, 1],
@@ -33,10 +33,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit, ndtri
 
-from llm_qualitative_sort._bradley_terry_input import checked_calls, start_vector
-from llm_qualitative_sort._bradley_terry_newton import Vector, maximise
-from llm_qualitative_sort._bradley_terry_posterior import Normal, normal_approximation
 from llm_qualitative_sort.models import MatchResult
+from llm_qualitative_sort.rating.fit_input import checked_calls, start_vector
+from llm_qualitative_sort.rating.newton import Vector, maximise
+from llm_qualitative_sort.rating.posterior import Normal, normal_approximation
 
 # (first item, second item, share of the observation won by the first: 1, 0 or 0.5)
 Observation = tuple[str, str, float]
@@ -94,7 +94,7 @@ class BradleyTerryFit:
         correlations between strengths); each draw puts exactly k items in the top k, so the
         probabilities sum to k. Up to 2000 items a draw is a product with the covariance's
         Cholesky factor; above, each draw costs one sparse conjugate-gradient solve (see
-        `_bradley_terry_posterior`). A fit built by hand, without its covariance, draws each
+        `rating.posterior`). A fit built by hand, without its covariance, draws each
         strength independently from its standard error.
 
         Raises:

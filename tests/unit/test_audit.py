@@ -8,8 +8,8 @@ from scipy.special import expit
 
 from llm_qualitative_sort import MatchResult, RoundResult
 from llm_qualitative_sort._audit import _add_match, _solo_tally, _Tally, audit, ties
-from llm_qualitative_sort._position_bias import from_model, from_swapped_pairs
 from llm_qualitative_sort.audit import OrderConsistency
+from llm_qualitative_sort.rating.position_bias import from_model, from_swapped_pairs
 
 
 def _call(order, winner, judge=None, cached=False, tokens=(0, 0)):
