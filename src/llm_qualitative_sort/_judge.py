@@ -11,11 +11,11 @@ from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._deadlines import Deadlines
 from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
-from llm_qualitative_sort._stops import describe, name_judge
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.results.stops import describe, name_judge
 from llm_qualitative_sort.stores.base import RunJournal
 
 

@@ -18,9 +18,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._events import progress_event
-from llm_qualitative_sort._results import Ranking, batch_discount, sort_result, trivial_result
-from llm_qualitative_sort._stops import stop_reason
 from llm_qualitative_sort._storage import default_checkpointer
 from llm_qualitative_sort._validation import (
     check_criteria,
@@ -40,6 +37,14 @@ from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
+from llm_qualitative_sort.results.events import progress_event
+from llm_qualitative_sort.results.from_state import (
+    Ranking,
+    batch_discount,
+    sort_result,
+    trivial_result,
+)
+from llm_qualitative_sort.results.stops import stop_reason
 from llm_qualitative_sort.stores import RunJournal, store_for
 from llm_qualitative_sort.tournament import STRATEGIES
 

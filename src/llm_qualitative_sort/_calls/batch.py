@@ -24,7 +24,6 @@ from llm_qualitative_sort._calls.base import (
     CallRunner,
     CallSettings,
 )
-from llm_qualitative_sort._events import event
 from llm_qualitative_sort.cache import CacheKey
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
@@ -33,6 +32,7 @@ from llm_qualitative_sort.errors import (
 )
 from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
+from llm_qualitative_sort.results.events import event
 from llm_qualitative_sort.stores.base import BatchRecords
 
 

@@ -10,7 +10,6 @@ from typing import Any, TextIO
 
 from llm_qualitative_sort._inventory import RunInventory
 from llm_qualitative_sort._postgres import is_dsn, redact
-from llm_qualitative_sort._results import Ranking
 from llm_qualitative_sort._storage import default_checkpoint_path
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
@@ -22,6 +21,7 @@ from llm_qualitative_sort.cli._signals import until_signalled
 from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.models import SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.sorter import QualitativeSorter
 
 SHOWN_CHARS = 150

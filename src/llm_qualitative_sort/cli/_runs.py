@@ -103,7 +103,7 @@ async def _prune(path: Target, args: argparse.Namespace) -> int:
 
 async def _report(path: Target, args: argparse.Namespace) -> int:
     check_report_path(args.out)
-    from llm_qualitative_sort._results import Ranking, sort_result
+    from llm_qualitative_sort.results.from_state import Ranking, sort_result
 
     async with RunInventory.open(path) as runs:
         summary = await _one(runs, args.run_id)

@@ -13,11 +13,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from llm_qualitative_sort._calls import Call, CallSettings, call_log, make_runner
-from llm_qualitative_sort._events import event
 from llm_qualitative_sort._journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
 from llm_qualitative_sort.models import ComparisonResult, EventType, Side
+from llm_qualitative_sort.results.events import event
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
 
 
