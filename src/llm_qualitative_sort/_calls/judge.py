@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._deadlines import Deadlines
+from llm_qualitative_sort._calls.deadlines import Deadlines
 from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
