@@ -18,7 +18,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._storage import default_checkpointer
 from llm_qualitative_sort._validation import (
     check_criteria,
     check_items,
@@ -46,6 +45,7 @@ from llm_qualitative_sort.results.from_state import (
 )
 from llm_qualitative_sort.results.stops import stop_reason
 from llm_qualitative_sort.stores import RunJournal, store_for
+from llm_qualitative_sort.stores.default import default_checkpointer
 from llm_qualitative_sort.tournament import STRATEGIES
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]

@@ -15,7 +15,6 @@ import asyncio
 import secrets
 from collections.abc import Sequence
 
-from llm_qualitative_sort._batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
 from llm_qualitative_sort._calls._patient import PatientClient
 from llm_qualitative_sort._calls.base import (
@@ -34,6 +33,7 @@ from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
 from llm_qualitative_sort.results.events import event
 from llm_qualitative_sort.stores.base import BatchRecords
+from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 
 
 class BatchRunner(CallRunner):

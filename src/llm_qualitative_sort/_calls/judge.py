@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls.deadlines import Deadlines
-from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.stops import describe, name_judge
 from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
 
 
 class CallsStopped(Exception):

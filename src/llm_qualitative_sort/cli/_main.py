@@ -38,8 +38,8 @@ class UsageError(Exception):
 
 def usage_errors() -> tuple[type[BaseException], ...]:
     """Errors that mean "nothing ran, fix the command": exit 2, one line, no traceback."""
-    from llm_qualitative_sort._inventory import StoreError
     from llm_qualitative_sort.cache import CacheError
+    from llm_qualitative_sort.cli._inventory import StoreError
     from llm_qualitative_sort.cli._providers import ProviderUnavailable
     from llm_qualitative_sort.errors import RunMismatchError
 
@@ -110,8 +110,8 @@ def _run(plan: Plan) -> int:
 
 
 def _stopped(what: str, config: RunConfig, code: int) -> int:
-    from llm_qualitative_sort._storage import default_checkpoint_path
     from llm_qualitative_sort.cli._run import shown_checkpoint
+    from llm_qualitative_sort.stores.default import default_checkpoint_path
 
     text = (f"{what}\nrun id {config.run_id}: everything finished so far is saved in "
             f"{shown_checkpoint(config)}\nresume with:\n  "
@@ -131,8 +131,8 @@ def _internal(exc: Exception, config: RunConfig) -> int:
 
 
 def _detached(exc: Any, config: RunConfig) -> None:
-    from llm_qualitative_sort._storage import default_checkpoint_path
     from llm_qualitative_sort.cli._run import shown_checkpoint
+    from llm_qualitative_sort.stores.default import default_checkpoint_path
 
     waiting = config.resume_command(default_checkpoint_path())
     print(f"detached: {exc.reason}\nrun id {config.run_id}: the provider works on it while "

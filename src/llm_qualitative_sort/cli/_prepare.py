@@ -110,7 +110,7 @@ def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any
 
 
 async def _stored_seed(path: Any, run_id: str) -> int | None:
-    from llm_qualitative_sort._inventory import RunInventory
+    from llm_qualitative_sort.cli._inventory import RunInventory
 
     if not has_runs(path):
         return None
@@ -123,7 +123,7 @@ async def _stored_seed(path: Any, run_id: str) -> int | None:
 
 
 async def _stored(path: Any, run_id: str) -> Any:
-    from llm_qualitative_sort._inventory import RunInventory
+    from llm_qualitative_sort.cli._inventory import RunInventory
 
     if not has_runs(path):
         raise UsageError(f"no run {run_id!r} in {path} (the file does not exist)")
@@ -176,7 +176,7 @@ def _cache(where: str | None) -> Any:
     from llm_qualitative_sort._postgres import is_dsn
 
     if is_dsn(where):
-        from llm_qualitative_sort.postgres_cache import PostgresCache
+        from llm_qualitative_sort.stores.postgres_cache import PostgresCache
 
         return PostgresCache(where)
     from llm_qualitative_sort.cache import FileCache

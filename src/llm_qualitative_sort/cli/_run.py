@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from llm_qualitative_sort._inventory import RunInventory
 from llm_qualitative_sort._postgres import is_dsn, redact
-from llm_qualitative_sort._storage import default_checkpoint_path
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
+from llm_qualitative_sort.cli._inventory import RunInventory
 from llm_qualitative_sort.cli._progress import make_progress
 from llm_qualitative_sort.cli._report import write_cli_report
 from llm_qualitative_sort.cli._retries import watched_retry
@@ -23,6 +22,7 @@ from llm_qualitative_sort.models import SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.sorter import QualitativeSorter
+from llm_qualitative_sort.stores.default import default_checkpoint_path
 
 SHOWN_CHARS = 150
 

@@ -20,7 +20,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
 from llm_qualitative_sort._postgres import (
     BATCH_ANSWERS,
     BATCH_JOBS,
@@ -36,6 +35,7 @@ from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
 from llm_qualitative_sort.stores.base import BatchRecords
+from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
 
 _PURPOSE = "a run journal"
 _INSERT = f"INSERT INTO {JOURNAL} (run_id, round, calls) VALUES (%s, %s, %s)"

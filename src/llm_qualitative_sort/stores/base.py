@@ -22,12 +22,12 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
 )
 
-from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort._batch_journal import BatchJob
+    from llm_qualitative_sort.stores.batch_journal import BatchJob
 
 
 class BatchRecords(Protocol):
