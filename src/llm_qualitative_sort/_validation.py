@@ -62,7 +62,7 @@ def check_settings(
 def check_schedule(schedule: Any, strategy: type[Strategy], provider: Any) -> str:
     """The schedule's name, or `ValueError` when it is unknown or cannot play the run."""
     # Imported here: the schedules wire the graph's nodes, which use this module.
-    from llm_qualitative_sort.schedules import SCHEDULES
+    from llm_qualitative_sort.graph.schedules import SCHEDULES
 
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, "
