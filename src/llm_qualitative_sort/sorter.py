@@ -18,16 +18,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._validation import (
-    check_criteria,
-    check_items,
-    check_ranking,
-    check_run_id,
-    check_schedule,
-    check_seed,
-    check_settings,
-    check_timeout,
-)
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import RunDetached, RunMismatchError, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
@@ -47,6 +37,16 @@ from llm_qualitative_sort.results.stops import stop_reason
 from llm_qualitative_sort.stores import RunJournal, store_for
 from llm_qualitative_sort.stores.default import default_checkpointer
 from llm_qualitative_sort.tournament import STRATEGIES
+from llm_qualitative_sort.tournament.checks import (
+    check_criteria,
+    check_items,
+    check_ranking,
+    check_run_id,
+    check_schedule,
+    check_seed,
+    check_settings,
+    check_timeout,
+)
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
 Checkpointer = str | os.PathLike[str] | BaseCheckpointSaver[Any] | None

@@ -15,7 +15,6 @@ import uuid
 from dataclasses import fields
 from typing import Any
 
-from llm_qualitative_sort._validation import check_settings
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
 from llm_qualitative_sort.cli._inputs import Source, checked, read_records
@@ -29,6 +28,7 @@ from llm_qualitative_sort.cli._settings import (
     read_config_file,
     read_environment,
 )
+from llm_qualitative_sort.tournament.checks import check_settings
 
 Prepared = tuple[RunConfig, list[str] | None, list[Any]]
 _FLAG_NAMES = {f.name for f in fields(RunConfig)} - {"run_id", "resume", "chat_model_args"}

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from llm_qualitative_sort._validation import Ranking as Ranking
 from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.audit import audit, ties
 from llm_qualitative_sort.results.rating import Rating
+from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 
 if TYPE_CHECKING:
     # Types only: importing the graph here would close an import cycle through the nodes.
