@@ -23,6 +23,7 @@ from llm_qualitative_sort.errors import RunDetached, RunMismatchError, RunStoppe
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
+from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
@@ -42,7 +43,6 @@ from llm_qualitative_sort.tournament.checks import (
     check_items,
     check_ranking,
     check_run_id,
-    check_schedule,
     check_seed,
     check_settings,
     check_timeout,

@@ -1,9 +1,5 @@
-"""The graph's nodes, one module each; thin adapters over the strategy in `tournament`."""
+"""The graph's nodes, one module each; thin adapters over the strategy in `tournament`.
 
-from llm_qualitative_sort.graph.nodes.comparison import compare
-from llm_qualitative_sort.graph.nodes.pairing import pair
-from llm_qualitative_sort.graph.nodes.prepare import prepare
-from llm_qualitative_sort.graph.nodes.ranking import rank
-from llm_qualitative_sort.graph.nodes.update import update
-
-__all__ = ["compare", "pair", "prepare", "rank", "update"]
+Nothing is imported here: the schedules and the builder take each node from its own module,
+so that loading one node never loads the schedules that wire the others.
+"""

@@ -10,8 +10,9 @@ from typing import Any
 
 from langgraph.graph import StateGraph
 
-from llm_qualitative_sort.graph.nodes import compare, pair, update
-from llm_qualitative_sort.graph.nodes.update import route_after_update
+from llm_qualitative_sort.graph.nodes.comparison import compare
+from llm_qualitative_sort.graph.nodes.pairing import pair
+from llm_qualitative_sort.graph.nodes.update import route_after_update, update
 from llm_qualitative_sort.graph.schedules.base import Schedule
 
 
