@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort.leases import LeaseHolder
+    from llm_qualitative_sort.leases.holder import LeaseHolder
 
 
 class ProviderError(Exception):
