@@ -195,7 +195,8 @@ class SortResult:
 
     @cached_property
     def _rating(self) -> Rating:
-        # Imported here: the rating model imports this module for MatchResult.
+        # Imported here, lazily: the fit loads NumPy and SciPy, which a result whose scores
+        # are never read (and `import llm_qualitative_sort.models`) should not pay for.
         from llm_qualitative_sort.results.rating import Rating
 
         return Rating([item for _, group in self.rankings for item in group], self.match_history)
