@@ -17,8 +17,8 @@ from typing import Any
 
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
+from llm_qualitative_sort.cli._exits import UsageError
 from llm_qualitative_sort.cli._inputs import Source, checked, read_records
-from llm_qualitative_sort.cli._main import UsageError
 from llm_qualitative_sort.cli._parser import chat_model_args
 from llm_qualitative_sort.cli._report import check_report_path
 from llm_qualitative_sort.cli._run import Plan, checkpoint_path, has_runs

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -180,12 +179,6 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None) ->
 def _one_line(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= SHOWN_CHARS else flat[: SHOWN_CHARS - 1] + "…"
-
-
-def ids_by_text(texts: Sequence[str], ids: Sequence[Any]) -> dict[str, Any]:
-    """Each text's id, from ids listed in the order of the sorted texts."""
-    ordered = sorted(texts)
-    return dict(zip(ordered, ids, strict=True)) if len(ids) == len(ordered) else {}
 
 
 def _ranking(name: str | None) -> Ranking | None:

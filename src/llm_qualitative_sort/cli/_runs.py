@@ -13,8 +13,8 @@ from typing import Any
 
 from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._exits import EXIT_OK, UsageError
 from llm_qualitative_sort.cli._inventory import RunInventory, RunSummary, StoreError, priced
-from llm_qualitative_sort.cli._main import EXIT_OK, UsageError
 from llm_qualitative_sort.cli._report import check_report_path, write_cli_report
 from llm_qualitative_sort.cli._run import checkpoint_path, has_runs
 from llm_qualitative_sort.cli._settings import layered, read_config_file, read_environment
