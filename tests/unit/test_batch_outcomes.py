@@ -11,9 +11,9 @@ from llm_qualitative_sort._calls._batch_outcomes import (
     collect,
 )
 from llm_qualitative_sort._calls.base import Call
+from llm_qualitative_sort.providers._answer import _Answer
 from llm_qualitative_sort.providers._batch import RequestFailure
 from llm_qualitative_sort.providers._prompt import Verdict
-from llm_qualitative_sort.providers.langchain import _Answer
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.journal import CallPlace
 

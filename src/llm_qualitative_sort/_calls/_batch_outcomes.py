@@ -15,8 +15,8 @@ from typing import Any
 
 from llm_qualitative_sort._calls.base import Call
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers._answer import _Answer, _result
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
-from llm_qualitative_sort.providers.langchain import _Answer, _result
 from llm_qualitative_sort.stores.batch_journal import BatchJob
 
 Place = tuple[int, int]  # (match, call)
