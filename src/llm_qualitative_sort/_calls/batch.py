@@ -2,7 +2,7 @@
 
 The run journal and the user's cache answer what they can; the rest goes to the provider's
 batch interface as one batch (split only where the provider's limits require it). Every
-batch is recorded before it is submitted and once its id is known (`_batch_journal`), so a
+batch is recorded before it is submitted and once its id is known (`stores.batch_journal`), so a
 process killed while waiting resumes by polling the same batch. When a batch ends, each
 answer is journaled before it is reported; requests the batch did not answer (expired,
 cancelled, failed) go alone into the next batch, and answers without a verdict are asked

@@ -1,4 +1,4 @@
-"""Batch records of a round in PostgreSQL (see `_batch_journal` for what they are for)."""
+"""Batch records of a round in PostgreSQL (see `stores.batch_journal` for what they are for)."""
 
 from __future__ import annotations
 

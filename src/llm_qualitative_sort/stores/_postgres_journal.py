@@ -1,4 +1,4 @@
-"""The run journal in PostgreSQL: the contract of `_journal.Journal`, in a shared database.
+"""The run journal in PostgreSQL: the contract of `journal.Journal`, in a shared database.
 
 Calls are committed in groups, one per turn of the event loop, as in the SQLite journal, and
 synchronously: the flush runs before any code that the finished calls wake, so no verdict

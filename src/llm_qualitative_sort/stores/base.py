@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 class BatchRecords(Protocol):
-    """The batch records of one round (see `_batch_journal.BatchJournal`)."""
+    """The batch records of one round (see `stores.batch_journal.BatchJournal`)."""
 
     def jobs(self) -> list[BatchJob]:
         """The round's batches, in the order they were submitted."""
@@ -54,7 +54,7 @@ class BatchRecords(Protocol):
 
 @runtime_checkable
 class RunJournal(Protocol):
-    """Finished calls of runs, committed before they are acted on (see `_journal.Journal`).
+    """Finished calls of runs, committed before they are acted on (see `stores.journal.Journal`).
 
     `put` only records; a flush scheduled on the event loop commits every call that
     finished in the same turn of the loop, and runs before any code those calls wake.
@@ -161,7 +161,7 @@ def settling_saver(saver_class: type[_Saver], journal: RunJournal, *args: Any) -
 
 
 class Catalog(Protocol):
-    """Settings of runs that the checkpoint does not hold (see `_catalog.RunCatalog`)."""
+    """Settings of runs that the checkpoint does not hold (see `stores.catalog.RunCatalog`)."""
 
     async def put(self, run_id: str, settings: dict[str, Any], ids: list[Any]) -> None:
         """Keep a run's settings and its items' ids."""

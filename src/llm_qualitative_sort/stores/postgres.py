@@ -150,7 +150,7 @@ async def _take_turn(conn: Any, name: str) -> None:
 
 
 class PostgresCatalog:
-    """The catalog of run settings (see `_catalog`) in a PostgreSQL table.
+    """The catalog of run settings (see `stores.catalog`) in a PostgreSQL table.
 
     Args:
         conn: An async autocommit connection with dict rows.

@@ -35,7 +35,7 @@ def journal_path(checkpoint: Path) -> Path:
 
 
 class SqliteJournal(Journal):
-    """The SQLite run journal (`_journal.Journal`) as a store's `RunJournal`.
+    """The SQLite run journal (`stores.journal.Journal`) as a store's `RunJournal`.
 
     Its batch records live in the same file (or, in memory, beside the journal object).
     """
