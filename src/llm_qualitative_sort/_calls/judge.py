@@ -10,16 +10,15 @@ from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._deadlines import Deadlines
-from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
-from llm_qualitative_sort._messages import describe
-from llm_qualitative_sort._stops import name_judge
-from llm_qualitative_sort._storable import storable_raw
+from llm_qualitative_sort._calls.deadlines import Deadlines
+from llm_qualitative_sort._calls.storable import storable_raw
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
-from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
+from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError, describe
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
 
 
 class CallsStopped(Exception):
