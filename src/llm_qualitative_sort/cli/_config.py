@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from llm_qualitative_sort._postgres import is_dsn, redact
+from llm_qualitative_sort.registry import NAMED_PROVIDERS, PROVIDER_NAMES
 
 PROGRAM = "llm-qualitative-sort"
 ENV_PREFIX = "LLM_QUALITATIVE_SORT_"
-PROVIDERS = ("mock", "openai", "google", "langchain")
+PROVIDERS = PROVIDER_NAMES
 # What `--judge PROVIDER[:MODEL]` may name (a LangChain chat model needs its own options).
-PANEL_PROVIDERS = ("mock", "openai", "google")
+PANEL_PROVIDERS = NAMED_PROVIDERS
 RANKINGS = ("wins", "bradley_terry")
 
 

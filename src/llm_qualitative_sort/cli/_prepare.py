@@ -29,6 +29,7 @@ from llm_qualitative_sort.cli._settings import (
     read_config_file,
     read_environment,
 )
+from llm_qualitative_sort.registry import BATCH_PROVIDERS
 from llm_qualitative_sort.tournament.checks import check_settings
 
 Prepared = tuple[RunConfig, list[str] | None, list[Any]]
@@ -201,8 +202,9 @@ def _check_numbers(config: RunConfig) -> None:
 
 
 def _check_batch(config: RunConfig, dry_run: bool) -> None:
-    if config.batch and config.provider not in ("openai", "google") and not dry_run:
-        raise UsageError("--batch needs --provider openai or google (only they have batches)")
+    if config.batch and config.provider not in BATCH_PROVIDERS and not dry_run:
+        raise UsageError(f"--batch needs --provider {' or '.join(BATCH_PROVIDERS)} (only they "
+                         "have batches)")
     if config.detach and not config.batch:
         raise UsageError("--detach needs --batch: only a provider batch can wait without us")
     from llm_qualitative_sort.providers._batch import BatchOptions

@@ -12,17 +12,11 @@ from typing import Any
 
 from llm_qualitative_sort.cli._config import PANEL_PROVIDERS, RunConfig
 from llm_qualitative_sort.errors import install_hint
-from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
+from llm_qualitative_sort.providers import LLMProvider
 from llm_qualitative_sort.providers.mock import default_score
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
+from llm_qualitative_sort.registry import REGISTRY, build_provider
 
-# name -> (module, class, the client library it needs, pip extra)
-REAL_PROVIDERS = {
-    "openai": ("llm_qualitative_sort.providers.openai", "OpenAIProvider", "langchain_openai",
-               "openai"),
-    "google": ("llm_qualitative_sort.providers.google", "GoogleProvider",
-               "langchain_google_genai", "google"),
-}
 # Credentials come from the environment: an argument named like one would end up in the
 # shell history, the process list and the run's stored settings.
 _SECRET_NAME = re.compile(r"(^|_)(api_?key|key|secret|password|token|credentials?)$", re.I)
@@ -63,15 +57,14 @@ def make_provider(config: RunConfig) -> LLMProvider:
     if config.judges:
         return _panel(config)
     if config.provider == "mock":
-        return MockLLMProvider(seed=config.seed, latency=config.mock_latency, score=mock_score)
+        return build_provider("mock", seed=config.seed, latency=config.mock_latency,
+                              score=mock_score)
     if config.provider == "langchain":
         return _langchain_provider(config)
-    module_name, class_name, client, extra = REAL_PROVIDERS[config.provider]
-    _require(client, install_hint(extra), config.provider)
-    provider_class = getattr(importlib.import_module(module_name), class_name)
+    spec = REGISTRY[config.provider]
+    assert spec.client is not None and spec.extra is not None  # a hosted provider
+    _require(spec.client, install_hint(spec.extra), config.provider)
     kwargs: dict[str, Any] = {"api_key": None, "base_url": config.base_url, **_call_options(config)}
-    if config.model:
-        kwargs["model"] = config.model
     if config.batch:
         from llm_qualitative_sort.providers._batch import BatchOptions
 
@@ -79,10 +72,9 @@ def make_provider(config: RunConfig) -> LLMProvider:
                                        max_poll_interval=max(600.0, config.batch_poll),
                                        discount=config.batch_discount, detach=config.detach)
     try:
-        provider: LLMProvider = provider_class(**kwargs)
+        return build_provider(config.provider, model=config.model, **kwargs)
     except ImportError as exc:
         raise ProviderUnavailable(str(exc)) from exc
-    return provider
 
 
 def _panel(config: RunConfig) -> LLMProvider:

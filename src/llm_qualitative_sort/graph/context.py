@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from langgraph.types import RetryPolicy
 from pydantic import ConfigDict, GetPydanticSchema
@@ -14,8 +13,8 @@ from pydantic_core import core_schema
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
+from llm_qualitative_sort.registry import NAMED_PROVIDERS, ProviderName, build_provider
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 
@@ -28,19 +27,9 @@ DEFAULT_RETRY = RetryPolicy(
     retry_on=TransientProviderError,
 )
 
-ProviderName = Literal["mock", "openai", "google"]
-_NAMES = ("mock", "openai", "google")
-
 # Above the real clients' own request timeout (120 s), so that theirs speaks first and names
 # the endpoint; this one catches custom providers that never answer.
 DEFAULT_CALL_TIMEOUT = 300.0
-
-# Named providers are imported only when chosen, so the optional extras stay optional.
-_NAMED: dict[str, tuple[str, str]] = {
-    "openai": ("llm_qualitative_sort.providers.openai", "OpenAIProvider"),
-    "google": ("llm_qualitative_sort.providers.google", "GoogleProvider"),
-}
-
 
 def _default_retry() -> RetryPolicy:
     return DEFAULT_RETRY
@@ -104,22 +93,9 @@ class TournamentContext:
         if isinstance(self.provider, LLMProvider):
             return self.provider
         if self.judges:
-            judges = [parse_judge(spec, _NAMES) for spec in self.judges]
-            members = [_named(name, model, seed + i) for i, (name, model) in enumerate(judges)]
+            judges = [parse_judge(spec, NAMED_PROVIDERS) for spec in self.judges]
+            members = [build_provider(name, model=model, seed=seed + i)
+                       for i, (name, model) in enumerate(judges)]
             return PanelProvider(members, seed=seed)
-        return _named(self.provider, self.model, seed)
+        return build_provider(self.provider, model=self.model, seed=seed)
 
-
-def _named(name: str, model: str | None, seed: int) -> LLMProvider:
-    """A provider by name; the mock is seeded from the run."""
-    if name == "mock":
-        return MockLLMProvider(seed=seed)
-    if name not in _NAMED:
-        raise ValueError(f"unknown provider {name!r}; expected one of 'mock', 'openai', 'google'")
-    module_name, class_name = _NAMED[name]
-    provider_class = getattr(importlib.import_module(module_name), class_name)
-    kwargs: dict[str, Any] = {} if model is None else {"model": model}
-    provider = provider_class(**kwargs)
-    if not isinstance(provider, LLMProvider):
-        raise TypeError(f"{module_name}.{class_name} is not an LLMProvider")
-    return provider

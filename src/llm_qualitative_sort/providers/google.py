@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
-from llm_qualitative_sort.providers.langchain import LangChainProvider, required_key
+from llm_qualitative_sort.providers._hosted import HostedProvider
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
+    from pydantic import SecretStr
 
-    from llm_qualitative_sort.providers._batch import BatchClient
+    from llm_qualitative_sort.providers._batch import BatchClient, BatchOptions
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 DEFAULT_MODEL = "gemini-3.0"
 _VERSION = re.compile(r"^(.*?)/(v\d+(?:alpha|beta)?\d*)/?$")
 
 
-class GoogleProvider(LangChainProvider):
+class GoogleProvider(HostedProvider):
     """A judge on the Gemini API (`{base_url}/models/<model>:generateContent`).
 
     Failed requests are retried by the engine (the sorter's `retry_policy`, 6 attempts by
@@ -51,24 +52,17 @@ class GoogleProvider(LangChainProvider):
         'GoogleProvider:gemini-3.0@https://generativelanguage.googleapis.com/v1beta#prompt1'
     """
 
-    def __init__(
-        self,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        model: str = DEFAULT_MODEL,
-        *,
-        timeout: float = 120.0,
-        max_retries: int = 0,
-        requests_per_second: float | None = None,
-        reasks: int = 1,
-        input_price_per_million: float | None = None,
-        output_price_per_million: float | None = None,
-        batch: bool | BatchOptions = False,
-    ) -> None:
-        self.batch = batch_options(batch)
-        self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
-        secret = required_key(api_key, "GOOGLE_API_KEY", "GoogleProvider", "google")
-        url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+    NAME = "google"
+    DEFAULT_BASE_URL = DEFAULT_BASE_URL
+    DEFAULT_MODEL = DEFAULT_MODEL
+    # JSON mode is the same request as JSON schema on Gemini: not tried twice.
+    METHODS = ("json_schema", "function_calling", "text")
+
+    def _endpoint(self, base_url: str | None) -> str:
+        return (base_url or DEFAULT_BASE_URL).rstrip("/")
+
+    def _chat_factory(self, model: str, secret: SecretStr, url: str, timeout: float,
+                      max_retries: int) -> Callable[[], BaseChatModel]:
         root, version = split_version(url)
 
         def build() -> BaseChatModel:
@@ -85,36 +79,14 @@ class GoogleProvider(LangChainProvider):
                 max_retries=max_retries + 1,  # the SDK counts attempts, not retries
             )
 
-        super().__init__(
-            build,
-            model=model,
-            base_url=url,
-            methods=("json_schema", "function_calling", "text"),
-            reasks=reasks,
-            timeout=timeout,
-            requests_per_second=requests_per_second,
-            input_price_per_million=input_price_per_million,
-            output_price_per_million=output_price_per_million,
-        )
-        self._api_key = secret
+        return build
 
-    def batch_client(self) -> BatchClient | None:
-        """A Gemini batch-mode client when batch mode is on (one per event loop)."""
-        if self.batch is None or self._api_key is None:
-            return None
-        return self._batch_clients.get()
-
-    def _new_batch_client(self) -> BatchClient:
+    def _open_batch_client(self, options: BatchOptions, key: str) -> BatchClient:
         from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
 
-        assert self.batch is not None and self._api_key is not None
         assert self.base_url is not None and self.timeout is not None
         root, version = split_version(self.base_url)
-        client = GeminiBatchClient(
-            self.batch, self.model, self._api_key.get_secret_value(), root, version, self.timeout
-        )
-        client.reasks = self.reasks
-        return client
+        return GeminiBatchClient(options, self.model, key, root, version, self.timeout)
 
 
 def split_version(url: str) -> tuple[str, str]:

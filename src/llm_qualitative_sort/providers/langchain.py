@@ -43,6 +43,7 @@ from llm_qualitative_sort.providers._prompt import (
     verdict_schema,
 )
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.registry import spec_for_extra
 
 Method = Literal["json_schema", "function_calling", "json_mode", "text"]
 ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
@@ -277,7 +278,8 @@ def required_key(api_key: str | None, variable: str, provider: str, extra: str) 
     key = api_key or os.environ.get(variable)
     if not key:
         raise ValueError(f"{provider} needs an API key: pass api_key=... or set {variable}")
-    module = {"openai": "langchain_openai", "google": "langchain_google_genai"}[extra]
+    module = spec_for_extra(extra).client
+    assert module is not None  # an extra is there to install a client
     try:
         importlib.import_module(module)
     except ImportError as exc:

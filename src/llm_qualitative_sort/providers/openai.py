@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
-from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
-from llm_qualitative_sort.providers.langchain import ALL_METHODS, LangChainProvider, required_key
+from llm_qualitative_sort.providers._hosted import HostedProvider
+from llm_qualitative_sort.providers.langchain import ALL_METHODS
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-    from llm_qualitative_sort.providers._batch import BatchClient
+    from llm_qualitative_sort.providers._batch import BatchClient, BatchOptions
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_HOST = "api.openai.com"
@@ -25,14 +26,7 @@ DEFAULT_MODEL = "gpt-5.1"
 NO_KEY = "sk-no-key-for-this-server"
 
 
-def _key(api_key: str | None, url: str) -> SecretStr:
-    """The key: required for OpenAI itself, optional for another server (a local model)."""
-    if api_key or os.environ.get("OPENAI_API_KEY") or urlsplit(url).hostname == OPENAI_HOST:
-        return required_key(api_key, "OPENAI_API_KEY", "OpenAIProvider", "openai")
-    return required_key(NO_KEY, "OPENAI_API_KEY", "OpenAIProvider", "openai")
-
-
-class OpenAIProvider(LangChainProvider):
+class OpenAIProvider(HostedProvider):
     """A judge on the OpenAI chat-completions API (or a compatible server or proxy).
 
     Requests go to `{base_url}/chat/completions`. Failed requests are retried by the engine
@@ -72,28 +66,24 @@ class OpenAIProvider(LangChainProvider):
         'OpenAIProvider:gpt-5.1@https://api.openai.com/v1#prompt1'
     """
 
-    def __init__(
-        self,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        model: str = DEFAULT_MODEL,
-        *,
-        timeout: float = 120.0,
-        max_retries: int = 0,
-        requests_per_second: float | None = None,
-        reasks: int = 1,
-        input_price_per_million: float | None = None,
-        output_price_per_million: float | None = None,
-        batch: bool | BatchOptions = False,
-    ) -> None:
-        self.batch = batch_options(batch)
-        self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
-        url = base_url or DEFAULT_BASE_URL
-        secret = _key(api_key, url)
-        if self.batch is not None and secret.get_secret_value() == NO_KEY:
-            raise ValueError("batch mode needs OpenAI's Batch API and its key: pass api_key=... "
-                             "or set OPENAI_API_KEY")
+    NAME = "openai"
+    DEFAULT_BASE_URL = DEFAULT_BASE_URL
+    DEFAULT_MODEL = DEFAULT_MODEL
+    METHODS = ALL_METHODS
 
+    def _key(self, api_key: str | None, url: str) -> SecretStr:
+        """Required for OpenAI itself and for batch mode, optional for another server."""
+        if api_key or os.environ.get("OPENAI_API_KEY") or urlsplit(url).hostname == OPENAI_HOST:
+            return self._required_key(api_key)
+        # A local model takes no key, but the OpenAI client insists on one.
+        secret = self._required_key(NO_KEY)
+        if self.batch is not None:
+            raise ValueError("batch mode needs OpenAI's Batch API and its key: pass "
+                             "api_key=... or set OPENAI_API_KEY")
+        return secret
+
+    def _chat_factory(self, model: str, secret: SecretStr, url: str, timeout: float,
+                      max_retries: int) -> Callable[[], BaseChatModel]:
         def build() -> BaseChatModel:
             import httpx
             from langchain_openai import ChatOpenAI
@@ -109,32 +99,10 @@ class OpenAIProvider(LangChainProvider):
                 http_async_client=httpx.AsyncClient(timeout=timeout),
             )
 
-        super().__init__(
-            build,
-            model=model,
-            base_url=url,
-            methods=ALL_METHODS,
-            reasks=reasks,
-            timeout=timeout,
-            requests_per_second=requests_per_second,
-            input_price_per_million=input_price_per_million,
-            output_price_per_million=output_price_per_million,
-        )
-        self._api_key = secret
+        return build
 
-    def batch_client(self) -> BatchClient | None:
-        """An OpenAI Batch API client when batch mode is on (one per event loop)."""
-        if self.batch is None or self._api_key is None:
-            return None
-        return self._batch_clients.get()
-
-    def _new_batch_client(self) -> BatchClient:
+    def _open_batch_client(self, options: BatchOptions, key: str) -> BatchClient:
         from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
 
-        assert self.batch is not None and self._api_key is not None
         assert self.base_url is not None and self.timeout is not None
-        client = OpenAIBatchClient(
-            self.batch, self.model, self._api_key.get_secret_value(), self.base_url, self.timeout
-        )
-        client.reasks = self.reasks
-        return client
+        return OpenAIBatchClient(options, self.model, key, self.base_url, self.timeout)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import unicodedata
 from html import escape
 
+from llm_qualitative_sort.registry import REGISTRY
+
 ELLIPSIS = "…"
 
 
@@ -89,8 +91,7 @@ def _script(char: str) -> str:
 
 
 # Provider classes by the name the command line gives them (`--provider`).
-_PROVIDER_NAMES = {"MockLLMProvider": "mock", "OpenAIProvider": "openai",
-                   "GoogleProvider": "google", "LangChainProvider": "langchain"}
+_PROVIDER_NAMES = {spec.class_name: name for name, spec in REGISTRY.items()}
 
 
 def judge_name(identity: str) -> str:
