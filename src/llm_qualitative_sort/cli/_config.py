@@ -21,6 +21,9 @@ PROVIDERS = PROVIDER_NAMES
 # What `--judge PROVIDER[:MODEL]` may name (a LangChain chat model needs its own options).
 PANEL_PROVIDERS = NAMED_PROVIDERS
 RANKINGS = ("wins", "bradley_terry")
+# The schedules of `graph.schedules.SCHEDULES`, named here because importing that package
+# loads LangGraph, which `--help` must not (a test keeps the two the same).
+SCHEDULES = ("rounds", "pipelined")
 
 
 def _setting(
@@ -49,6 +52,7 @@ class RunConfig:
     elimination_count: int = _setting(2, fixed=True)
     comparison_rounds: int | None = _setting(None, fixed=True)
     strategy: str = _setting("elimination", fixed=True)
+    schedule: str = _setting("rounds", fixed=True)
     budget: int | None = _setting(None, fixed=True)
     top_k: int | None = _setting(None, fixed=True)
     stop_when_settled: bool | None = _setting(None, fixed=True)

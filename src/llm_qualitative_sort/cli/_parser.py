@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from llm_qualitative_sort.cli._config import PROGRAM, PROVIDERS, RANKINGS
+from llm_qualitative_sort.cli._config import PROGRAM, PROVIDERS, RANKINGS, SCHEDULES
 from llm_qualitative_sort.cli._inputs import FORMATS
 
 EPILOG = """exit codes:
@@ -178,6 +178,11 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     tournament.add_argument("--strategy", choices=("elimination", "swiss"),
                             help="elimination (the default, as specified) or swiss (better "
                             "rankings for the same number of calls)")
+    tournament.add_argument("--schedule", choices=SCHEDULES,
+                            help="rounds (the default: each round starts when the last one "
+                            "ends; the result depends on the seed alone) or pipelined "
+                            "(elimination, live calls: players are paired as soon as they "
+                            "are free, so no request slot waits for a round's slowest call)")
     tournament.add_argument("--elimination-count", type=int, metavar="N",
                             help="losses that eliminate (default 2)")
     tournament.add_argument("--comparison-rounds", type=int, metavar="K",

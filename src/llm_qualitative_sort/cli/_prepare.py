@@ -160,6 +160,16 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     from llm_qualitative_sort.cli._providers import make_provider
 
     provider = make_provider(config)
+    # Imported here, not at the top: the schedules load LangGraph, which parsing must not.
+    from llm_qualitative_sort.graph.schedules import check_schedule
+    from llm_qualitative_sort.tournament import STRATEGIES
+
+    # The sorter's own check (a pipelined schedule needs elimination and live calls), made
+    # before anything is stored or called.
+    try:
+        check_schedule(config.schedule, STRATEGIES[settings.strategy], provider)
+    except ValueError as exc:
+        raise UsageError(f"--schedule {config.schedule}: {exc}") from exc
     if dry_run:
         from llm_qualitative_sort.cli._rounds import simulated_rounds
 

@@ -89,6 +89,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         plan.provider,
         criteria=config.criteria,
         strategy=config.strategy,
+        schedule=config.schedule,
         elimination_count=config.elimination_count,
         comparison_rounds=config.comparison_rounds,
         budget=config.budget,
