@@ -57,6 +57,8 @@ class TournamentInput(TypedDict):
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
+    # "wins" or "bradley_terry" (as the sorter's `ranking=`); the strategy's own if absent.
+    ranking: NotRequired[str | None]
     # The judge's `model_identity` (never a key): listings and reports name it, and a
     # resume by another judge is refused.
     judge: NotRequired[str]
@@ -88,6 +90,8 @@ class TournamentState(TypedDict):
     stop_when_settled: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
+    # Only when the input asks for one (Studio); the sorter ranks its result itself.
+    ranking: NotRequired[str | None]
     # The judge's `model_identity` (never a key): a resume by another judge is refused.
     judge: NotRequired[str]
     rng_seed: NotRequired[int]

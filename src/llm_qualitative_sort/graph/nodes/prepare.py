@@ -11,6 +11,7 @@ from llm_qualitative_sort.tournament import strategy_for
 from llm_qualitative_sort.tournament.checks import (
     check_criteria,
     check_items,
+    check_ranking,
     check_seed,
     check_settings,
 )
@@ -38,6 +39,10 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     strategy = strategy_for(settings, len(items), rng_seed)
     strategy.check(settings, len(items))
     schedule = check_schedule(state.get("schedule", "rounds"), type(strategy), provider=None)
+    # Checked now, not when the last round is played: a bad value must cost no call.
+    ranking = state.get("ranking")
+    if ranking is not None:
+        check_ranking(ranking, strategy.native_ranking)
     update: dict[str, Any] = {
         "strategy": settings.strategy,
         "elimination_count": settings.elimination_count,

@@ -1,6 +1,7 @@
 """Ranking node: the strategy's final ranks; equal ranks share a place.
 
 Elimination ranks the winner first, then by wins; Swiss ranks by Bradley–Terry strength.
+An input's `ranking="bradley_terry"` ranks any run by the strengths fitted to its calls.
 """
 
 from __future__ import annotations
@@ -10,18 +11,27 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
-from llm_qualitative_sort.results.from_state import counts
+from llm_qualitative_sort.results.from_state import counts, history_matches
+from llm_qualitative_sort.results.rating import Rating
 
 
 async def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]:
     """Rank every item; also give the run's counts and id (the output Studio shows)."""
     items = state["items"]
     strategy = run_strategy(state)
-    ranks = strategy.rank(state["standing"], state.get("history", []))
+    history = state.get("history", [])
+    if state.get("ranking") == "bradley_terry":  # asked for in the input, as by Studio
+        # The strengths the sorter's `ranking="bradley_terry"` ranks by, from the same calls.
+        scores = Rating(items, history_matches(items, history)).scores()
+        rankings = rank_by_score(scores)
+    else:
+        ranks = strategy.rank(state["standing"], history)
+        rankings = [(r, [items[i] for i in players]) for r, players in ranks]
     stop = strategy.early_stop(state["standing"])
     return {
-        "rankings": [(r, [items[i] for i in players]) for r, players in ranks],
+        "rankings": rankings,
         "early_stop": None if stop is None else asdict(stop),
         "statistics": counts(state.get("history", [])),
         "run_id": str(config.get("configurable", {}).get("thread_id", "")),

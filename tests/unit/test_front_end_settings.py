@@ -1,0 +1,158 @@
+"""Every run setting of `QualitativeSorter` is offered by the command line and by Studio.
+
+The settings are walked from the signature, so a new one fails here until both front ends
+offer it (or it is listed below as Python-only, with the reason).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort.cli import main
+from llm_qualitative_sort.cli._parser import build_parser
+from llm_qualitative_sort.graph import TournamentContext, build_graph
+from llm_qualitative_sort.registry import NAMED_PROVIDERS
+
+# Parameters that are not a run setting, or that a front end gives in its own way. Each is
+# (the command line's flag, the Studio context's key, why); None where a front end has none.
+NOT_RUN_SETTINGS: dict[str, tuple[str | None, str | None, str]] = {
+    # An object: named by the CLI (--provider, --model, --judge) and Studio's context.
+    "provider": ("--provider", "provider", "the judge, built from its name"),
+    # How calls are made, not what the run is: the CLI's flag, Studio's run context.
+    "max_concurrent_requests": ("--concurrency", "max_concurrent_requests", "calls in flight"),
+    # Studio's context has the bound; the CLI's --timeout bounds each request of the client
+    # instead (the sorter's own bound then stays at its default, above the client's).
+    "call_timeout": (None, "call_timeout", "the bound of one call"),
+    # Objects: the CLI builds the cache from --cache-dir; the API server has no cache.
+    "cache": ("--cache-dir", None, "answers reused across runs"),
+    # A callback: the CLI shows progress itself; Studio streams the graph's events.
+    "on_progress": (None, None, "a Python callable"),
+    # Where runs are kept: the API server attaches its own persistence to every graph.
+    "checkpointer": ("--checkpoint", None, "the store of the runs"),
+    # A LangGraph object; the CLI keeps the default policy (and shows the retries).
+    "retry_policy": (None, None, "a Python object"),
+    # The API server holds its own threads: only one process ever plays a run there.
+    "wait_for_run": ("--wait", None, "waiting for another process"),
+    # Python-only on purpose: the CLI refuses another judge on resume (a mixed ranking is
+    # a choice a script makes explicitly), and Studio's threads keep one context.
+    "allow_judge_change": (None, None, "resuming with another judge"),
+}
+
+
+def _sorter_parameters() -> list[str]:
+    signature = inspect.signature(QualitativeSorter.__init__)
+    return [name for name in signature.parameters if name != "self"]
+
+
+def _run_settings() -> list[str]:
+    return [name for name in _sorter_parameters() if name not in NOT_RUN_SETTINGS]
+
+
+def _sort_flags() -> set[str]:
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    sort = commands.choices["sort"]
+    return {option for action in sort._actions for option in action.option_strings}
+
+
+def test_the_exceptions_are_parameters_of_the_sorter() -> None:
+    # A renamed or removed parameter must not linger here and hide a new one.
+    assert set(NOT_RUN_SETTINGS) <= set(_sorter_parameters())
+    assert {"strategy", "seed", "ranking", "schedule", "criteria"} <= set(_run_settings())
+
+
+@pytest.mark.parametrize("name", _run_settings())
+def test_the_command_line_has_a_flag_for_every_run_setting(name: str) -> None:
+    assert "--" + name.replace("_", "-") in _sort_flags()
+
+
+@pytest.mark.parametrize("name", _run_settings())
+def test_the_studio_input_has_a_key_for_every_run_setting(name: str) -> None:
+    assert name in build_graph().get_input_jsonschema()["properties"]
+
+
+@pytest.mark.parametrize("name", sorted(NOT_RUN_SETTINGS))
+def test_the_front_ends_offer_what_the_exceptions_say(name: str) -> None:
+    flag, context_key, _why = NOT_RUN_SETTINGS[name]
+    if flag is not None:
+        assert flag in _sort_flags()
+    if context_key is not None:
+        assert context_key in TournamentContext.__dataclass_fields__
+        context = build_graph().get_context_jsonschema()
+        assert context is not None and context_key in context["properties"]
+
+
+def test_the_command_line_passes_every_run_setting_to_the_sorter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given: dict[str, Any] = {}
+
+    class Stop(Exception):
+        pass
+
+    def capture(provider: Any, **kwargs: Any) -> None:
+        given.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr("llm_qualitative_sort.cli._run.QualitativeSorter", capture)
+    (tmp_path / "a.txt").write_text("1\n2\n3\n", encoding="utf-8")
+    # The command reports the stop as an error of its own; the arguments are what counts.
+    main(["sort", str(tmp_path / "a.txt"), "--criteria", "larger", "--progress", "none",
+          "--checkpoint", str(tmp_path / "r.db")])
+    assert given and set(_run_settings()) <= set(given)
+
+
+def test_studio_names_the_registrys_providers() -> None:
+    context = build_graph().get_context_jsonschema()
+    assert context is not None
+    assert tuple(context["properties"]["provider"]["enum"]) == NAMED_PROVIDERS
+
+
+ITEMS = [str(n) for n in range(1, 14)]
+
+
+async def _graph_rankings(**given: Any) -> Any:
+    graph = build_graph(InMemorySaver())
+    state = await graph.ainvoke({"items": ITEMS, "criteria": "larger", "seed": 3, **given},
+                                {"configurable": {"thread_id": "t"}})
+    return state["rankings"]
+
+
+@pytest.mark.parametrize("strategy", ["elimination", "swiss"])
+async def test_studios_ranking_is_the_sorters(strategy: str) -> None:
+    # The same seeded mock judge (Studio's default) as the sorter's: the same calls.
+    sorter = QualitativeSorter(MockLLMProvider(seed=3), criteria="larger", seed=3,
+                               strategy=strategy, ranking="bradley_terry", checkpointer=None)
+    result = await sorter.sort(ITEMS)
+    graph = await _graph_rankings(strategy=strategy, ranking="bradley_terry")
+    assert [(rank, list(group)) for rank, group in graph] == result.rankings
+
+
+async def test_studios_ranking_by_wins_is_the_default_for_elimination() -> None:
+    by_wins = await _graph_rankings(ranking="wins")
+    assert by_wins == await _graph_rankings()
+    assert by_wins != await _graph_rankings(ranking="bradley_terry")
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [({"ranking": "wins", "strategy": "swiss"}, "needs strategy='elimination'"),
+     ({"ranking": "elo"}, "ranking must be 'wins' or 'bradley_terry'")],
+)
+def test_a_bad_studio_ranking_is_refused_before_any_call(
+    given: dict[str, Any], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def no_call(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a call was made")
+
+    monkeypatch.setattr(MockLLMProvider, "compare_call", no_call)
+    with pytest.raises(ValueError, match=message):
+        asyncio.run(_graph_rankings(**given))
