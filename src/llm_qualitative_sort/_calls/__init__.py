@@ -5,7 +5,6 @@ from llm_qualitative_sort._calls.base import (
     Call,
     CallRunner,
     CallSettings,
-    Emit,
     batch_answer,
     call_log,
 )
@@ -28,7 +27,6 @@ __all__ = [
     "Call",
     "CallRunner",
     "CallSettings",
-    "Emit",
     "LiveAfterBatch",
     "LiveRunner",
     "batch_answer",

@@ -31,10 +31,8 @@ from llm_qualitative_sort.errors import (
     RunDetached,
     TransientProviderError,
 )
-from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
 from llm_qualitative_sort.providers._failures import redact
-from llm_qualitative_sort.results.events import event
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job
@@ -287,18 +285,8 @@ class _Round:
         return f"round {place.round_number}, match {place.match}, call {place.call}"
 
     def _emit(self, job: BatchJob, status: BatchStatus) -> None:
-        if self.settings.emit is None:
-            return
-        total = len(job.requests)
-        counted = f"{status.completed}/{total} done" if status.completed is not None else (
-            f"{total} requests")
-        round_number = self.calls[0].place.round_number
-        self.settings.emit(event(
-            EventType.BATCH, f"round {round_number}: batch {self._shown(job)} {status.state}, "
-            f"{counted}", status.completed or 0, total, round=round_number,
-            batch_id=self._shown(job), state=status.state, phase=status.phase,
-            requests=total, answered=status.completed, failed=status.failed,
-        ))
+        self.settings.events.batch(self.calls[0].place.round_number, self._shown(job),
+                                   len(job.requests), status)
 
     def _detached(self, running: list[BatchJob]) -> RunDetached:
         place = self.calls[0].place

@@ -16,6 +16,7 @@ from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
+from llm_qualitative_sort.results.events import Emit, EventSink, event_sink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 
@@ -108,6 +109,14 @@ class TournamentContext:
             members = [_named(name, model, seed + i) for i, (name, model) in enumerate(judges)]
             return PanelProvider(members, seed=seed)
         return _named(self.provider, self.model, seed)
+
+    def events(self, write: Emit | None = None) -> EventSink:
+        """The sink of this run's progress events, writing to `write` (None: held).
+
+        The one place `progress` is read: when nobody listens the sink builds no event of
+        a match, a call or a note.
+        """
+        return event_sink(self.progress, write)
 
 
 def _named(name: str, model: str | None, seed: int) -> LLMProvider:

@@ -31,7 +31,7 @@ async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
             name_judge=ctx.name_judge,
         )
         pipeline = ctx.live[run_id] = Pipeline(state, run_strategy(state), settings, run_id,
-                                               ctx.progress)
+                                               ctx.events())
     try:
         return await pipeline.play_segment(runtime.stream_writer)
     except (asyncio.CancelledError, Exception):
