@@ -100,12 +100,13 @@ class EventSink:
     """
 
     def __init__(self, write: Emit | None = None) -> None:
-        self._write = write
         self._held: list[dict[str, Any]] = []
+        self._put: Emit = self._held.append if write is None else write
 
     def flush(self, write: Emit) -> None:
         """Write the events held so far to `write`, in order."""
-        held, self._held = self._held, []
+        held = list(self._held)
+        self._held.clear()  # in place: `_put` may be its `append`
         for payload in held:
             write(payload)
 
@@ -153,12 +154,6 @@ class EventSink:
         """A round (or a pipelined segment) ended; written even when nobody listens."""
         self._put(event(EventType.ROUND_END, round_message(label, played, left), completed,
                         total, round=round_number, matches=played, remaining=left, **extra))
-
-    def _put(self, payload: dict[str, Any]) -> None:
-        if self._write is None:
-            self._held.append(payload)
-        else:
-            self._write(payload)
 
 
 class QuietSink(EventSink):

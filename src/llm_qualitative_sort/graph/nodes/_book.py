@@ -80,14 +80,16 @@ class MatchBook:
               round_number: int) -> list[tuple[int, Call]]:
         """Open a match; return its calls, each with its index."""
         self.events.match_start(self.items, self.round_number, key, a, b, self.completed,
-                                self.total)
+                                self.completed + self.bound)
         match = self.open[key] = OpenMatch(key, a, b, first_repetition, round_number,
                                            [None] * self.width, self.width)
+        digest_a, digest_b = self._digest(a), self._digest(b)
+        shown = {"AB": digest_a + digest_b, "BA": digest_b + digest_a}
         calls: list[tuple[int, Call]] = []
         for number, (order, repetition) in enumerate(self.orders):
             first, second = (a, b) if order == "AB" else (b, a)
             place = CallPlace(self.run_id, round_number, key, number, self.items[first],
-                              self.items[second], self._digest(first) + self._digest(second))
+                              self.items[second], shown[order])
             if self.journal.entry(place) is not None:
                 match.journaled.append(number)
             calls.append((key * self.width + number,
@@ -113,7 +115,7 @@ class MatchBook:
         self.completed += 1
         self.bound = max(self.bound - self.strategy.match_cost(winner), 0)
         self.events.match_end(self.items, self.round_number, match.key, log, match.journaled,
-                              self.completed, self.total)
+                              self.completed, self.completed + self.bound)
         return log
 
     def _digest(self, item: int) -> str:

@@ -63,11 +63,6 @@ class Pipeline:
         self.free: set[int] = set()
         self._reopen(state)
 
-    @property
-    def completed(self) -> int:
-        """Matches closed in the whole run."""
-        return self.book.completed
-
     def _reopen(self, state: TournamentState) -> None:
         logged = dict((m[0], m[1:]) for m in state.get("in_flight", []))
         logged |= {seq: p for seq, p in self.journal.pairings(self.run_id).items()
@@ -84,7 +79,7 @@ class Pipeline:
         self.segment += 1
         self.book.round_number = self.segment
         self.rng = self.strategy.rng(self.segment, "pipelined")
-        self._quota = self.completed + max(1, self.strategy.players_left(self.standing) // 2)
+        self._quota = self.book.completed + max(1, self.strategy.players_left(self.standing) // 2)
         self.active = True
         try:
             self._pair()
@@ -115,7 +110,7 @@ class Pipeline:
             return True
         if not self.book.open and not self.pool.in_flight:
             raise RuntimeError("pipelined play stalled: no match open and none paired")
-        return self.completed >= self._quota
+        return self.book.completed >= self._quota
 
     def _pair(self) -> None:
         if not self.active or len(self.free) < 2 or self.pool.failure is not None:
@@ -159,9 +154,9 @@ class Pipeline:
         for player in (match.a, match.b):
             if not self.busy[player] and self.strategy.is_active(self.standing, player):
                 self.free.add(player)
-        self.events.notes(self.items, notes, self.completed, self.book.total)
+        self.events.notes(self.items, notes, self.book.completed, self.book.total)
         self._pair()
-        if self.completed >= self._quota or self.finished():
+        if self.book.completed >= self._quota or self.finished():
             self._wake()
 
     def _wake(self) -> None:
@@ -175,13 +170,13 @@ class Pipeline:
             del self.open_by_segment[segment]
         left = self.strategy.players_left(self.standing)
         self.book.bound = self.strategy.remaining_matches(self.standing)
-        self.events.round_end(f"segment {self.segment}", len(closed), left, self.completed,
+        self.events.round_end(f"segment {self.segment}", len(closed), left, self.book.completed,
                               self.book.total, self.segment)
         return {
             "history": [{"round": self.segment, "matches": [log for _, log in closed],
                          "bye": None, "seqs": [seq for seq, _ in closed]}],
             "standing": _copy(self.standing),
-            "completed": self.completed,
+            "completed": self.book.completed,
             "round": self.segment,
             "in_flight": [[m.key, m.a, m.b, m.first_repetition, m.round_number]
                           for m in self.book.open.values()],
