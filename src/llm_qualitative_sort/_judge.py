@@ -14,7 +14,13 @@ from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
 from llm_qualitative_sort._stops import describe, name_judge
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
-from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
+from llm_qualitative_sort.models import (
+    TIE,
+    ComparisonResult,
+    InvalidAnswerError,
+    answer_problem,
+    refused_tie,
+)
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.stores.base import RunJournal
 
@@ -39,13 +45,14 @@ class Judge:
     retry: RetryPolicy
     stop: asyncio.Event
     timeout: float | None = None
+    ties: bool = False
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
 
     def __post_init__(self) -> None:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
         # every call's deadline.
-        self.model_identity = self.provider.model_identity
+        self.model_identity = _identity(self.provider, self.ties)
         self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
 
     async def call(self, place: CallPlace, repetition: int) -> Answer:
@@ -62,8 +69,8 @@ class Judge:
         facts: CallFacts = {}
         identity = self.model_identity
         if judge is not self.provider:
-            identity = judge.model_identity
-            facts = {"judge": identity}
+            facts = {"judge": judge.model_identity}
+            identity = _identity(judge, self.ties)
         key = None
         if self.cache is not None:
             key = CacheKey.of(place.first, place.second, self.criteria, repetition, identity)
@@ -105,9 +112,14 @@ class Judge:
         """
         watch = self.deadlines.watch() if self.deadlines is not None else None
         try:
-            result = await judge.compare_call(
-                place.first, place.second, self.criteria, repetition=repetition
-            )
+            if self.ties:
+                result = await judge.compare_call(
+                    place.first, place.second, self.criteria, repetition=repetition, ties=True
+                )
+            else:
+                result = await judge.compare_call(
+                    place.first, place.second, self.criteria, repetition=repetition
+                )
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except asyncio.CancelledError:
@@ -126,7 +138,14 @@ class Judge:
         problem = answer_problem(result)
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
+        if result.winner == TIE and not self.ties:
+            return refused_tie(result)
         return result
+
+
+def _identity(judge: LLMProvider, ties: bool) -> str:
+    # A call that offers a tie asks another question: its answers are cached apart.
+    return judge.tie_identity() if ties else judge.model_identity
 
 
 def _retryable(policy: RetryPolicy, exc: Exception) -> bool:

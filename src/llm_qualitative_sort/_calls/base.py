@@ -87,6 +87,7 @@ class CallSettings:
     call_timeout: float | None = None
     emit: Emit | None = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    ties: bool = False
 
 
 class CallRunner(ABC):

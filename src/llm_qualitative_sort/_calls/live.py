@@ -27,6 +27,7 @@ def make_judge(settings: CallSettings) -> Judge:
         retry=settings.retry,
         stop=settings.stop,
         timeout=settings.call_timeout,
+        ties=settings.ties,
     )
 
 

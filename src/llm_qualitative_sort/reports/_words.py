@@ -31,7 +31,7 @@ EN: Mapping[str, str] = {
     "cache_hits": "cache hits", "elapsed_time": "elapsed time", "failed_calls": "failed calls",
     "draws": "draws", "rounds": "rounds", "input_tokens": "input tokens",
     "output_tokens": "output tokens", "estimated_cost": "estimated cost",
-    "batch_calls": "batch calls",
+    "batch_calls": "batch calls", "tied_calls": "tied calls", "tie_col": "Ties",
     "judge": "Judge",
     # The trust section.
     "trust": "How sure is this ranking?",
@@ -99,6 +99,7 @@ JA: Mapping[str, str] = {
     "elapsed_time": "所要時間", "failed_calls": "判定失敗", "draws": "引き分け",
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
     "estimated_cost": "推定コスト", "batch_calls": "バッチ呼び出し",
+    "tied_calls": "引き分け判定", "tie_col": "引き分け判定",
     "judge": "判定者",
     "trust": "このランキングはどこまで確かか",
     "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"
