@@ -174,3 +174,16 @@ async def test_the_graph_input_takes_ties_as_studio_sends_it() -> None:
     off = await build_graph().ainvoke(start | {"ties": False},
                                       context=TournamentContext(provider=_mock()))
     assert off["statistics"]["tied_calls"] == 0 and off["statistics"]["failed_calls"] == 0
+
+
+async def test_the_html_report_shows_a_tied_call_as_a_tie_and_each_judges_tie_rate() -> None:
+    from llm_qualitative_sort.reports import to_html
+
+    result = await _sort(_mock(), strategy="swiss", ties=True)
+    page = to_html(result)
+    assert "<b>tie</b>" in page  # never shown as a win of either side
+    rate = result.statistics.judges[0].tie_rate
+    assert rate is not None and f"({result.statistics.tied_calls:,})" in page
+    assert "<th>Ties</th>" in page
+    forced = await _sort(_mock(), strategy="swiss")
+    assert "<th>Ties</th>" not in to_html(forced) and "<b>tie</b>" not in to_html(forced)
