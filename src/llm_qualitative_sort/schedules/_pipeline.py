@@ -26,7 +26,7 @@ from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.models import ComparisonResult, EventType
 from llm_qualitative_sort.tournament import Note, Strategy, match_winner, presentation_orders
 
-_FLIP = {"A": "B", "B": "A", None: None}
+_FLIP = {"A": "B", "B": "A", "tie": "tie", None: None}  # a tie stays a tie either way round
 
 
 @dataclass
