@@ -23,7 +23,7 @@ def _sort(tmp_path: Path, *args: str) -> int:
 
 
 def test_sort_with_ties_reports_tied_calls_and_resumes_with_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "items.txt").write_text("\n".join(ITEMS), encoding="utf-8")
     assert _sort(tmp_path, "--ties", "--mock-tie-margin", "8", "--run-id", "whole",
@@ -48,6 +48,11 @@ def test_sort_with_ties_reports_tied_calls_and_resumes_with_them(
     assert cut["settings"]["ties"] is True
     assert cut["statistics"]["tied_calls"] == whole["statistics"]["tied_calls"]
     assert cut["rankings"] == whole["rankings"]
+    capsys.readouterr()
+    assert main(["runs", "list", "--checkpoint", str(tmp_path / "runs.db")]) == EXIT_OK
+    listed = [line for line in capsys.readouterr().out.splitlines()
+              if line.startswith(("whole", "cut"))]
+    assert len(listed) == 2 and all(" ties " in line for line in listed)
 
 
 def test_without_ties_reports_say_nothing_of_them(tmp_path: Path) -> None:
