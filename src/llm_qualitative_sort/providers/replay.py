@@ -160,8 +160,11 @@ class ReplayProvider(LLMProvider):
 
     @property
     def model_identity(self) -> str:
-        """Replays share answers only with the same topic and seed (ties: `tie_identity`)."""
-        return f"ReplayProvider:{self.topic.name}:seed={self.seed}:ties=False"
+        """Replays share answers only with the same topic and seed.
+
+        Calls that offer a tie are cached under `tie_identity` (this, marked "+ties").
+        """
+        return f"ReplayProvider:{self.topic.name}:seed={self.seed}"
 
     def check_items(self, items: Sequence[str]) -> None:
         """Refuse texts the topic does not hold, and pairs of them without stored votes.
