@@ -2,14 +2,16 @@
 
 Not part of CI (it needs Debian's `chromium`). Usage:
 
-    PYTHONPATH=src python scripts/screenshot_report.py [OUT_DIR]
+    PYTHONPATH=src python scripts/screenshot_report.py [OUT_DIR] [WIDTH]
 
 Writes `demo.html` (the bundled demo), `tricky.html` (Japanese text long and short, markup,
 a script tag, a right-to-left override inside an item, ids) and `tricky_ja.html` (the same
 with the report's words in Japanese), and `panel.html` / `panel_ja.html` (the tricky items
 judged by a panel of two mocks leaning opposite ways, four calls per match: the trust
 section with its warnings, the forest plot, the audit and the judges' table), with a PNG
-of each.
+of each, WIDTH pixels wide (1280 unless given; 600 shows a phone's layout). The panel
+reports are written as the command line writes them (`front_end="cli"`), so their advice
+names flags; the others as Python does.
 """
 
 from __future__ import annotations
@@ -60,14 +62,14 @@ async def _sort(texts: dict[str, int], criteria: str, n_losses: int, *,
     return await sorter.sort(list(texts))
 
 
-def screenshot(html: Path, png: Path, height: int = 2800) -> None:
+def screenshot(html: Path, png: Path, height: int = 2800, width: int = 1280) -> None:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
         sys.exit("chromium not found: apt-get install -y chromium")
     with tempfile.TemporaryDirectory() as profile:
         subprocess.run(
             [browser, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={png}",
-             f"--window-size=1280,{height}", html.resolve().as_uri()],
+             f"--window-size={width},{height}", html.resolve().as_uri()],
             check=True, capture_output=True, timeout=120,
         )
     print(f"{png} ({png.stat().st_size} bytes)")
@@ -75,6 +77,7 @@ def screenshot(html: Path, png: Path, height: int = 2800) -> None:
 
 def main() -> None:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
+    width = int(sys.argv[2]) if len(sys.argv) > 2 else 1280
     out.mkdir(parents=True, exist_ok=True)
     demo = demo_set()
     texts = {text: int(mock_score(text)) for text in demo["texts"]}
@@ -93,8 +96,9 @@ def main() -> None:
                     "comparison_rounds": rounds, "seed": 7, "top_k": 5}
         ids = {item: f"row-{n}" for n, (_, group) in enumerate(result.rankings) for item in group}
         html = write_report(result, out / f"{name}.html", settings, ids=ids,
-                            lang="ja" if name.endswith("_ja") else None)
-        screenshot(html, out / f"{name}.png")
+                            lang="ja" if name.endswith("_ja") else None,
+                            front_end="cli" if name.startswith("panel") else "python")
+        screenshot(html, out / f"{name}.png", width=width)
 
 
 if __name__ == "__main__":

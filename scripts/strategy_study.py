@@ -159,7 +159,7 @@ def paired(runs: Sequence[Run], base: Sequence[Run], metric: str) -> str:
 
 
 def claims(results: Results) -> list[str]:
-    """The paired differences behind the README's claims, per judge and budget."""
+    """The paired differences behind the strategy benchmarks' claims, per judge and budget."""
     lines = ["**Against elimination by wins** (per-seed difference)", "",
              "| judge | budget | Swiss τ-b | Swiss Top-10 | Swiss + top-10 τ-b "
              "| Swiss + top-10 Top-10 |", "|---|---|---|---|---|---|"]

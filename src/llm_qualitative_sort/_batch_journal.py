@@ -11,6 +11,7 @@ every call of the round is in the run journal.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import weakref
@@ -54,6 +55,19 @@ class BatchJob:
     state: JobState
     requests: list[JobRequest]
     batch_id: str | None = None
+
+
+def storable(job: BatchJob, secret: str | None) -> BatchJob:
+    """`job` as it may be written: without a batch id that holds the API key.
+
+    A server may echo the key back, in a batch id too. Such an id is never written: the job
+    is kept as "submitting" (its id unknown), so that a resumed run finds the batch again
+    by its tag, which is ours and holds no secret.
+    """
+    if not secret or job.batch_id is None or secret not in job.batch_id:
+        return job
+    state: JobState = "submitting" if job.state == "open" else job.state
+    return dataclasses.replace(job, batch_id=None, state=state)
 
 
 # An in-memory run journal keeps its batch records in a private in-memory database that

@@ -207,4 +207,7 @@ def _tournament_settings(values: dict[str, Any]) -> dict[str, Any]:
     names = ("criteria", "strategy", "elimination_count", "comparison_rounds", "budget",
              "top_k", "stop_when_settled", "ties")
     settings = {name: values[name] for name in names if name in values}
-    return {**settings, "seed": values.get("rng_seed")}
+    settings["seed"] = values.get("rng_seed")
+    if isinstance(values.get("judge"), str):
+        settings["judge"] = values["judge"]
+    return settings

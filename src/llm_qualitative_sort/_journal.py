@@ -17,7 +17,9 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +27,11 @@ from typing import Any
 
 import ormsgpack
 
+from llm_qualitative_sort._messages import describe
 from llm_qualitative_sort.cache import open_sqlite, result_from_dict, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.leases.base import Fence, LeaseHolder
+from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.models import ComparisonResult
 
 # One row per group commit and round: its calls as a MessagePack list of records
@@ -44,6 +49,9 @@ _INSERT_PAIRINGS = "INSERT INTO pairings VALUES (?, ?, ?)"
 _DROP = "DELETE FROM calls WHERE run_id = ? AND round = ?"
 _DROP_PAIRINGS = "DELETE FROM pairings WHERE run_id = ? AND last_seq < ?"
 _PURPOSE = "a run journal"
+# The fence of a held run: each commit renews the holder's lease row (same file), or finds
+# it gone or taken and writes nothing.
+_RENEW = "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?"
 # WAL pages between copies into the file, and the size the WAL is cut back to after one:
 # the journal stays small, so a copy is cheap, and a long run never grows a large WAL.
 WAL_PAGES = 1024
@@ -112,9 +120,13 @@ class Journal:
         self._drops: list[tuple[str, tuple[Any, ...]]] = []
         self._unsaved = 0  # paid calls among the pending records
         self._scheduled = False
-        self._failure: sqlite3.Error | None = None
+        self._failure: Exception | None = None
+        self._fence: Fence | None = None
+        self._holder: LeaseHolder | None = None  # who took the run, once the fence fell
+        self._file: tuple[int, int] | None = None
         if path is not None:
             self._conn = open_sqlite(path, _CALLS, _PURPOSE, StorageError)
+            self._file = _identity(path)
             try:
                 for statement in (_PAIRINGS, f"PRAGMA wal_autocheckpoint={WAL_PAGES}",
                                   f"PRAGMA journal_size_limit={WAL_LIMIT}"):
@@ -122,6 +134,30 @@ class Journal:
             except sqlite3.Error as exc:
                 self._conn.close()
                 raise StorageError(unusable_sqlite(path, _PURPOSE, exc)) from exc
+
+    def fence(self, fence: Fence) -> None:
+        """Write for `fence`'s run only while this process holds it.
+
+        Each commit renews the lease row in its own transaction (the lease lives in this
+        file) and writes nothing once another process took the run, or the file was
+        replaced; `confirm` asks the file again once the fence's deadline has passed.
+        """
+        if self._conn is not None:
+            self._fence = fence
+
+    def confirm(self) -> None:
+        """Raise `RunLockedError` if this process no longer holds its run.
+
+        Free while the fence's deadline lies ahead; past it (a suspended process wakes
+        past it at once), one commit renews the lease or finds it taken.
+        """
+        fence = self._fence
+        if fence is None or not fence.due():
+            return
+        if not fence.lost:
+            self._commit()
+        if fence.lost:
+            raise fence.taken_over(self._holder, str(self.path))
 
     def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
@@ -210,16 +246,49 @@ class Journal:
         self._scheduled = False
         if self._conn is None or not (self._records or self._paired or self._drops):
             return
+        self._commit()
+
+    def _commit(self) -> None:
+        """Commit what is pending in one transaction, if the fence holds (see `fence`)."""
+        assert self._conn is not None
         try:
             with self._conn:
-                self._conn.execute("BEGIN")
-                self._execute_pending(self._conn)
-        except sqlite3.Error as exc:
+                self._conn.execute("BEGIN IMMEDIATE")
+                if self._held(self._conn):
+                    self._execute_pending(self._conn)
+        except (sqlite3.Error, TypeError, ValueError, OverflowError, RecursionError) as exc:
+            # sqlite3.Error: the disk (full, failing). The others: a row that cannot be
+            # encoded, which the judge's answer check should have made impossible.
             self._failure = exc
+            return
+        self._failure = None
+        if self._fence is not None and self._fence.lost:
+            # Written from a stale view (another process took the run meanwhile), these
+            # rows would corrupt its resume: they are never written. Their paid calls are
+            # counted as unsaved.
+            self._records, self._paired, self._drops = {}, {}, []
             return
         self._records, self._paired, self._drops = {}, {}, []
         self._unsaved = 0
-        self._failure = None
+
+    def _held(self, conn: sqlite3.Connection) -> bool:
+        """Inside the write transaction: renew the fenced hold; whether it still holds."""
+        fence = self._fence
+        if fence is None:
+            return True
+        me = fence.me
+        # A file deleted or replaced under the run: this connection writes to the old one,
+        # which no other process (and no resume) sees, so the hold counts for nothing.
+        replaced = self.path is None or _identity(self.path) != self._file
+        if not fence.lost and not replaced:
+            sent = time.monotonic()
+            if conn.execute(_RENEW, (time.time(), me.run_id, me.token)).rowcount == 1:
+                fence.confirmed = max(fence.confirmed, sent)
+                return True
+        if not replaced:
+            self._holder = SqliteRunLease.holder(conn, me.run_id)
+        fence.lost = True
+        return False
 
     def _execute_pending(self, conn: sqlite3.Connection) -> None:
         conn.executemany(_INSERT, [(run_id, number, _pack(records))
@@ -237,19 +306,30 @@ class Journal:
 
         Raises:
             StorageError: Naming the file and the error (a full disk, a failing device).
+            RunLockedError: This process no longer holds the run (see `confirm`).
         """
+        self.confirm()
         if self._failure is not None:
             self.flush()
-        if self._failure is not None:
+        failure = self._failure
+        if failure is None:
+            return
+        if isinstance(failure, sqlite3.Error):
             raise StorageError(
-                f"cannot write the run journal {self.path} ({type(self._failure).__name__}: "
-                f"{self._failure}): free space on its disk, then resume the run"
-            ) from self._failure
+                f"cannot write the run journal {self.path} ({describe(failure)}): free space "
+                "on its disk, then resume the run"
+            ) from failure
+        raise StorageError(
+            f"cannot encode an answer for the run journal {self.path} ({describe(failure)}): "
+            "a bug of this library, please report it; the answers not written are asked "
+            "again on resume"
+        ) from failure
 
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""
         self.flush()
-        return self._unsaved if self._failure is not None else 0
+        lost = self._fence is not None and self._fence.lost
+        return self._unsaved if self._failure is not None or lost else 0
 
     def forget(self, run_id: str) -> None:
         """Drop a finished run's rows, and give their space back to the file system."""
@@ -347,6 +427,15 @@ def journal_counts(path: Path, run_id: str, skip_rounds: Iterable[int] = ()) -> 
                     counts["input_tokens"] += tokens_in
                     counts["output_tokens"] += tokens_out
     return counts
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file behind `path` now (device, inode), or None if there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _pack(records: list[list[Any]]) -> bytes:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._deadlines import Deadlines
 from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
-from llm_qualitative_sort._stops import describe, name_judge
+from llm_qualitative_sort._messages import describe
+from llm_qualitative_sort._stops import name_judge
+from llm_qualitative_sort._storable import storable_raw
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
 from llm_qualitative_sort.models import (
@@ -27,6 +30,30 @@ from llm_qualitative_sort.stores.base import RunJournal
 
 class CallsStopped(Exception):
     """Another call of the round failed for good; no new call is started."""
+
+
+class CallCancelled(RuntimeError):
+    """A call ended in `CancelledError` though nobody cancelled the run: no verdict.
+
+    Something inside the provider, the cache or a client library cancelled a task of its
+    own and let the `CancelledError` escape. The call is a failed call, never a missing one.
+    """
+
+
+def cancel_requests() -> int:
+    """Cancellations requested of the current task and not yet withdrawn (`Task.cancelling`)."""
+    task = asyncio.current_task()
+    return task.cancelling() if task is not None else 0
+
+
+def stray_cancel(baseline: int) -> bool:
+    """After a `CancelledError`: whether it came from inside the awaited code.
+
+    True when no cancellation of the current task is pending beyond the `baseline` taken
+    before the await: nobody cancelled the run, so the error is a failure of what was
+    awaited, not a request to stop.
+    """
+    return cancel_requests() <= baseline
 
 
 @dataclass
@@ -45,9 +72,12 @@ class Judge:
     retry: RetryPolicy
     stop: asyncio.Event
     timeout: float | None = None
+    # Name even a single judge in each call's facts (a run resumed by another judge).
+    name_judge: bool = False
     ties: bool = False
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
+    abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
@@ -68,7 +98,7 @@ class Judge:
         judge = self.provider.judge_of(place.first, place.second, repetition=repetition)
         facts: CallFacts = {}
         identity = self.model_identity
-        if judge is not self.provider:
+        if judge is not self.provider or self.name_judge:
             facts = {"judge": judge.model_identity}
             identity = _identity(judge, self.ties)
         key = None
@@ -110,23 +140,32 @@ class Judge:
         A wrong answer is a bug of the provider, not a verdict: it stops the run (the
         answer is not journaled, so a fixed provider asks again on resume).
         """
+        baseline = cancel_requests()
         watch = self.deadlines.watch() if self.deadlines is not None else None
+        # The provider's coroutine runs as a task of its own, awaited through a shield:
+        # a cancel (the deadline's, or the run's) then ends this wait at once even when
+        # the provider swallows cancellation; the provider's task is cancelled and left
+        # to end by itself (see `_abandon`).
+        # Only a run with ties passes `ties`: providers written before ties keep working.
+        offer = {"ties": True} if self.ties else {}
+        asked = asyncio.ensure_future(judge.compare_call(
+            place.first, place.second, self.criteria, repetition=repetition, **offer))
         try:
-            if self.ties:
-                result = await judge.compare_call(
-                    place.first, place.second, self.criteria, repetition=repetition, ties=True
-                )
-            else:
-                result = await judge.compare_call(
-                    place.first, place.second, self.criteria, repetition=repetition
-                )
+            result = await _outcome(asked)
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except asyncio.CancelledError:
-            if watch is None or not watch.expired():
-                raise
+            self._abandon(asked)
+            if watch is not None and watch.expired():
+                raise TransientProviderError(
+                    f"{judge!r} gave no answer within call_timeout={self.timeout} s"
+                ) from None
+            if not stray_cancel(baseline):
+                raise  # the run is being cancelled
+            # Transient: a task cancelled inside the client says nothing about the texts.
             raise TransientProviderError(
-                f"{judge!r} gave no answer within call_timeout={self.timeout} s"
+                f"{judge!r} raised CancelledError though the run was not cancelled (a task "
+                "inside the provider was cancelled elsewhere)"
             ) from None
         except TimeoutError as exc:
             # The provider's own: a slow answer may come next time.
@@ -139,8 +178,53 @@ class Judge:
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
         if result.winner == TIE and not self.ties:
-            return refused_tie(result)
-        return result
+            result = refused_tie(result)
+        return storable(result)
+
+
+    def _abandon(self, asked: asyncio.Future[ComparisonResult]) -> None:
+        """Give up a provider call that was cut off: cancel it, and never use its outcome.
+
+        A provider that ignores the cancel keeps running until it returns by itself; what
+        it returns or raises then is dropped (never journaled, never counted). It is held
+        here until it ends, so it is not garbage-collected while pending.
+        """
+        if asked.done():
+            _retrieve(asked)
+            return
+        asked.cancel()
+        self.abandoned.add(asked)
+        asked.add_done_callback(self.abandoned.discard)
+        asked.add_done_callback(_retrieve)
+
+
+async def _outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
+    """`asked`'s result, awaited so that a cancel ends the wait at once, not `asked`.
+
+    `asyncio.shield` does the same with more bookkeeping; this is on every call's path.
+    """
+    if not asked.done():
+        waiter = asyncio.get_running_loop().create_future()
+        asked.add_done_callback(functools.partial(_wake, waiter))
+        await waiter
+    return asked.result()
+
+
+def _wake(waiter: asyncio.Future[None], _asked: object) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+def _retrieve(asked: asyncio.Future[ComparisonResult]) -> None:
+    """Mark an abandoned call's outcome as seen (no "exception never retrieved" warning)."""
+    if not asked.cancelled():
+        asked.exception()
+
+
+def storable(result: ComparisonResult) -> ComparisonResult:
+    """`result` with a `raw_response` every journal and cache can store (see `_storable`)."""
+    raw = storable_raw(result.raw_response)
+    return result if raw is result.raw_response else replace(result, raw_response=raw)
 
 
 def _identity(judge: LLMProvider, ties: bool) -> str:

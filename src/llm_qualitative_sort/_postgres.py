@@ -9,13 +9,20 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from llm_qualitative_sort._extras import install_hint
 from llm_qualitative_sort.errors import StorageError
 
 if TYPE_CHECKING:
     import psycopg
 
 SCHEMES = ("postgresql://", "postgres://")
-INSTALL = 'pip install "llm-qualitative-sort[postgres]"'
+# From a checkout of this repository: the name "llm-qualitative-sort" on PyPI is another
+# project's (see `install_hint`).
+INSTALL = install_hint("postgres")
+
+
+class MissingExtra(ImportError):
+    """A PostgreSQL store or cache was asked for without the `postgres` extra installed."""
 
 JOURNAL = "llm_qualitative_sort_journal"
 PAIRINGS = "llm_qualitative_sort_pairings"
@@ -80,14 +87,14 @@ def require(module: str) -> Any:
     """Import a module of the `postgres` extra, or say how to install it.
 
     Raises:
-        ImportError: The extra is not installed.
+        MissingExtra: The extra is not installed (an `ImportError`).
     """
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(
-            f"a PostgreSQL checkpointer needs psycopg and langgraph-checkpoint-postgres: "
-            f"{INSTALL} ({exc})"
+        raise MissingExtra(
+            "a PostgreSQL checkpointer or cache needs the postgres extra (psycopg and "
+            f"langgraph-checkpoint-postgres), which is not installed: {INSTALL}; {exc}"
         ) from exc
 
 

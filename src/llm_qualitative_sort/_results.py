@@ -6,10 +6,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort._audit import audit, ties
+from llm_qualitative_sort._lost_calls import stored_calls
 from llm_qualitative_sort._rating import Rating
 from llm_qualitative_sort._validation import Ranking as Ranking
 from llm_qualitative_sort.bradley_terry import rank_by_score
-from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
+from llm_qualitative_sort.models import (
+    EarlyStop,
+    MatchResult,
+    RoundResult,
+    SortResult,
+    Statistics,
+)
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 
@@ -20,7 +27,8 @@ if TYPE_CHECKING:
 
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
     """A `MatchResult` from its stored form."""
-    a, b, winner, calls = log
+    a, b, winner, stored = log
+    calls = stored_calls(stored)
     # A call is stored as six fields, then optional facts: see `CallLog`.
     rounds = [RoundResult(*call) if len(call) == 6 else _with_facts(call) for call in calls]
     return MatchResult(items[a], items[b], winner, rounds, round_number)
@@ -68,6 +76,7 @@ def statistics(
     judge: str = "",
     judge_costs: Mapping[str, CostEstimate | None] | None = None,
     strengths: Callable[[], Mapping[str, float]] | None = None,
+    early_stop: EarlyStop | None = None,
 ) -> Statistics:
     """Counts and the audit over the whole run.
 
@@ -83,6 +92,7 @@ def statistics(
             `estimate_cost`); the run's cost is then the sum of the judges' costs, when
             each judge that was paid has prices.
         strengths: The fitted strengths, asked for only by judges of single calls.
+        early_stop: Why the run ended before its budget, if it did.
     """
     calls = [call for match in matches for call in match.rounds]
     paid = [call for call in calls if not call.cached]
@@ -115,6 +125,7 @@ def statistics(
         agreement=found.agreement,
         tied_items=tied_items,
         largest_tie=largest_tie,
+        early_stop=early_stop,
         tied_calls=sum(call.winner == "tie" for call in calls),
     )
 
@@ -140,7 +151,9 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
         for _a, _b, winner, calls in entry["matches"]:
             totals["total_matches"] += 1
             totals["draws"] += winner is None
-            for _order, call_winner, _reasoning, cached, tokens_in, tokens_out, *_ in calls:
+            for _order, call_winner, _reasoning, cached, tokens_in, tokens_out, *_ in (
+                stored_calls(calls)
+            ):
                 totals["cache_hits" if cached else "total_api_calls"] += 1
                 totals["failed_calls"] += call_winner is None
                 totals["tied_calls"] += call_winner == "tie"
@@ -197,12 +210,18 @@ def sort_result(
         rankings = rank_by_score(scores)
     stats = statistics(matches, len(history), elapsed, estimate_cost,
                        batch_discount=batch_discount, rankings=rankings, judge=judge,
-                       judge_costs=judge_costs, strengths=rating.scores)
+                       judge_costs=judge_costs, strengths=rating.scores,
+                       early_stop=_early_stop(values.get("early_stop")))
     result = SortResult(rankings, matches, stats, run_id)
     result.__dict__["_rating"] = rating  # the fits made so far are kept, not made again
     if scores is not None:
         result.__dict__["scores"] = scores
     return result
+
+
+def _early_stop(stored: Any) -> EarlyStop | None:
+    """The stored early stop (a dict; runs finished before it was kept have none)."""
+    return EarlyStop(**stored) if isinstance(stored, dict) else None
 
 
 def trivial_result(items: Sequence[str], run_id: str, elapsed: float) -> SortResult:

@@ -5,19 +5,17 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from llm_qualitative_sort._messages import describe
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.stores.base import RunJournal
 
 
-def describe(exc: BaseException) -> str:
-    """The exception's type and message; some (a bare `TimeoutError`) have no message."""
-    message = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {message}" if message else f"{type(exc).__name__} (no message)"
-
-
 def name_judge(exc: BaseException, judge: LLMProvider) -> None:
     """Mark `exc` with the judge whose call failed for good (one judge of a panel, say)."""
-    exc.failed_judge = judge  # type: ignore[attr-defined]
+    try:
+        exc.failed_judge = judge  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - an exception type that refuses attributes
+        pass  # the stop then names the run's provider
 
 
 def stop_reason(

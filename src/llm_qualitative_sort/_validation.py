@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from llm_qualitative_sort.tournament import STRATEGIES, Settings, Strategy
@@ -150,10 +153,7 @@ def check_timeout(seconds: Any) -> None:
     """Refuse a `call_timeout` that is not a positive, finite number of seconds or None."""
     if seconds is None:
         return
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-        raise TypeError(f"call_timeout must be seconds (a number) or None, got {seconds!r}")
-    if not 0 < seconds < float("inf"):
-        raise ValueError(f"call_timeout must be > 0 seconds, got {seconds}")
+    _seconds("call_timeout", seconds, zero=False)
 
 
 def check_ranking(ranking: Any, native: str) -> Ranking:
@@ -174,3 +174,69 @@ def check_run_id(run_id: Any) -> str:
     if not isinstance(run_id, str) or not run_id.strip():
         raise ValueError(f"run_id must be a non-empty str, got {run_id!r}")
     return run_id
+
+
+# The longest wait or call bound taken, in seconds (about 31 years): a larger number is a
+# typo, and past about 1e308 it no longer fits the float every clock works in.
+MAX_SECONDS = 10**9
+
+
+def _seconds(name: str, value: Any, *, zero: bool) -> None:
+    """Refuse anything but a finite number of seconds (> 0, or >= 0 with `zero`)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be seconds (an int or float) or None, got {value!r}")
+    least = ">= 0" if zero else "> 0"
+    if not (0 <= value if zero else 0 < value) or not value <= MAX_SECONDS:
+        raise ValueError(f"{name} must be {least} seconds, at most {MAX_SECONDS} "
+                         f"(None: no bound), got {_number(value)}")
+
+
+def _number(value: float) -> str:
+    # An int too large for a float (10**400) cannot be formatted as one, nor always printed.
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    return f"{value:.6g}"
+
+
+def check_wait(seconds: Any) -> None:
+    """Refuse a `wait_for_run` that is not a finite number of seconds >= 0 or None."""
+    if seconds is not None:
+        _seconds("wait_for_run", seconds, zero=True)
+
+
+def check_retry_policy(policy: Any) -> None:
+    """Refuse a `retry_policy` that is not a LangGraph `RetryPolicy` with usable numbers."""
+    from langgraph.types import RetryPolicy
+
+    if not isinstance(policy, RetryPolicy):
+        raise TypeError("retry_policy must be a langgraph.types.RetryPolicy, got "
+                        f"{type(policy).__name__}: {policy!r}")
+    _positive_int("retry_policy.max_attempts", policy.max_attempts)
+    for name in ("initial_interval", "max_interval"):
+        _seconds(f"retry_policy.{name}", getattr(policy, name), zero=True)
+    factor = policy.backoff_factor
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 1 <= factor <= 100:
+        raise ValueError(f"retry_policy.backoff_factor must be a number from 1 to 100, "
+                         f"got {factor!r}")
+
+
+def checkpoint_problem(target: Any) -> str | None:
+    """What is wrong with a checkpoint path or URI, or None; the caller names the argument.
+
+    A URI of another database (mysql://, sqlite:///) would otherwise be taken for a file
+    name and become an SQLite file in the working directory. Only the scheme is repeated:
+    the rest may hold a password.
+    """
+    if isinstance(target, str):
+        if not target.strip():
+            return "is empty: give a file path, a postgresql:// URI, or None for memory only"
+        scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", target)
+        if scheme and scheme.group(1).lower() not in ("postgresql", "postgres"):
+            return (f"is a {scheme.group(1)}:// URI; only postgresql:// URIs and SQLite "
+                    "file paths are supported")
+    if isinstance(target, os.PathLike) or (isinstance(target, str) and "://" not in target):
+        path = Path(target)
+        if path.is_dir():
+            return (f"{str(path)!r}: it is a directory (give a file path, such as "
+                    f"{str(path / 'runs.sqlite3')!r})")
+    return None

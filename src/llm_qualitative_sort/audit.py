@@ -1,8 +1,8 @@
 """How far to trust a run's judges: the audit figures that `Statistics` carries.
 
 Every run has them, whatever its strategy and provider; a single provider is a panel of one.
-What each figure means, and what to do about a bad one, is in the README ("How sure is
-this ranking?").
+What each figure means, and what to do about a bad one, is in the documentation ("The
+audit" page).
 
 Example:
     >>> consistency = OrderConsistency(pairs=200, disagreements=46)

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 Side = Literal["A", "B"]
 # A call's verdict: a side, or "tie" (both equally good) in a run that allows ties.
 Verdict = Literal["A", "B", "tie"]
+# The largest token count a journal, cache or checkpoint can store (a signed 64-bit integer).
+TOKENS_LIMIT = 2**63 - 1
 Order = Literal["AB", "BA"]
 TIE: Verdict = "tie"
 
@@ -69,6 +71,8 @@ def answer_problem(result: Any) -> str:
         value = getattr(result, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             return f"{name} must be an int >= 0, got {value!r}"
+        if value > TOKENS_LIMIT:  # no store holds more than a signed 64-bit integer
+            return f"{name} must be at most 2**63 - 1, got {value!r}"
     return ""
 
 
@@ -122,18 +126,50 @@ class MatchResult:
 
 
 @dataclass(frozen=True)
+class EarlyStop:
+    """A Swiss run with `stop_when_settled` that ended before spending its budget.
+
+    `judgements` counts the calls (cache hits included) the run used of its `budget`;
+    `expected` is the share of its top `top_k` that the fit expected to be right when it
+    stopped (see `tournament.swiss.settle`), None if unknown.
+    """
+
+    top_k: int
+    judgements: int
+    budget: int
+    expected: float | None = None
+
+    def describe(self) -> str:
+        """The stop in one English sentence, for logs and the command line.
+
+        Example:
+            >>> EarlyStop(5, 165, 198, 0.97).describe()
+            'stopped early: the top 5 were settled (97 % expected right) after 165 of 198 judgements; 33 were not spent'
+        """  # noqa: E501
+        sure = "" if self.expected is None else f" ({100 * self.expected:.0f} % expected right)"
+        return (f"stopped early: the top {self.top_k} were settled{sure} after "
+                f"{self.judgements} of {self.budget} judgements; "
+                f"{self.budget - self.judgements} were not spent")
+
+
+@dataclass(frozen=True)
 class Statistics:
     """Counts and timings of a run.
 
     `total_api_calls` counts calls paid for (cache hits excluded), `batch_calls` those of
     them made through a provider batch; `failed_calls` counts calls that gave no verdict;
     `rounds` counts tournament rounds. `elapsed_time` is the wall time, in seconds, of the
-    call that finished the run. `estimated_cost` prices the paid tokens when the provider
-    was given prices per million tokens (batch calls at the batch price), else None (for a
-    panel, the sum of its judges' costs when each judge that was paid has prices).
+    call that returned this result: after `resume`, the resume alone (for a run that had
+    finished, the moment it took to read it again), not the earlier calls' time nor the
+    idle time between them. The command line keeps each of its processes' time with the
+    run, so its summary and its reports (`sort --out`, `report RUN_ID`) state the run's
+    total: the stopped processes' time plus the resume's. `estimated_cost` prices the paid
+    tokens when the provider was given prices per million tokens (batch calls at the batch
+    price), else None (for a panel, the sum of its judges' costs when each judge that was
+    paid has prices).
 
-    The audit (see `llm_qualitative_sort.audit` and the README, "How sure is this
-    ranking?"): `position_bias` is the judges' estimated lean toward the first-shown text,
+    The audit (see `llm_qualitative_sort.audit` and the documentation's "The audit"
+    page): `position_bias` is the judges' estimated lean toward the first-shown text,
     as a probability shift with its 95 % interval; `order_consistency` counts the AB/BA
     pairs whose two verdicts disagreed; `judges` holds each judge's calls, failures,
     tokens, cost, position bias and order consistency (one entry for a single provider);
@@ -141,6 +177,9 @@ class Statistics:
     `tied_items` counts the items that share their rank, `largest_tie` the largest tied
     block. `tied_calls` counts the calls answered "tie" (runs with `ties=True`); a tied
     call is not a failed one. A `Statistics` built by hand has none of them.
+
+    `early_stop` says why a Swiss run with `stop_when_settled` ended before its budget
+    (None for every other run).
     """
 
     total_matches: int
@@ -160,6 +199,7 @@ class Statistics:
     agreement: tuple[JudgeAgreement, ...] = ()
     tied_items: int = 0
     largest_tie: int = 0
+    early_stop: EarlyStop | None = None
     tied_calls: int = 0
 
 
@@ -192,7 +232,7 @@ class SortResult:
         """The 95 % interval `(low, high)` of every item's score.
 
         Wald intervals from the fit's observed information; how often they cover the
-        truth on known judges is measured in the README ("How sure is this ranking?").
+        truth on known judges is measured in the documentation (Benchmarks, Accuracy).
         """
         return self._rating.intervals()
 

@@ -21,19 +21,27 @@ from langgraph.types import RetryPolicy
 from llm_qualitative_sort._events import progress_event
 from llm_qualitative_sort._results import Ranking, batch_discount, sort_result, trivial_result
 from llm_qualitative_sort._stops import stop_reason
-from llm_qualitative_sort._storage import default_checkpointer
+from llm_qualitative_sort._storage import CHECKPOINT_VARIABLE, default_checkpointer
 from llm_qualitative_sort._validation import (
     check_criteria,
     check_items,
     check_ranking,
+    check_retry_policy,
     check_run_id,
     check_schedule,
     check_seed,
     check_settings,
     check_timeout,
+    check_wait,
+    checkpoint_problem,
 )
 from llm_qualitative_sort.cache import ComparisonCache
-from llm_qualitative_sort.errors import RunDetached, RunMismatchError, RunStoppedError
+from llm_qualitative_sort.errors import (
+    RunDetached,
+    RunMismatchError,
+    RunStoppedError,
+    StorageError,
+)
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
@@ -61,13 +69,13 @@ class QualitativeSorter:
     Args:
         provider: The judge.
         criteria: What "better" means, in the user's words.
-        strategy: "elimination" (the specification's multi-elimination, the default) or
+        strategy: "elimination" (the multi-elimination tournament, the default) or
             "swiss" (Swiss rounds on Bradley–Terry strengths: better rankings per call).
         elimination_count: Losses that eliminate (N); 1 single, 2 double elimination.
         comparison_rounds: Calls per match, a positive even number, half in each order;
             with strategy="swiss" also 1 (each item shown first in about half its calls).
-            None (default) takes the strategy's own: 2 for elimination, as the
-            specification says; 1 for Swiss, which ranks better per call that way.
+            None (default) takes the strategy's own: 2 for elimination (both orders of
+            every pair); 1 for Swiss, which ranks better per call that way.
         budget: Swiss only: the judgements a run may use (paid calls and cache hits); by
             default what elimination with N=2 and two calls per match would make, 2·(2n−1).
         top_k: Swiss only: refine the top K with the last part of the budget.
@@ -75,7 +83,7 @@ class QualitativeSorter:
             are separated from the rest (see `tournament.swiss.settle`).
         max_concurrent_requests: Upper bound on LLM calls in flight.
         call_timeout: Seconds one call may take before it counts as a transient failure
-            (retried); None for no bound.
+            (retried), at most 10**9; None for no bound.
         cache: Where to reuse answers already paid for.
         on_progress: Called (plain or async) with every `ProgressEvent`.
         seed: Fixes placement and pairing; None derives one from the run id (a fresh random
@@ -83,8 +91,12 @@ class QualitativeSorter:
         checkpointer: An SQLite file path, a PostgreSQL URI (`postgresql://...`, shared by
             several workers; needs the `postgres` extra), a LangGraph `BaseCheckpointSaver`,
             or None for memory only. By default `$LLM_QUALITATIVE_SORT_CHECKPOINT` if set,
-            else an embedded SQLite file (see `default_checkpoint_path`).
-        retry_policy: How transient provider failures are retried, per call.
+            else an embedded SQLite file (see `default_checkpoint_path`). An empty string,
+            a directory, or a URI of another database (mysql://, sqlite:///) is refused
+            (`StorageError`) when the sorter is made.
+        retry_policy: How transient provider failures are retried, per call: a LangGraph
+            `RetryPolicy` (checked when the sorter is made: max_attempts >= 1, intervals
+            finite and >= 0, backoff_factor from 1 to 100).
         ranking: "wins" ranks by matches won; "bradley_terry" by the strengths in
             `SortResult.scores`, fitted to the same calls (no extra call). None (default)
             takes the strategy's own: wins for elimination, Bradley–Terry for Swiss.
@@ -96,6 +108,12 @@ class QualitativeSorter:
             bracket's players are paired as soon as they are free, so no request slot waits
             for a round's slowest call; the pairings depend on completion order and are
             logged durably, so a resumed run continues exactly).
+        allow_judge_change: Let `resume` (or `sort` with the run's id) go on with a judge
+            other than the one that started the run (another `model_identity`). Off by
+            default, and then refused before any call: the ranking would mix two judges'
+            verdicts. When allowed, every call the new judge makes is recorded under its
+            name, so the audit credits each call to the judge that made it; the calls of
+            the first judge are priced as unknown (its prices are not stored).
         ties: Let the judge answer that two texts are equally good (off by default). The
             prompt and the answer's schema then offer "tie"; a tied call is half a win for
             each side in the Bradley–Terry fit, and counts for neither in a match's verdict
@@ -133,6 +151,7 @@ class QualitativeSorter:
         ranking: Ranking | None = None,
         wait_for_run: float | None = 0.0,
         schedule: str = "rounds",
+        allow_judge_change: bool = False,
         ties: bool = False,
     ) -> None:
         if not isinstance(provider, LLMProvider):
@@ -154,8 +173,12 @@ class QualitativeSorter:
             raise TypeError("on_progress must be callable")
         self.ranking: Ranking = check_ranking(ranking, STRATEGIES[strategy].native_ranking)
         self.schedule = check_schedule(schedule, STRATEGIES[strategy], provider)
-        if wait_for_run is not None and not wait_for_run >= 0:
-            raise ValueError(f"wait_for_run must be seconds >= 0 or None, got {wait_for_run!r}")
+        check_wait(wait_for_run)
+        if not isinstance(allow_judge_change, bool):
+            raise TypeError("allow_judge_change must be a bool, got "
+                            f"{type(allow_judge_change).__name__}")
+        self.allow_judge_change = allow_judge_change
+        check_retry_policy(retry_policy)
         self.provider = provider
         self.criteria = criteria
         self.max_concurrent_requests = max_concurrent_requests
@@ -165,8 +188,13 @@ class QualitativeSorter:
         self.seed = seed
         self.retry_policy = retry_policy
         self.wait_for_run = wait_for_run
+        named = "checkpointer"
         if checkpointer is DEFAULT_CHECKPOINTER:
             checkpointer = default_checkpointer()
+            named = f"the default checkpointer (${CHECKPOINT_VARIABLE} or the data directory)"
+        problem = checkpoint_problem(checkpointer)
+        if problem is not None:
+            raise StorageError(f"{named} {problem}")
         self._store = store_for(checkpointer)
 
     @property
@@ -192,7 +220,8 @@ class QualitativeSorter:
 
         Raises:
             TypeError, ValueError: Bad items, before any call.
-            RunMismatchError: `run_id` names a run of other items or settings.
+            RunMismatchError: `run_id` names a run of other items or settings, or one
+                started by another judge (see `allow_judge_change`).
             RunLockedError: Another process holds the run (see `wait_for_run`).
             StorageError: The checkpoint or journal store cannot be used, before any call.
             RunStoppedError: The run stopped (provider failure, callback error, a journal
@@ -218,6 +247,7 @@ class QualitativeSorter:
                     "criteria": self.criteria,
                     **self._stored_settings(),
                     "seed": self.seed if self.seed is not None else _seed_for(run_id),
+                    "judge": self.provider.model_identity,
                 }
             return await self._finish(graph, start, config, stored, journal, started)
 
@@ -260,6 +290,8 @@ class QualitativeSorter:
 
         Raises:
             KeyError: No run with this id in this sorter's checkpointer.
+            RunMismatchError: The run has other settings, or was started by another judge
+                (see `allow_judge_change`); before any call.
             RunLockedError: Another process holds the run (see `wait_for_run`).
         """
         started = time.perf_counter()
@@ -286,6 +318,9 @@ class QualitativeSorter:
         started: float,
     ) -> SortResult:
         run_id = str(config["configurable"]["thread_id"])
+        judge = self.provider.model_identity
+        # Calls that name no judge are the first judge's (a single judge names none).
+        started_by = str((start or stored).get("judge") or judge)
         # Not `snapshot.next`: it is empty too when the last task saved its writes before
         # a crash and its successors were never scheduled. Only the ranking node writes
         # `rankings`, so its presence is what marks a finished run.
@@ -299,6 +334,7 @@ class QualitativeSorter:
                 run_id=run_id,
                 journal=journal,
                 progress=self.on_progress is not None,
+                name_judge=started_by != judge,
             )
             try:
                 stored = await self._drive(graph, start, config, context)
@@ -311,9 +347,11 @@ class QualitativeSorter:
         elapsed = time.perf_counter() - started
         judges = leaf_judges(self.provider)
         costs = {j.model_identity: j.estimate_cost for j in judges} if len(judges) > 1 else None
+        if started_by != judge:  # taken over by another judge: the first one's prices are unknown
+            costs = {**(costs or {judge: self.provider.estimate_cost}), started_by: _unpriced}
         return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost,
                            batch_discount=batch_discount(self.provider),
-                           judge=self.provider.model_identity, judge_costs=costs)
+                           judge=started_by, judge_costs=costs)
 
     async def _drive(
         self,
@@ -359,7 +397,7 @@ class QualitativeSorter:
             config,
             context=context,
             stream_mode=modes,
-            output_keys=["items", "history", "rankings"],
+            output_keys=["items", "history", "rankings", "early_stop"],
             durability="async",
         )
         # Close the stream here, not at garbage collection: when the callback raises,
@@ -384,6 +422,7 @@ class QualitativeSorter:
                 f"run {run_id!r} holds {len(stored['items'])} other items; "
                 "use a new run id for other items"
             )
+        self._check_same_judge(stored, run_id)
         expected: dict[str, Any] = {"criteria": self.criteria, **self._stored_settings()}
         if self.seed is not None:
             expected["rng_seed"] = self.seed
@@ -401,6 +440,25 @@ class QualitativeSorter:
                     f"run {run_id!r} was started with {name}={stored[name]!r}, "
                     f"not {value!r}"
                 )
+
+    def _check_same_judge(self, stored: dict[str, Any], run_id: str) -> None:
+        """Refuse to go on with a judge other than the one that started the run.
+
+        Its verdicts would be mixed with the first judge's into one ranking (and the audit
+        would credit them all to one judge). Runs stored before the judge was recorded
+        are not checked.
+        """
+        started_by, judge = stored.get("judge"), self.provider.model_identity
+        if started_by is None or started_by == judge:
+            return
+        if not self.allow_judge_change:
+            raise RunMismatchError(
+                f"run {run_id!r} was started by the judge {started_by!r}, not {judge!r}: "
+                "resume it with the judge that started it, start a new run, or pass "
+                "allow_judge_change=True to go on with this judge (the ranking then mixes "
+                "both judges' verdicts)"
+            )
+
 
     def _stored_settings(self) -> dict[str, Any]:
         """The settings a run keeps in its state (and must keep when resumed)."""
@@ -443,6 +501,11 @@ async def _stored_run(graph: TournamentGraph, config: RunnableConfig) -> dict[st
     """
     values = (await graph.aget_state(config)).values
     return dict(values) if values.get("items") else {}
+
+
+def _unpriced(input_tokens: int, output_tokens: int) -> float | None:
+    """The price function of a judge whose prices are not known."""
+    return None
 
 
 def _seed_for(run_id: str) -> int:

@@ -91,3 +91,46 @@ def test_pairing_with_a_huge_elimination_count_does_not_walk_empty_brackets() ->
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.split() == ["2", "None"]
+
+
+class Swallowing(LLMProvider):
+    """A buggy provider: its first attempt of each call ignores being cancelled.
+
+    It waits for `release` (set by the test once the run is over) so that the abandoned
+    coroutines end before the event loop closes.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(model="swallowing")
+        self.release = asyncio.Event()
+        self.attempts: dict[tuple[str, str], int] = {}
+        self.abandoned_done = 0
+
+    async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
+        seen = self.attempts.get((item_a, item_b), 0)
+        self.attempts[item_a, item_b] = seen + 1
+        if seen == 0:
+            while not self.release.is_set():
+                try:
+                    await self.release.wait()
+                except asyncio.CancelledError:
+                    pass  # the bug: cancellation swallowed, the call goes on
+            self.abandoned_done += 1
+        return ComparisonResult(winner="A" if item_a > item_b else "B", reasoning="")
+
+
+@pytest.mark.parametrize("schedule", ["rounds", "pipelined"])
+async def test_a_call_that_swallows_cancellation_still_times_out(schedule: str) -> None:
+    judge = Swallowing()
+    try:
+        result = await asyncio.wait_for(
+            sorter(judge, call_timeout=0.05, schedule=schedule).sort(["a", "b", "c", "d"]),
+            60.0)  # only a guard against the hang this test is about
+    finally:
+        judge.release.set()
+    assert result.rankings[0] == (1, ["d"])
+    assert result.statistics.failed_calls == 0
+    assert min(judge.attempts.values()) == 2  # each call abandoned once, then answered
+    for _ in range(10):  # the abandoned coroutines end once released; their answers unused
+        await asyncio.sleep(0)
+    assert judge.abandoned_done == len(judge.attempts)

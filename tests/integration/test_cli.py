@@ -121,7 +121,8 @@ def test_a_missing_provider_says_what_to_install(capsys, tmp_path, monkeypatch) 
     (tmp_path / "a.txt").write_text("1\n2\n")
     code = main(["sort", str(tmp_path / "a.txt"), "--criteria", "c", "--provider", "openai"])
     err = capsys.readouterr().err
-    assert code == EXIT_USAGE and 'pip install "llm-qualitative-sort[openai]"' in err
+    assert code == EXIT_USAGE and 'pip install -e ".[openai]"' in err
+    assert 'pip install "llm-qualitative-sort' not in err  # PyPI's name is another project
 
 
 def test_verbose_adds_the_traceback(capsys, tmp_path) -> None:
@@ -130,17 +131,16 @@ def test_verbose_adds_the_traceback(capsys, tmp_path) -> None:
     assert "Traceback" in capsys.readouterr().err
 
 
-class _Broken(MockLLMProvider):
-    async def compare_call(self, item_a, item_b, criteria, *, repetition):
-        raise PermanentProviderError("401 invalid api key")
+async def _revoked(self, item_a, item_b, criteria, *, repetition):
+    raise PermanentProviderError("401 invalid api key")
 
 
 def test_a_stopped_run_prints_its_resume_command_which_finishes_it(capsys, tmp_path,
                                                                    monkeypatch) -> None:
     (tmp_path / "a.txt").write_text("\n".join(ITEMS))
     checkpoint = str(tmp_path / "runs.db")
-    monkeypatch.setattr("llm_qualitative_sort.cli._providers.make_provider",
-                        lambda c: _Broken(seed=1))
+    # The run's own judge, its key revoked: a resume must be made by the judge that started.
+    monkeypatch.setattr(MockLLMProvider, "compare_call", _revoked)
     code, _, err = _sort(capsys, str(tmp_path / "a.txt"), "--checkpoint", checkpoint,
                          "--run-id", "stopped-1")
     assert code == EXIT_STOPPED

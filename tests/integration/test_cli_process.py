@@ -123,5 +123,5 @@ def test_a_missing_provider_extra_is_a_usage_error_naming_the_fix(tmp_path) -> N
     done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == EXIT_USAGE, done.stderr
-    assert 'pip install "llm-qualitative-sort[openai]"' in done.stderr
+    assert 'pip install -e ".[openai]"' in done.stderr
     assert "internal error" not in done.stderr

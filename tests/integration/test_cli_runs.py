@@ -22,9 +22,8 @@ def _call(capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-class _Broken(MockLLMProvider):
-    async def compare_call(self, item_a, item_b, criteria, *, repetition):
-        raise PermanentProviderError("401 invalid api key")
+async def _revoked(self, item_a, item_b, criteria, *, repetition):
+    raise PermanentProviderError("401 invalid api key")
 
 
 @pytest.fixture
@@ -38,8 +37,8 @@ def store(tmp_path, capsys, monkeypatch) -> Path:
     code, _, _ = _call(capsys, *common, "--run-id", "done", "--input-price-per-million", "2",
                        "--out", str(tmp_path / "done.json"))
     assert code == EXIT_OK
-    monkeypatch.setattr("llm_qualitative_sort.cli._providers.make_provider",
-                        lambda config: _Broken(seed=1))
+    # The run's own judge, its key revoked: a resume must be made by the judge that started.
+    monkeypatch.setattr(MockLLMProvider, "compare_call", _revoked)
     code, _, _ = _call(capsys, *common, "--run-id", "halted", "--elimination-count", "3")
     assert code == EXIT_STOPPED
     monkeypatch.undo()
@@ -76,7 +75,7 @@ def test_show_tells_how_to_resume_and_resume_needs_no_settings(store, capsys) ->
     code, out, err = _call(capsys, "sort", "--resume", "halted", "--checkpoint", str(store),
                            "--criteria", "larger", "--progress", "none")
     assert code == EXIT_OK, err
-    assert sorted(line.split()[1] for line in out.splitlines()) == sorted(ITEMS)
+    assert sorted(line.split()[-1] for line in out.splitlines()) == sorted(ITEMS)
     code, out, _ = _call(capsys, "runs", "list", "--json", "--checkpoint", str(store))
     states = {e["run_id"]: e["state"] for e in map(json.loads, out.splitlines())}
     assert states == {"done": "finished", "halted": "finished"}
@@ -153,4 +152,4 @@ def test_a_new_sort_under_a_stored_runs_id_must_be_that_run(store, capsys, tmp_p
                            str(store), "--progress", "none")
     assert code == EXIT_OK, err
     report = json.loads((tmp_path / "done.json").read_text("utf-8"))
-    assert [line.split()[1] for line in out.splitlines()][0] == report["rankings"][0]["items"][0]
+    assert [line.split()[-1] for line in out.splitlines()][0] == report["rankings"][0]["items"][0]

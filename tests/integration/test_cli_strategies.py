@@ -66,9 +66,8 @@ def test_swiss_settings_are_checked_before_any_call(tmp_path, capsys) -> None:
     assert code == EXIT_USAGE and "top_k must be smaller than the number of items" in err
 
 
-class _Broken(MockLLMProvider):
-    async def compare_call(self, item_a, item_b, criteria, *, repetition):
-        raise PermanentProviderError("401 invalid api key")
+async def _revoked(self, item_a, item_b, criteria, *, repetition):
+    raise PermanentProviderError("401 invalid api key")
 
 
 def test_a_run_held_by_another_process_exits_5_and_is_listed_as_running(
@@ -76,8 +75,8 @@ def test_a_run_held_by_another_process_exits_5_and_is_listed_as_running(
 ) -> None:
     db = tmp_path / "runs.db"
     items = _items(tmp_path)
-    monkeypatch.setattr("llm_qualitative_sort.cli._providers.make_provider",
-                        lambda config: _Broken(seed=1))
+    # The run's own judge, its key revoked: a resume must be made by the judge that started.
+    monkeypatch.setattr(MockLLMProvider, "compare_call", _revoked)
     code, _, _ = _call(capsys, "sort", items, "--criteria", "larger", "--checkpoint", str(db),
                        "--run-id", "held", "--progress", "none")
     assert code == EXIT_STOPPED

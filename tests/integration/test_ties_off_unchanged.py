@@ -3,7 +3,9 @@
 The digests were recorded on main before ties were added (commit 8abcaf1): every call of
 the run (its order, verdict in match terms, reasoning and judge), every match's verdict and
 pairing, and the final ranking. Any change to pairing, prompting or fitting with ties off
-changes a digest.
+changes a digest. The pipelined schedule pairs players in the order their calls complete,
+which is not fixed even one request at a time (on main as of 3145c49 about one run in four
+differs), so it has no digest: its test checks that no call is offered a tie instead.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 import pytest
 
 from llm_qualitative_sort import MockLLMProvider, PanelProvider, QualitativeSorter
-from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.models import ComparisonResult, SortResult
 
 ITEMS = [str(v) for v in range(0, 240, 7)]
 
@@ -24,7 +26,6 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "swiss": {"strategy": "swiss", "budget": 90},
     "swiss_top_k": {"strategy": "swiss", "budget": 120, "top_k": 5},
     "panel": {"strategy": "swiss", "budget": 60, "panel": True},
-    "pipelined": {"strategy": "elimination", "schedule": "pipelined"},
 }
 
 RECORDED = {
@@ -32,7 +33,6 @@ RECORDED = {
     "swiss": "35a8d430c917db596f57aeeb02e845aff7d11cb245f96b863fa0091c009cd4e6",
     "swiss_top_k": "fed27db7536cbae641b230e1b714750ad6d446ba8a2a190c0acc99bb9c8e91ea",
     "panel": "3d1fa8ba7d5317322e00d2c34102d8406f7689212afe9ee61b98303645f37c2d",
-    "pipelined": "9de27846ff2f7c24ada0536ace64c84555ded80a934d48f32875258dcb7709a6",
 }
 
 
@@ -60,3 +60,26 @@ async def _run(config: dict[str, Any]) -> SortResult:
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 async def test_ties_off_plays_as_before(name: str) -> None:
     assert _digest(await _run(CONFIGS[name])) == RECORDED[name]
+
+
+class _Watching(MockLLMProvider):
+    """The mock, remembering every keyword its calls were given."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=3, noise_stddev=20.0, tie_margin=1000.0)
+        self.keywords: set[str] = set()
+
+    async def compare_call(self, item_a: str, item_b: str, criteria: str, **kwargs: Any
+                           ) -> ComparisonResult:
+        self.keywords |= set(kwargs)
+        return await super().compare_call(item_a, item_b, criteria, **kwargs)
+
+
+@pytest.mark.parametrize("schedule", ["rounds", "pipelined"])
+async def test_ties_off_no_call_is_offered_a_tie(schedule: str) -> None:
+    judge = _Watching()  # would tie every call if it were offered one
+    sorter = QualitativeSorter(judge, criteria="larger", seed=11, checkpointer=None,
+                               schedule=schedule)
+    result = await sorter.sort(ITEMS)
+    assert judge.keywords == {"repetition"}
+    assert {c.winner for m in result.match_history for c in m.rounds} <= {"A", "B"}

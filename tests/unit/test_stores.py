@@ -57,5 +57,5 @@ def test_a_uri_without_the_extra_says_what_to_install(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(builtins, "__import__", without_psycopg)
     monkeypatch.setattr("importlib.import_module", lambda name: without_psycopg(name))
-    with pytest.raises(ImportError, match=r'pip install "llm-qualitative-sort\[postgres\]"'):
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[postgres\]"'):
         QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", checkpointer=DSN)

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._judge import backoff_delay
+from llm_qualitative_sort._judge import backoff_delay, cancel_requests, stray_cancel
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus, Outcome
 from llm_qualitative_sort.providers._failures import classify
@@ -39,7 +39,7 @@ class PatientClient:
         attempt = 1
         while True:
             try:
-                return await self.client.submit(requests, criteria, tag)
+                return await self._attempt(self.client.submit, requests, criteria, tag)
             except Exception as exc:
                 await self._pause(exc, attempt)
                 attempt += 1
@@ -63,10 +63,23 @@ class PatientClient:
         attempt = 1
         while True:
             try:
-                return await operation(*args)
+                return await self._attempt(operation, *args)
             except Exception as exc:
                 await self._pause(exc, attempt)
                 attempt += 1
+
+    async def _attempt(self, operation: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """One try; a `CancelledError` nobody asked for is a transient failure of the client."""
+        baseline = cancel_requests()
+        try:
+            return await operation(*args)
+        except asyncio.CancelledError:
+            if not stray_cancel(baseline):
+                raise  # the run is being cancelled
+            raise TransientProviderError(
+                f"{self.client.where()}: the client raised CancelledError though the run was "
+                "not cancelled (a task inside it was cancelled elsewhere)"
+            ) from None
 
     async def _pause(self, exc: Exception, attempt: int) -> None:
         """Wait before the next attempt, or raise the classified failure."""

@@ -86,6 +86,8 @@ class CallSettings:
     max_concurrent_requests: int
     call_timeout: float | None = None
     emit: Emit | None = None
+    # Name the judge in every call's facts: a run resumed by another judge than its first.
+    name_judge: bool = False
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     ties: bool = False
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Sequence
+from typing import Any
 
 from llm_qualitative_sort._batch_journal import BatchJob, JobRequest
+from llm_qualitative_sort._batch_journal import storable as storable_job
 from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
 from llm_qualitative_sort._calls._patient import PatientClient
 from llm_qualitative_sort._calls.base import (
@@ -25,6 +27,8 @@ from llm_qualitative_sort._calls.base import (
     CallSettings,
 )
 from llm_qualitative_sort._events import event
+from llm_qualitative_sort._journal import CallFacts
+from llm_qualitative_sort._judge import CallCancelled, cancel_requests, storable, stray_cancel
 from llm_qualitative_sort.cache import CacheKey
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
@@ -33,6 +37,7 @@ from llm_qualitative_sort.errors import (
 )
 from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
+from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.stores.base import BatchRecords
 
 
@@ -54,8 +59,17 @@ class BatchRunner(CallRunner):
             return
         place = calls[0].place
         store = self.settings.journal.batch_records(place.run_id, place.round_number)
+        baseline = cancel_requests()
         try:
             await _Round(self.settings, self.client, store, calls, answered).play()
+        except asyncio.CancelledError:
+            if not stray_cancel(baseline):
+                raise  # the run is being cancelled
+            raise CallCancelled(
+                f"round {place.round_number} ended in CancelledError though the run was not "
+                "cancelled (a task inside the batch client or the cache was cancelled "
+                "elsewhere); the calls without an answer have no verdict: resume the run"
+            ) from None
         finally:
             store.close()
 
@@ -94,14 +108,14 @@ class _Round:
         """Answer from the run journal, then from the user's cache."""
         journal, cache = self.settings.journal, self.settings.cache
         for index, call in enumerate(self.calls):
-            journaled = journal.get(call.place)
+            journaled = journal.entry(call.place)
             if journaled is not None:
                 self.answered(index, *journaled)
                 continue
             cached = await cache.get(self._key(call)) if cache is not None else None
             if cached is not None:
-                journal.put(call.place, cached, cached=True)
-                self.answered(index, cached, True)
+                journal.put(call.place, cached, cached=True, facts=self._facts())
+                self.answered(index, cached, True, self._facts())
                 continue
             self.unanswered.add(index)
 
@@ -118,7 +132,7 @@ class _Round:
             if job.state == "submitting":
                 job.batch_id = await self.provider.find(job.tag)
                 job.state = "open" if job.batch_id else "closed"
-                self.store.save(job)
+                self._save(job)
 
     async def _wait(self) -> None:
         # Batches found open after a restart are checked at once; new ones after a wait.
@@ -139,6 +153,21 @@ class _Round:
             for job in due:
                 await self._check(job)
             due = []
+
+    def _facts(self) -> CallFacts:
+        """The judge's name, when a run taken over by another judge names every call's."""
+        return {"judge": self.settings.provider.model_identity} if self.settings.name_judge else {}
+
+    def _save(self, job: BatchJob) -> None:
+        self.store.save(storable_job(job, self.client.secret))
+
+    def _close(self, job: BatchJob, kept: dict[tuple[int, int], dict[str, Any]]) -> None:
+        self.store.close_job(storable_job(job, self.client.secret), kept)
+        job.state = "closed"
+
+    def _shown(self, job: BatchJob) -> str:
+        """The batch's id for messages and events, with the API key masked out."""
+        return redact(job.batch_id or job.tag, self.client.secret)
 
     def _open(self) -> list[BatchJob]:
         return [job for job in self.jobs if job.state == "open"]
@@ -182,17 +211,17 @@ class _Round:
         requests = [_job_request(self.calls[i]) for i in indices]
         job = BatchJob(seq, tag, "submitting", requests)
         self.jobs.append(job)
-        self.store.save(job)  # durable before the provider hears of it
+        self._save(job)  # durable before the provider hears of it
         batch = [BatchRequest(r.request_id, self.calls[i].place.first, self.calls[i].place.second)
                  for r, i in zip(requests, indices, strict=True)]
         try:
             job.batch_id = await self.provider.submit(batch, self.settings.criteria, job.tag)
         except PermanentProviderError:
             job.state = "closed"  # refused: nothing was submitted, resume submits anew
-            self.store.save(job)
+            self._save(job)
             raise
         job.state = "open"
-        self.store.save(job)  # durable before the run waits on it
+        self._save(job)  # durable before the run waits on it
         self._emit(job, BatchStatus("submitted", "running", 0, 0))
 
     async def _check(self, job: BatchJob) -> None:
@@ -200,14 +229,14 @@ class _Round:
         status = await self.provider.status(job.batch_id)
         self._emit(job, status)
         if status.phase == "rejected":
-            self.store.close_job(job, {})  # nothing was answered: resume submits anew
+            self._close(job, {})  # nothing was answered: resume submits anew
             raise PermanentProviderError(
-                f"{self.client.where()}: the provider rejected batch {job.batch_id!r} "
+                f"{self.client.where()}: the provider rejected batch {self._shown(job)!r} "
                 f"({status.state}): {status.message or 'no detail given'}"
             )
         if status.phase == "missing":
             raise PermanentProviderError(
-                f"{self.client.where()}: batch {job.batch_id!r} of round "
+                f"{self.client.where()}: batch {self._shown(job)!r} of round "
                 f"{self.calls[0].place.round_number} is unknown to the provider (HTTP 404): "
                 "it was deleted, or the run was resumed with another endpoint or key; resume "
                 "with the ones that submitted it (or start a new run to give it up)"
@@ -222,12 +251,14 @@ class _Round:
         kept = self.store.answers()
         done = collect(job, outcomes, self.index, self.calls, self.unanswered, kept,
                        self.client.reasks)
+        done.final[:] = [(index, storable(result)) for index, result in done.final]
         for index, result in done.final:
-            self.settings.journal.put(self.calls[index].place, result, cached=False)
+            self.settings.journal.put(self.calls[index].place, result, cached=False,
+                                      facts=self._facts())
             self.unanswered.discard(index)
-            self.answered(index, result, False)
+            self.answered(index, result, False, self._facts())
         self.settings.journal.flush()  # the answers are on disk before the batch is closed
-        self.store.close_job(job, done.kept)
+        self._close(job, done.kept)
         await self._cache(done)
         self._count_failures(done)
 
@@ -265,15 +296,15 @@ class _Round:
             f"{total} requests")
         round_number = self.calls[0].place.round_number
         self.settings.emit(event(
-            EventType.BATCH, f"round {round_number}: batch {job.batch_id} {status.state}, "
+            EventType.BATCH, f"round {round_number}: batch {self._shown(job)} {status.state}, "
             f"{counted}", status.completed or 0, total, round=round_number,
-            batch_id=job.batch_id, state=status.state, phase=status.phase,
+            batch_id=self._shown(job), state=status.state, phase=status.phase,
             requests=total, answered=status.completed, failed=status.failed,
         ))
 
     def _detached(self, running: list[BatchJob]) -> RunDetached:
         place = self.calls[0].place
-        ids = [job.batch_id or job.tag for job in running]
+        ids = [self._shown(job) for job in running]
         return RunDetached(
             f"round {place.round_number} is waiting on batch {', '.join(ids)} "
             f"({len(self.unanswered)} calls)", run_id=place.run_id, batches=ids,

@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
-from llm_qualitative_sort._judge import CallsStopped, Judge
+from llm_qualitative_sort._judge import CallCancelled, CallsStopped, Judge, stray_cancel
 
 
 def make_judge(settings: CallSettings) -> Judge:
@@ -27,6 +27,7 @@ def make_judge(settings: CallSettings) -> Judge:
         retry=settings.retry,
         stop=settings.stop,
         timeout=settings.call_timeout,
+        name_judge=settings.name_judge,
         ties=settings.ties,
     )
 
@@ -54,6 +55,7 @@ class CallPool:
         self._queue: deque[tuple[int, Call]] = deque()
         self._running: set[asyncio.Task[None]] = set()
         self._idle: asyncio.Future[None] | None = None
+        self._cancelled = False  # `cancel` was called: cancelled calls are expected
         self.failure: BaseException | None = None
 
     @property
@@ -76,6 +78,7 @@ class CallPool:
 
     def cancel(self) -> None:
         """Start nothing more, and cancel the calls in flight."""
+        self._cancelled = True
         self._queue.clear()
         for task in self._running:
             task.cancel()
@@ -91,12 +94,21 @@ class CallPool:
             task.add_done_callback(self._finished)
 
     async def _one(self, key: int, call: Call) -> None:
-        result, cached, facts = await self._judge.call(call.place, call.repetition)
+        try:
+            result, cached, facts = await self._judge.call(call.place, call.repetition)
+        except asyncio.CancelledError:
+            if not stray_cancel(0):  # a task of its own: no cancellation pending at start
+                raise
+            raise _lost(call) from None
         self._answered(key, result, cached, facts)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._running.discard(task)
-        if not task.cancelled():
+        if task.cancelled():
+            if not self._cancelled:  # only `cancel` may end a call without an answer
+                self._fail(CallCancelled("a call was cancelled before it started, though "
+                                         "the run was not cancelled; no verdict recorded"))
+        else:
             error = task.exception()
             if error is not None and not isinstance(error, CallsStopped):
                 self._fail(error)
@@ -114,6 +126,15 @@ class CallPool:
             self._judge.stop.set()
             if self._on_failure is not None:
                 self._on_failure()
+
+
+def _lost(call: Call) -> CallCancelled:
+    place = call.place
+    return CallCancelled(
+        f"round {place.round_number}, match {place.match}, call {place.call} ended in "
+        "CancelledError though the run was not cancelled (a task inside the provider or "
+        "the cache was cancelled elsewhere); no verdict was recorded: resume the run"
+    )
 
 
 class LiveRunner(CallRunner):

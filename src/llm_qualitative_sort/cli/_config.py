@@ -64,6 +64,7 @@ class RunConfig:
     out: str | None = _setting(None)
     lang: str | None = _setting(None)
     excel: bool | None = _setting(None)
+    mkdir: bool | None = _setting(None, stored=False)
     mock_latency: float = _setting(0.0)
     mock_tie_margin: float = _setting(0.0, fixed=True)
     source: dict[str, Any] = _setting(dict)

@@ -122,6 +122,9 @@ def _add_report_options(parser: argparse.ArgumentParser, required: bool = False)
     parser.add_argument("--excel", action=argparse.BooleanOptionalAction,
                         help="start a .csv report with a UTF-8 byte-order mark so that Excel "
                         "reads it right (default: on)")
+    parser.add_argument("--mkdir", action="store_true", default=None,
+                        help="create the --out file's missing directories (without it, a "
+                        "missing directory is an error: a typo must not make a new tree)")
 
 
 def _add_sort(sort: argparse.ArgumentParser) -> None:
@@ -208,7 +211,7 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                       help="continue a stopped run with its stored settings")
     runs.add_argument("--wait", type=float, metavar="SECONDS",
                       help="if another process holds the run, wait this long for it "
-                      "(default: refuse at once, exit 5)")
+                      "(inf: as long as it takes; default: refuse at once, exit 5)")
     runs.add_argument("--dry-run", action="store_true",
                       help="check everything, print the expected matches, calls and cost; "
                       "call nothing")
@@ -223,6 +226,12 @@ def _add_runs(runs: argparse.ArgumentParser, common: argparse.ArgumentParser) ->
     actions = runs.add_subparsers(dest="runs_command", required=True, metavar="ACTION")
     listing = _sub(actions, "list", common, "one line per run, newest first")
     listing.add_argument("--json", action="store_true", help="as JSON lines")
+    listing.add_argument("--limit", type=int, metavar="N",
+                         help="the newest N runs (default 20; 0 lists every run)")
+    listing.add_argument("--status", choices=("running", "finished", "stopped"),
+                         help="only runs in this state")
+    listing.add_argument("--strategy", choices=("elimination", "swiss"),
+                         help="only runs of this strategy")
     show = _sub(actions, "show", common, "everything about one run")
     show.add_argument("run_id", metavar="RUN_ID")
     show.add_argument("--json", action="store_true", help="as JSON")

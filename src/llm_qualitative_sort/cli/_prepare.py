@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import secrets
 import sys
 import uuid
@@ -59,8 +60,8 @@ def _demo(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
     from llm_qualitative_sort.cli._providers import demo_set
 
     demo = demo_set()
-    keep = {k: settings[k] for k in ("checkpoint", "out", "lang", "excel", "progress", "verbose")
-            if k in settings}
+    keep = {k: settings[k] for k in ("checkpoint", "out", "lang", "excel", "mkdir", "progress",
+                                     "verbose") if k in settings}
     config = RunConfig(criteria=demo["criteria"], run_id=uuid.uuid4().hex, seed=args.seed,
                        elimination_count=demo["elimination_count"], **keep)
     texts = list(demo["texts"])
@@ -154,7 +155,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     _check_numbers(config)
     _check_batch(config, dry_run)
     if config.out:
-        check_report_path(config.out, probe=not dry_run)
+        check_report_path(config.out, probe=not dry_run, make_dirs=bool(config.mkdir))
     from llm_qualitative_sort.cli._providers import make_provider
 
     provider = make_provider(config)
@@ -191,11 +192,13 @@ def _check_numbers(config: RunConfig) -> None:
                      "--mock-latency": config.mock_latency,
                      "--mock-tie-margin": config.mock_tie_margin}
     for flag, value in positive.items():
-        if value is not None and not value > 0:
-            raise UsageError(f"{flag} must be positive, got {value}")
+        if value is not None and not 0 < value < math.inf:
+            raise UsageError(f"{flag} must be a positive, finite number, got {value}")
     for flag, value in at_least_zero.items():
-        if value is not None and not value >= 0:
-            raise UsageError(f"{flag} must be >= 0, got {value}")
+        if value is not None and not 0 <= value < math.inf:
+            raise UsageError(f"{flag} must be a finite number >= 0, got {value}")
+    if config.wait is not None and not 0 <= config.wait:  # inf: as long as it takes
+        raise UsageError(f"--wait must be seconds >= 0 (or inf), got {config.wait}")
 
 
 def _check_batch(config: RunConfig, dry_run: bool) -> None:

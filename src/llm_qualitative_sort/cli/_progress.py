@@ -11,18 +11,24 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from llm_qualitative_sort.models import EventType, ProgressEvent
+from llm_qualitative_sort._events import plural
+from llm_qualitative_sort.models import EarlyStop, EventType, ProgressEvent
 
 CostEstimate = Callable[[int, int], float | None]
 RETRY_NOTE_SECONDS = 5.0  # at most one retry line this often: a 429 burst hits every call
 
 
 class Tally:
-    """Calls, tokens and cost so far, from the finished matches."""
+    """Calls paid now, their tokens and cost, from the finished matches.
+
+    A resumed run replays the calls its journal holds: they count apart (`journaled`),
+    as they were paid for (or taken from the cache) before.
+    """
 
     def __init__(self, estimate_cost: CostEstimate | None) -> None:
         self._estimate = estimate_cost
         self.calls = 0
+        self.journaled = 0
         self.input_tokens = 0
         self.output_tokens = 0
         self.retries = 0
@@ -32,15 +38,23 @@ class Tally:
         match = event.data.get("match_result")
         if event.type is not EventType.MATCH_END or match is None:
             return
-        for call in match.rounds:
-            if not call.cached:
+        replayed = set(event.data.get("journaled", ()))
+        for number, call in enumerate(match.rounds):
+            if number in replayed:
+                self.journaled += 1
+            elif not call.cached:
                 self.calls += 1
                 self.input_tokens += call.input_tokens
                 self.output_tokens += call.output_tokens
 
     def describe(self) -> str:
-        """"123 calls, 45.6k tokens, cost 0.0123, 2 retries" (what is known)."""
-        parts = [f"{self.calls} calls"]
+        """"123 calls, 45.6k tokens, cost 0.0123, 2 retries" (what is known).
+
+        With calls replayed from the journal: "12 calls paid now, 40 from the journal, …".
+        """
+        parts = [f"{plural(self.calls, 'call')}"]
+        if self.journaled:
+            parts = [f"{parts[0]} paid now", f"{self.journaled} from the journal"]
         tokens = self.input_tokens + self.output_tokens
         if tokens:
             parts.append(f"{_short(tokens)} tokens")
@@ -117,9 +131,12 @@ class BarProgress(Progress):
         self._bar.total = event.total
         self._bar.n = event.completed
         if event.type is EventType.ROUND_END:
-            self._round = f"round {event.data['round']}, {event.data['remaining']} left, "
+            left = event.data.get("remaining")
+            self._round = f"round {event.data['round']}, " + (
+                "" if left is None else f"{left} left, ")
         self._bar.set_postfix_str(self._round + self.tally.describe(), refresh=False)
         self._bar.refresh()
+        early_stop(self, event)
 
     def note(self, text: str) -> None:
         """Print a line above the bar."""
@@ -148,6 +165,7 @@ class LineProgress(Progress):
         if event.type is EventType.ROUND_END:
             self.note(f"{event.message} ({event.completed}/{event.total} matches; "
                       f"{self.tally.describe()})")
+        early_stop(self, event)
 
 
 class NoProgress(Progress):
@@ -155,6 +173,13 @@ class NoProgress(Progress):
 
     def note(self, text: str) -> None:
         """Say nothing."""
+
+
+def early_stop(progress: Progress, event: ProgressEvent) -> None:
+    """Say so when the round that ends the run ended it before its budget."""
+    stop = event.data.get("early_stop") if event.type is EventType.ROUND_END else None
+    if isinstance(stop, EarlyStop):
+        progress.note(stop.describe())
 
 
 def _short(count: int) -> str:

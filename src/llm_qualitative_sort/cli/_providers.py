@@ -10,6 +10,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from llm_qualitative_sort._extras import install_hint
 from llm_qualitative_sort.cli._config import PANEL_PROVIDERS, RunConfig
 from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
 from llm_qualitative_sort.providers.mock import default_score
@@ -67,7 +68,7 @@ def make_provider(config: RunConfig) -> LLMProvider:
     if config.provider == "langchain":
         return _langchain_provider(config)
     module_name, class_name, client, extra = REAL_PROVIDERS[config.provider]
-    _require(client, f'pip install "llm-qualitative-sort[{extra}]"', config.provider)
+    _require(client, install_hint(extra), config.provider)
     provider_class = getattr(importlib.import_module(module_name), class_name)
     kwargs: dict[str, Any] = {"api_key": None, "base_url": config.base_url, **_call_options(config)}
     if config.model:

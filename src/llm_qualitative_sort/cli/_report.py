@@ -20,11 +20,13 @@ class ReportPathError(ValueError):
     """The report cannot be written where asked; found before any call."""
 
 
-def check_report_path(path: str, *, probe: bool = True) -> None:
+def check_report_path(path: str, *, probe: bool = True, make_dirs: bool = False) -> None:
     """Fail now, not after a paid run, if a report cannot be written at `path`.
 
-    Checks the extension, that no directory stands in the way, and (with `probe`) that a
-    file can be created beside it — permissions, a read-only or full file system.
+    Checks the extension, that no directory stands in the way, that the file's directory
+    exists (unless `make_dirs`: `--mkdir` creates it when the report is written), and
+    (with `probe`) that a file can be created beside it — permissions, a read-only or full
+    file system.
     """
     target = Path(path)
     if target.suffix.lower() not in REPORT_FORMATS:
@@ -37,6 +39,13 @@ def check_report_path(path: str, *, probe: bool = True) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise ReportPathError(f"--out {path}: {parent} is a file, not a directory")
+    if parent != target.parent and not make_dirs:
+        # Not made silently: a typo in a directory name would start a new tree.
+        missing = target.parent
+        while missing.parent != parent:
+            missing = missing.parent
+        raise ReportPathError(f"--out {path}: the directory {missing} does not exist "
+                              "(create it, or add --mkdir to have it created)")
     if target.exists() and not os.access(target, os.W_OK):
         raise ReportPathError(f"--out {path}: the file is not writable")
     if probe and parent == target.parent:
@@ -63,4 +72,5 @@ def write_cli_report(result: SortResult, config: RunConfig, ids: Sequence[Any],
     assert config.out is not None
     texts = items if items is not None else [i for _, group in result.rankings for i in group]
     return write_report(result, config.out, config.settings(), ids=ids_by_text(texts, ids),
-                        lang=config.lang, excel=excel_bom(config.out, config.excel))
+                        lang=config.lang, excel=excel_bom(config.out, config.excel),
+                        front_end="cli")

@@ -3,8 +3,8 @@
 The number of rounds depends on the verdicts, so it is simulated: the strategy plays
 without any LLM, every match won by the stronger of two hidden random strengths. Without
 draws this is an upper bound in practice: a draw costs both players a life, so noisy
-judges end elimination one to three rounds sooner (measured with the mock, README). Pure
-and fast: 1000 items with N=10 take about half a second.
+judges end elimination one to three rounds sooner (measured with the mock: see the batch
+mode guide). Pure and fast: 1000 items with N=10 take about half a second.
 """
 
 from __future__ import annotations

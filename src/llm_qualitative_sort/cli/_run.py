@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+import math
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from llm_qualitative_sort._inventory import RunInventory
+from llm_qualitative_sort._events import plural
+from llm_qualitative_sort._inventory import RunInventory, RunSummary
 from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort._results import Ranking
 from llm_qualitative_sort._storage import default_checkpoint_path
+from llm_qualitative_sort._validation import checkpoint_problem
 from llm_qualitative_sort.cache import ComparisonCache
+from llm_qualitative_sort.cli import _elapsed
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
-from llm_qualitative_sort.cli._progress import make_progress
+from llm_qualitative_sort.cli._progress import Tally, make_progress
 from llm_qualitative_sort.cli._report import write_cli_report
 from llm_qualitative_sort.cli._retries import watched_retry
 from llm_qualitative_sort.cli._settings import conflicts
 from llm_qualitative_sort.cli._signals import until_signalled
 from llm_qualitative_sort.errors import RunMismatchError
-from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.models import SortResult, Statistics
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.sorter import QualitativeSorter
 
@@ -46,10 +51,18 @@ class Plan:
 
 
 def checkpoint_path(config: RunConfig) -> Path | str:
-    """The SQLite file or the PostgreSQL URI that keeps the run."""
-    if not config.checkpoint:
-        return default_checkpoint_path()
-    return config.checkpoint if is_dsn(config.checkpoint) else Path(config.checkpoint)
+    """The SQLite file or the PostgreSQL URI that keeps the run.
+
+    Raises:
+        UsageError: `--checkpoint` (or its setting) names a directory or another database.
+    """
+    target = config.checkpoint or default_checkpoint_path()
+    problem = checkpoint_problem(target)
+    if problem is not None:
+        from llm_qualitative_sort.cli._main import UsageError
+
+        raise UsageError(f"--checkpoint {problem}")
+    return target if is_dsn(target) else Path(target)
 
 
 def shown_checkpoint(config: RunConfig) -> str:
@@ -69,6 +82,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
     Raises:
         OutputClosed: The ranking could not be printed in full (the report was written).
     """
+    started = time.perf_counter()
     config = plan.config
     progress = make_progress(config.progress, plan.provider.estimate_cost)
     sorter = QualitativeSorter(
@@ -88,29 +102,51 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         checkpointer=checkpoint_path(config),
         retry_policy=watched_retry(progress.retrying),
         ranking=_ranking(config.ranking),
-        wait_for_run=config.wait,
+        wait_for_run=None if config.wait == math.inf else config.wait,
     )
-    await _keep_settings(plan)
-    _announce(plan)
+    earlier = await _keep_settings(plan)
+    before = _elapsed.elapsed_before(earlier)
+    _announce(plan, earlier)
     try:
         if plan.texts is None:
             result = await until_signalled(sorter.resume(config.run_id))
         else:
             result = await until_signalled(sorter.sort(plan.texts, run_id=config.run_id))
+    except BaseException as error:
+        if _elapsed.worked(error):  # a resume then counts this process's time too
+            await _elapsed.record_quietly(lambda seconds: _keep_elapsed(plan, seconds),
+                                          before + time.perf_counter() - started)
+        raise
     finally:
         progress.close()
         if plan.cache is not None:
             await plan.cache.aclose()
-    _finish(result, plan, out)
+    # The run's total, as the summary, `--out` and `report RUN_ID` all state it.
+    result = _elapsed.total(result, before)
+    await _keep_elapsed(plan, result.statistics.elapsed_time)
+    _finish(result, plan, out, progress.tally)
     return result
 
 
-async def _keep_settings(plan: Plan) -> None:
+async def _keep_elapsed(plan: Plan, elapsed: float) -> None:
+    # `report RUN_ID` shows the elapsed time this sort reported, not the span of its saves
+    # (nor the idle time between a stop and its resume).
+    settings = {**plan.config.stored_settings(), "elapsed_time": elapsed}
+    async with RunInventory.open(checkpoint_path(plan.config)) as runs:
+        await runs.catalog.put(plan.config.run_id, settings, plan.ids)
+
+
+async def _keep_settings(plan: Plan) -> RunSummary | None:
+    """Store the run's settings; return what was stored of the run before (None: new)."""
     # Written before the first call, so that a stopped run resumes with its own settings.
     async with RunInventory.open(checkpoint_path(plan.config), create=True) as runs:
+        summary = await runs.summary(plan.config.run_id)
         if plan.texts is not None:
             await _check_reused_id(runs, plan)
-        await runs.catalog.put(plan.config.run_id, plan.config.stored_settings(), plan.ids)
+        before = _elapsed.elapsed_before(summary)
+        kept = _elapsed.with_earlier(plan.config.stored_settings(), before)
+        await runs.catalog.put(plan.config.run_id, kept, plan.ids)
+    return summary
 
 
 async def _check_reused_id(runs: RunInventory, plan: Plan) -> None:
@@ -134,53 +170,98 @@ async def _check_reused_id(runs: RunInventory, plan: Plan) -> None:
                                + "; ".join(problems) + ". Use a new run id")
 
 
-def _announce(plan: Plan) -> None:
+def _announce(plan: Plan, earlier: RunSummary | None) -> None:
     config = plan.config
-    verb = "resuming" if plan.texts is None else "started"
-    count = "" if plan.texts is None else f"{len(plan.texts)} items, "
-    print(f"run {config.run_id} {verb} ({count}seed {config.seed}, "
-          f"kept in {shown_checkpoint(config)})", file=sys.stderr, flush=True)
+    where = f"seed {config.seed}, kept in {shown_checkpoint(config)}"
+    paid = 0 if earlier is None else earlier.calls
+    if earlier is not None and earlier.state == "finished":
+        text = (f"run {config.run_id} had finished ({where}): its result again, "
+                f"nothing is called")
+    elif plan.texts is None or paid:
+        kept = f"; {plural(paid, 'call')} paid before, not paid again" if paid else ""
+        text = f"run {config.run_id} resuming ({where}{kept})"
+    else:
+        text = f"run {config.run_id} started ({len(plan.texts)} items, {where})"
+    print(text, file=sys.stderr, flush=True)
 
 
-def _finish(result: SortResult, plan: Plan, out: TextIO) -> None:
+def _finish(result: SortResult, plan: Plan, out: TextIO, now: Tally) -> None:
     # The report first: a reader that closes the output early must not cost the report.
     report = write_cli_report(result, plan.config, plan.ids) if plan.config.out else None
     closed = False
+    texts = [item for _, group in result.rankings for item in group]
+    ids = ids_by_text(texts, plan.ids) if named_ids(plan.config.source) else {}
     try:
-        print_ranking(result, out)
+        print_ranking(result, out, ids)
         out.flush()
     except BrokenPipeError:
         closed = True
-    print_summary(result, plan.config, report)
+    print_summary(result, plan.config, report, now)
     if closed:
         raise OutputClosed
 
 
-def print_ranking(result: SortResult, out: TextIO) -> None:
-    """One line per item, best first; a tied rank is marked with "=" (3=, 3=)."""
+def print_ranking(result: SortResult, out: TextIO, ids: Mapping[str, Any] | None = None) -> None:
+    """One line per item, best first; a tied rank is marked with "=" (3=, 3=).
+
+    With `ids` (each text's id in the input), the id comes before the text, in brackets.
+    """
     width = len(str(result.rankings[-1][0])) + 1 if result.rankings else 2
+    shown = {text: f"[{_one_line(str(i))}]" for text, i in (ids or {}).items()}
+    id_width = max(map(len, shown.values()), default=0)
     for rank, group in result.rankings:
         mark = f"{rank}=" if len(group) > 1 else f"{rank}"
         for item in group:
-            print(f"{mark:>{width}}  {_one_line(item)}", file=out)
+            ident = f"{shown.get(item, ''):<{id_width}}  " if id_width else ""
+            print(f"{mark:>{width}}  {ident}{_one_line(item)}", file=out)
 
 
-def print_summary(result: SortResult, config: RunConfig, report: Path | None) -> None:
-    """Counts, cost, the run id and where the run and the report were kept (to stderr)."""
+def print_summary(result: SortResult, config: RunConfig, report: Path | None,
+                  now: Tally | None = None) -> None:
+    """Counts, cost, the run id and where the run and the report were kept (to stderr).
+
+    `now` tallies the calls this process paid for; the rest of a resumed run's calls were
+    paid before, and the summary says so rather than seem to have paid them again.
+    """
     stats = result.statistics
     err = sys.stderr
     cost = "" if stats.estimated_cost is None else f", cost {stats.estimated_cost:.4f}"
     print(f"{stats.total_matches} matches in {stats.rounds} rounds, {stats.total_api_calls} "
-          f"LLM calls ({stats.cache_hits} from cache){cost}, {stats.elapsed_time:.1f} s",
-          file=err)
+          f"LLM calls ({stats.cache_hits} from cache){_split(stats, now)}{cost}, "
+          f"{stats.elapsed_time:.1f} s", file=err)
+    if stats.early_stop is not None:
+        print(stats.early_stop.describe(), file=err)
     print(f"run id {result.run_id} · checkpoint {shown_checkpoint(config)}", file=err)
     if report is not None:
         print(f"report written to {report}", file=err)
 
 
-def _one_line(text: str) -> str:
+def _split(stats: Statistics, now: Tally | None) -> str:
+    """": 30 paid now, 60 before" when part of the run was paid by an earlier process."""
+    before = 0 if now is None else stats.total_api_calls - now.calls
+    if now is None or before <= 0:
+        return ""
+    if not now.calls:
+        return ", all paid before: nothing was called now"
+    return f": {now.calls} paid now, {before} before"
+
+
+def _one_line(text: str, chars: int = SHOWN_CHARS) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= SHOWN_CHARS else flat[: SHOWN_CHARS - 1] + "…"
+    return flat if len(flat) <= chars else flat[: chars - 1] + "…"
+
+
+def one_line(text: str, chars: int = SHOWN_CHARS) -> str:
+    """`text` on one line, cut to `chars` characters with "…" when longer."""
+    return _one_line(text, chars)
+
+
+def named_ids(source: Mapping[str, Any]) -> bool:
+    """Whether the input named its items' ids (`--id-field`, `--id-column`).
+
+    Ids are shown beside the texts then; line numbers, the ids by default, are not.
+    """
+    return bool(source.get("id_field") or source.get("id_column"))
 
 
 def ids_by_text(texts: Sequence[str], ids: Sequence[Any]) -> dict[str, Any]:

@@ -16,12 +16,20 @@ from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._main import EXIT_OK, UsageError
 from llm_qualitative_sort.cli._report import check_report_path, write_cli_report
-from llm_qualitative_sort.cli._run import checkpoint_path, has_runs
+from llm_qualitative_sort.cli._run import (
+    checkpoint_path,
+    has_runs,
+    ids_by_text,
+    named_ids,
+    one_line,
+)
 from llm_qualitative_sort.cli._settings import layered, read_config_file, read_environment
+from llm_qualitative_sort.reports._text import judge_name
 from llm_qualitative_sort.stores import store_for
 
 Target = Path | str  # an SQLite file or a PostgreSQL URI
 
+LIST_LIMIT = 20  # runs listed by default: the newest
 _COLUMNS = ("RUN ID", "STARTED", "ITEMS", "SETTINGS", "STATE", "CALLS", "COST")
 
 
@@ -42,20 +50,47 @@ async def _list(path: Target, args: argparse.Namespace) -> int:
     if not has_runs(path):
         print(f"no runs kept in {path}", file=sys.stderr)
         return EXIT_OK
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit {args.limit}: expected 0 (every run) or more")
     async with RunInventory.open(path) as runs:
-        summaries = await runs.summaries()
+        summaries, more = await _listed(runs, args)
         where = runs.where
     if args.json:
         for summary in summaries:
             print(json.dumps(_as_json(summary), ensure_ascii=False))
         return EXIT_OK
-    rows = [_COLUMNS] + [_row(s) for s in summaries]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS) - 1)]
+    rows = [_COLUMNS] + [_row(s) for s in summaries] if summaries else []
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(len(_COLUMNS) - 1)]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False))
               + "  " + row[-1])
-    print(f"{len(summaries)} run(s) in {where}", file=sys.stderr)
+    chosen = " ".join(f"{name}={getattr(args, name)}" for name in ("status", "strategy")
+                      if getattr(args, name))
+    print(f"{len(summaries)} run(s)" + (f" ({chosen})" if chosen else "") + f" in {where}"
+          + (f"; {more} more, older (--limit 0 lists all)" if more else ""), file=sys.stderr)
     return EXIT_OK
+
+
+async def _listed(runs: RunInventory, args: argparse.Namespace) -> tuple[list[RunSummary], int]:
+    """The newest runs that pass the filters, at most `--limit`; and how many more pass."""
+    limit = LIST_LIMIT if args.limit is None else args.limit or None
+    ids = list(reversed(await runs.run_ids()))  # newest first
+    if not (args.status or args.strategy) and limit is not None:
+        # Nothing to filter on: only the runs shown are read (a shared store holds many).
+        shown = [await runs.summary(run_id) for run_id in ids[:limit]]
+        return [s for s in shown if s is not None], max(len(ids) - limit, 0)
+    found = [s for s in [await runs.summary(run_id) for run_id in ids]
+             if s is not None and _passes(s, args)]
+    return found[:limit], len(found[limit:]) if limit is not None else 0
+
+
+def _passes(summary: RunSummary, args: argparse.Namespace) -> bool:
+    # "stopped" takes in the runs no lease tells apart from stopped ones.
+    state = {"unfinished": "stopped", "not started": "stopped"}.get(summary.state,
+                                                                       summary.state)
+    strategy = summary.settings.get("strategy") or "elimination"
+    return (not args.status or state == args.status) and (
+        not args.strategy or strategy == args.strategy)
 
 
 async def _show(path: Target, args: argparse.Namespace) -> int:
@@ -67,8 +102,12 @@ async def _show(path: Target, args: argparse.Namespace) -> int:
         return EXIT_OK
     for name, value in _details(summary, _shown(path)):
         print(f"{name + ':':<20} {value}")
+    ids = ids_by_text(values.get("items", []), summary.ids) if named_ids(
+        summary.settings.get("source") or {}) else {}
     for rank, group in values.get("rankings", [])[:10]:
-        print(f"{rank:>4}  " + " | ".join(" ".join(t.split())[:80] for t in group))
+        print(f"{rank:>4}  " + " | ".join(
+            ("" if t not in ids else f"[{one_line(str(ids[t]), 40)}] ") + one_line(t, 80)
+            for t in group))
     return EXIT_OK
 
 
@@ -102,7 +141,7 @@ async def _prune(path: Target, args: argparse.Namespace) -> int:
 
 
 async def _report(path: Target, args: argparse.Namespace) -> int:
-    check_report_path(args.out)
+    check_report_path(args.out, make_dirs=bool(args.mkdir))
     from llm_qualitative_sort._results import Ranking, sort_result
 
     async with RunInventory.open(path) as runs:
@@ -119,10 +158,14 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
     config.ranking = args.ranking or config.ranking
     span = (summary.updated - summary.started).total_seconds() if summary.started and \
         summary.updated else 0.0
+    # The sort keeps its own elapsed time: the report then shows the figure the sort did.
+    span = float(summary.settings.get("elapsed_time", span))
     ranking: Ranking = "bradley_terry" if config.ranking == "bradley_terry" else "wins"
     prices = summary.settings
     # A single judge's calls name no judge; the stored settings do (a panel's calls do).
-    judge = ":".join(str(prices[k]) for k in ("provider", "model") if prices.get(k))
+    # The sort names it by its identity (kept in the run's state); older runs by their flags.
+    judge = str(values.get("judge") or ":".join(str(prices[k]) for k in ("provider", "model")
+                                                  if prices.get(k)))
     result = sort_result(values, args.run_id, span, ranking, lambda i, o: priced(prices, i, o),
                          judge=judge)
     written = write_cli_report(result, config, summary.ids, values["items"])
@@ -160,7 +203,9 @@ def _row(s: RunSummary) -> tuple[str, ...]:
 
 
 def _settings_text(settings: dict[str, Any]) -> str:
-    judge = settings.get("provider") or "?"
+    # A run started from Python keeps only its judge's identity (no command-line provider).
+    judge = settings.get("provider") or (
+        judge_name(settings["judge"]) if isinstance(settings.get("judge"), str) else "?")
     model = settings.get("model") or settings.get("chat_model")
     parts = [f"{judge}:{model}" if model else judge]
     if settings.get("strategy") == "swiss":
@@ -190,12 +235,24 @@ def _details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
         ("tokens", f"{s.input_tokens} in, {s.output_tokens} out"),
         ("cost", "—" if s.cost is None else f"{s.cost:.4f}"), ("checkpoint", path),
     ]
-    rows += [(name.replace("_", " "), value) for name, value in settings.items()
+    if settings.get("strategy") == "swiss":  # no loss brackets: N is not a setting of it
+        settings.pop("elimination_count", None)
+    rows += [(name.replace("_", " "), _value_text(value)) for name, value in settings.items()
              if value not in (None, {}, [])]
     if s.state not in ("finished", "running"):
         rows.append(("resume with", f"llm-qualitative-sort sort --resume {s.run_id} "
                                     f"--checkpoint {path}"))
     return rows
+
+
+def _value_text(value: Any) -> Any:
+    """A setting as a reader writes it: a mapping as "name=value, …", a list comma-separated."""
+    if isinstance(value, dict):
+        return ", ".join(f"{name}={_value_text(v)}" for name, v in value.items()
+                         if v is not None)
+    if isinstance(value, list | tuple):
+        return ", ".join(str(_value_text(v)) for v in value)
+    return value
 
 
 def _as_json(s: RunSummary) -> dict[str, Any]:

@@ -87,6 +87,9 @@ class TournamentContext:
     # Whether nodes build progress events; the sorter turns it off when nobody listens,
     # since building them costs more per match than the orchestration itself.
     progress: SkipJsonSchema[bool] = True
+    # Name the judge in every call's facts: set when a run is resumed by another judge
+    # (`allow_judge_change`), so that the audit credits each call to the judge that made it.
+    name_judge: SkipJsonSchema[bool] = False
     journal: SkipJsonSchema[RunJournal] = field(default_factory=SqliteJournal)
     # What a schedule keeps in the process between supersteps (the pipelined schedule's
     # engine, with its calls in flight), by run id.

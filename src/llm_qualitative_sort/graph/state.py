@@ -58,6 +58,9 @@ class TournamentInput(TypedDict):
     ties: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
+    # The judge's `model_identity` (never a key): listings and reports name it, and a
+    # resume by another judge is refused.
+    judge: NotRequired[str]
 
 
 class TournamentOutput(TypedDict):
@@ -87,6 +90,8 @@ class TournamentState(TypedDict):
     ties: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
+    # The judge's `model_identity` (never a key): a resume by another judge is refused.
+    judge: NotRequired[str]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.
@@ -107,6 +112,8 @@ class TournamentState(TypedDict):
     settled: NotRequired[list[int]]
     paired: NotRequired[int]
     rankings: NotRequired[list[tuple[int, list[str]]]]
+    # Why the run ended before its settings' bound (`EarlyStop` as a dict), or None.
+    early_stop: NotRequired[dict[str, Any] | None]
     statistics: NotRequired[dict[str, int]]
     run_id: NotRequired[str]
 

@@ -17,7 +17,7 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -62,6 +62,64 @@ class LeaseHolder:
             f"pid {self.pid} on host {self.host!r} since {since} "
             f"(last heartbeat {silent:.0f} s ago)"
         )
+
+
+class LeaseStoreBusyError(StorageError):
+    """Another process keeps the lease store locked (inside a write) for now."""
+
+
+def _unknown(run_id: str) -> LeaseHolder:
+    """The holder of a run whose store could not be read (locked): nothing is known."""
+    return LeaseHolder(run_id, "unknown", 0, time.time(), time.time(), "", "")
+
+
+@dataclass(slots=True)
+class Fence:
+    """What a holder knows of its hold between two round trips to the store.
+
+    The hold is sure until `deadline`: nobody can take the run before the holder's last
+    confirmed heartbeat is `ttl` seconds old, and `confirmed` is read on the monotonic clock
+    before that heartbeat was sent. A process that was suspended wakes with that clock
+    advanced, so it sees at once, without a round trip, that it must ask the store again
+    before its next journal write, pairing or paid call (see `Journal.check`).
+
+    Attributes:
+        me: The hold.
+        ttl: The lease's time-to-live (seconds).
+        confirmed: `time.monotonic()` before the last heartbeat the store accepted.
+        lost: The store said another process (or nobody) holds the run now.
+    """
+
+    me: LeaseHolder
+    ttl: float
+    confirmed: float = field(default_factory=time.monotonic)
+    lost: bool = False
+
+    @property
+    def deadline(self) -> float:
+        """Until when (monotonic) the hold needs no round trip.
+
+        A third of `ttl` is kept as margin for clock steps and a late heartbeat (it renews
+        every `ttl / 3`).
+        """
+        return self.confirmed + self.ttl * 2 / 3
+
+    def due(self) -> bool:
+        """Whether the hold must be confirmed with the store before going on."""
+        return self.lost or time.monotonic() >= self.deadline
+
+    def renewed(self, sent: float, holder: LeaseHolder | None) -> bool:
+        """Take in a renewal sent at `sent` (monotonic) that found `holder`; still held?"""
+        if holder is not None and holder.token == self.me.token:
+            self.confirmed = max(self.confirmed, sent)
+        else:
+            self.lost = True
+        return not self.lost
+
+    def taken_over(self, holder: LeaseHolder | None, where: str = "") -> RunLockedError:
+        """The error that stops this holder (see `_taken_over`)."""
+        self.lost = True
+        return _taken_over(self.me, holder, self.ttl, where)
 
 
 def this_process(run_id: str) -> LeaseHolder:
@@ -125,11 +183,19 @@ class RunLease(ABC):
             `DEFAULT_TTL`, 60 s); a holder renews every `ttl / 3` seconds.
     """
 
+    # Where the holders are kept, for messages (a path, a database without its password).
+    where = "the lease store"
+
     def __init__(self, ttl: float | None = None) -> None:
         ttl = DEFAULT_TTL if ttl is None else ttl
         if not ttl > 0:
             raise ValueError(f"ttl must be positive seconds, got {ttl!r}")
         self.ttl = ttl
+        self._fences: dict[str, Fence] = {}
+
+    def fence(self, me: LeaseHolder) -> Fence:
+        """The fence of a hold taken by `hold` (shared with its heartbeat)."""
+        return self._fences[me.token]
 
     @abstractmethod
     async def acquire(self, me: LeaseHolder) -> LeaseHolder | None:
@@ -176,33 +242,47 @@ class RunLease(ABC):
         Raises:
             RunLockedError: Another process holds the run (after `wait`), or took it over.
         """
-        me = await self._take(run_id, wait)
+        fence = await self._take(run_id, wait)
+        me = fence.me
         _HOLDING.add(me.token)
+        self._fences[me.token] = fence
         task = asyncio.current_task()
         assert task is not None
         lost: list[LeaseHolder | None] = []
-        beat = asyncio.create_task(self._beat(me, task, lost))
+        beat = asyncio.create_task(self._beat(fence, task, lost))
         try:
             yield me
         except asyncio.CancelledError:
             if lost and task.uncancel() == 0:
-                raise _taken_over(me, lost[0], self.ttl) from None
+                raise _taken_over(me, lost[0], self.ttl, self.where) from None
             raise
         finally:
             _HOLDING.discard(me.token)
+            self._fences.pop(me.token, None)
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
             if not lost:
                 await self._let_go(me)
 
-    async def _take(self, run_id: str, wait: float | None) -> LeaseHolder:
+    async def _take(self, run_id: str, wait: float | None) -> Fence:
         deadline = None if wait is None else time.monotonic() + wait
         while True:
             me = this_process(run_id)
-            holder = await self.acquire(me)
+            sent = time.monotonic()
+            try:
+                holder = await self.acquire(me)
+            except LeaseStoreBusyError as exc:
+                # Another process is inside a write (a start racing this one, or a holder
+                # suspended mid-commit): the run may be free, so wait as for a holder.
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise RunLockedError(f"run {run_id!r}: {exc}; wait with "
+                                         "QualitativeSorter(wait_for_run=SECONDS)",
+                                         run_id=run_id, holder=_unknown(run_id)) from exc
+                await asyncio.sleep(POLL_SECONDS)
+                continue
             if holder is None:
-                return me
+                return Fence(me, self.ttl, sent)
             if deadline is not None and time.monotonic() >= deadline:
                 raise RunLockedError(
                     f"run {run_id!r} is held by another process: {holder.describe()}; "
@@ -214,17 +294,18 @@ class RunLease(ABC):
             await asyncio.sleep(POLL_SECONDS)
 
     async def _beat(
-        self, me: LeaseHolder, task: asyncio.Task[object], lost: list[LeaseHolder | None]
+        self, fence: Fence, task: asyncio.Task[object], lost: list[LeaseHolder | None]
     ) -> None:
         while True:
             await asyncio.sleep(self.ttl / 3)
+            sent = time.monotonic()
             try:
-                holder = await self.renew(me)
+                holder = await self.renew(fence.me)
             except StorageError:
                 # A failing disk stops the run through the journal; a missed heartbeat only
                 # matters after `ttl`, by when the next one may have got through.
                 continue
-            if holder is None or holder.token != me.token:
+            if not fence.renewed(sent, holder):
                 lost.append(holder)
                 task.cancel()
                 return
@@ -238,11 +319,25 @@ class RunLease(ABC):
             pass
 
 
-def _taken_over(me: LeaseHolder, holder: LeaseHolder | None, ttl: float) -> RunLockedError:
-    who = holder.describe() if holder is not None else "nobody (its lease was deleted)"
+def _taken_over(
+    me: LeaseHolder, holder: LeaseHolder | None, ttl: float, where: str = ""
+) -> RunLockedError:
+    if holder is None:
+        # Nobody took the run: its lease row went (the journal file deleted or replaced, the
+        # row deleted by hand). Not a silence: say so, and stop before another process runs
+        # it from the new, empty record.
+        return RunLockedError(
+            f"run {me.run_id!r} lost its lease: its record is gone from "
+            f"{where or 'the lease store'} (was the run journal deleted, moved or replaced "
+            "while the run was going?); this process stopped before its next call so that "
+            "no other process drives the run at the same time",
+            run_id=me.run_id,
+            holder=me,
+        )
     return RunLockedError(
-        f"run {me.run_id!r} was taken over by {who}: this process was silent for more than "
-        f"{ttl:g} s (a blocked or suspended process) and stopped before its next call",
+        f"run {me.run_id!r} was taken over by {holder.describe()}: this process was silent "
+        f"for more than {ttl:g} s (a blocked or suspended process) and stopped before its "
+        "next call",
         run_id=me.run_id,
-        holder=holder or me,
+        holder=holder,
     )

@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from llm_qualitative_sort._postgres import LEASES, connect_async, require, unusable
+from llm_qualitative_sort._postgres import LEASES, connect_async, redact, require, unusable
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.base import LeaseHolder, RunLease, is_stale
 
@@ -45,6 +45,7 @@ class PostgresRunLease(RunLease):
     def __init__(self, dsn: str, ttl: float | None = None) -> None:
         super().__init__(ttl)
         self.dsn = dsn
+        self.where = redact(dsn)
         self._psycopg = require("psycopg")
 
     async def acquire(self, me: LeaseHolder) -> LeaseHolder | None:

@@ -12,13 +12,30 @@ from typing import Any
 
 from llm_qualitative_sort.cache import open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.leases.base import LeaseHolder, RunLease, is_stale
+from llm_qualitative_sort.leases.base import (
+    LeaseHolder,
+    LeaseStoreBusyError,
+    RunLease,
+    is_stale,
+)
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS leases (
     run_id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started REAL NOT NULL,
     heartbeat REAL NOT NULL, token TEXT NOT NULL, space TEXT NOT NULL)"""
 _COLUMNS = "run_id, host, pid, started, heartbeat, token, space"
 _PURPOSE = "a run journal"
+_BUSY_MS = 1000
+
+
+def _busy(path: Path, exc: BaseException | None) -> LeaseStoreBusyError | None:
+    """`exc` as a busy store (another process inside a write), or None."""
+    if isinstance(exc, sqlite3.OperationalError) and getattr(
+            exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return LeaseStoreBusyError(
+            f"{path} is locked by another process inside a write (starting at the same "
+            "moment, or stopped in the middle of one, e.g. suspended with Ctrl-Z: resume "
+            "it with `fg` or end it)")
+    return None
 
 
 class SqliteRunLease(RunLease):
@@ -47,11 +64,12 @@ class SqliteRunLease(RunLease):
     def __init__(self, path: Path, ttl: float | None = None) -> None:
         super().__init__(ttl)
         self.path = path
+        self.where = str(path)
 
     async def acquire(self, me: LeaseHolder) -> LeaseHolder | None:
         """Take the run unless a live holder has it."""
         with self._transaction() as conn:
-            current = self._holder(conn, me.run_id)
+            current = self.holder(conn, me.run_id)
             if current is not None and not is_stale(current, time.time(), self.ttl):
                 return current
             conn.execute(
@@ -67,7 +85,7 @@ class SqliteRunLease(RunLease):
                 "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?",
                 (time.time(), me.run_id, me.token),
             )
-            return self._holder(conn, me.run_id)
+            return self.holder(conn, me.run_id)
 
     async def release(self, me: LeaseHolder) -> None:
         """Let the run go if `me` holds it."""
@@ -82,7 +100,7 @@ class SqliteRunLease(RunLease):
             return None
         conn = open_sqlite(self.path, _SCHEMA, _PURPOSE, StorageError)
         try:
-            return self._holder(conn, run_id)
+            return self.holder(conn, run_id)
         except sqlite3.Error as exc:
             raise StorageError(unusable_sqlite(self.path, _PURPOSE, exc)) from exc
         finally:
@@ -90,18 +108,29 @@ class SqliteRunLease(RunLease):
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        conn = open_sqlite(self.path, _SCHEMA, _PURPOSE, StorageError)
         try:
+            conn = open_sqlite(self.path, _SCHEMA, _PURPOSE, StorageError)
+        except StorageError as exc:
+            busy = _busy(self.path, exc.__cause__)
+            if busy is None:
+                raise
+            raise busy from exc
+        try:
+            # A short wait for the write lock: the step runs on the event loop, and a file
+            # kept locked (a process suspended inside a commit) is asked again later.
+            conn.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
             with conn:
                 conn.execute("BEGIN IMMEDIATE")
                 yield conn
         except sqlite3.Error as exc:
-            raise StorageError(unusable_sqlite(self.path, _PURPOSE, exc)) from exc
+            raise _busy(self.path, exc) or StorageError(
+                unusable_sqlite(self.path, _PURPOSE, exc)) from exc
         finally:
             conn.close()
 
     @staticmethod
-    def _holder(conn: sqlite3.Connection, run_id: str) -> LeaseHolder | None:
+    def holder(conn: sqlite3.Connection, run_id: str) -> LeaseHolder | None:
+        """The holder on record for `run_id`, on an open connection to the file."""
         row: Any = conn.execute(
             f"SELECT {_COLUMNS} FROM leases WHERE run_id = ?", (run_id,)
         ).fetchone()

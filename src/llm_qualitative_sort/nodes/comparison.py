@@ -81,6 +81,12 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
             emit(_match_event(played, EventType.MATCH_START, index, a, b,
                               f"{_short(played.items[a])} vs {_short(played.items[b])}"))
 
+    # Calls a resumed run finds in the journal: answered there, not paid again now.
+    journaled: dict[int, list[int]] = {}
+    for index, call in enumerate(played.calls):
+        if ctx.journal.entry(call.place) is not None:
+            journaled.setdefault(played.owner[index], []).append(call.place.call)
+
     def answered(
         index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
     ) -> None:
@@ -89,12 +95,14 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
             a, b, _ = matches[match]
             log = [a, b, played.winners[match], played.logs[match]]
             emit(_match_event(played, EventType.MATCH_END, match, a, b,
-                              _verdict(played.items, a, b, played.winners[match]), result=log))
+                              _verdict(played.items, a, b, played.winners[match]), result=log,
+                              journaled=sorted(journaled.get(match, []))))
 
     settings = CallSettings(
         provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
         cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
+        name_judge=ctx.name_judge,
         emit=emit, ties=state.get("ties", False),
     )
     await make_runner(settings).run(played.calls, answered)

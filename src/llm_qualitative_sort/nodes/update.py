@@ -6,11 +6,12 @@ the strengths are refitted to every call and the standings reordered.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from llm_qualitative_sort._events import event
+from llm_qualitative_sort._events import event, round_message
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 from llm_qualitative_sort.models import EventType
@@ -23,7 +24,9 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     changed = strategy.update(state["standing"], history)
     played = len(history[-1]["matches"])
     completed = state["completed"] + played
-    total = completed + strategy.remaining_matches(changed.standing)
+    finished = strategy.finished(changed.standing)
+    # A run that ends before its bound (a settled top K) ends its total here, so a bar fills.
+    total = completed + (0 if finished else strategy.remaining_matches(changed.standing))
     items, emit = state["items"], runtime.stream_writer
     progress = runtime.context.progress if runtime.context else True
     for note in changed.notes if progress else []:
@@ -34,9 +37,13 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
         for key in note.item_lists:
             data[key] = [items[i] for i in data[key]]
         emit(event(note.kind, message, completed, total, **data))
-    left = strategy.players_left(changed.standing)
-    emit(event(EventType.ROUND_END, f"round {state['round']}: {played} matches, {left} left",
-               completed, total, round=state["round"], matches=played, remaining=left))
+    left = strategy.players_left(changed.standing) if strategy.eliminates else None
+    stop = strategy.early_stop(changed.standing) if finished else None
+    # Plain data, as every payload (it travels over the API server); see `progress_event`.
+    extra = {} if stop is None else {"early_stop": asdict(stop)}
+    emit(event(EventType.ROUND_END, round_message(f"round {state['round']}", played, left),
+               completed, total, round=state["round"], matches=played, remaining=left,
+               **extra))
     return {"standing": changed.standing, "completed": completed}
 
 

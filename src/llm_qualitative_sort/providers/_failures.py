@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_core import exceptions as lc
 
+from llm_qualitative_sort._messages import cut, message_of
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     ProviderError,
@@ -63,6 +64,29 @@ def is_invalid_request(exc: BaseException) -> bool:
     return _status(exc) in (400, 422)
 
 
+# A server that cannot honour the structured-output fields may refuse them with any status
+# (llama-cpp-python answers `json_schema` with HTTP 500); its message then names the field.
+_FORMAT_FIELDS = re.compile(
+    r"response_format|json_schema|json_object|tool_choice|\btools\b|structured output", re.I
+)
+_NOT_A_FORMAT_STATUS = {401, 403, 404, 408, 409, 425, 429}
+
+
+def is_format_rejection(exc: BaseException) -> bool:
+    """Whether the server refused the request's form rather than failing to answer it.
+
+    HTTP 400/422, or any other error status whose message names the structured-output
+    fields (`response_format`, `json_schema`, `tools`, ...). Such a refusal is not worth a
+    retry of the same request: the next structured-output method is.
+    """
+    if is_invalid_request(exc):
+        return True
+    status = _status(exc)
+    if status is None or status < 400 or status in _NOT_A_FORMAT_STATUS:
+        return False
+    return any(_FORMAT_FIELDS.search(str(cause)) for cause in _chain(exc))
+
+
 def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderError | None:
     """The library error for a client exception, or None when it is not a provider failure.
 
@@ -71,8 +95,12 @@ def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderE
         where: The model and endpoint, named in messages.
         secret: The API key, masked out of every message.
     """
-    detail = redact(f"{type(exc).__name__}: {exc}", secret)[:500]
+    detail = cut(redact(f"{type(exc).__name__}: {message_of(exc)}", secret), 500)
     status = _status(exc)
+    if status not in (None, 400, 422) and is_format_rejection(exc):
+        return PermanentProviderError(
+            f"the server refused the request's format (HTTP {status}) {where}: {detail}"
+        )
     if (
         isinstance(exc, (*_TRANSIENT_LC, TimeoutError, ConnectionError))
         or _is_transport(exc)
@@ -131,6 +159,11 @@ def _is_transport(exc: BaseException) -> bool:
         for cause in _chain(exc)
         for cls in type(cause).__mro__
     )
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status of a client exception (or of its causes), if it carries one."""
+    return _status(exc)
 
 
 def _status(exc: BaseException) -> int | None:

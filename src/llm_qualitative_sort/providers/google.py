@@ -38,12 +38,12 @@ class GoogleProvider(LangChainProvider):
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
         batch: True (or `BatchOptions`) to send each round's calls as one Gemini batch, at
-            the batch price, instead of live calls (see the README, Batch mode).
+            the batch price, instead of live calls (see the batch mode guide).
 
     Raises:
         ValueError: No key given and `GOOGLE_API_KEY` unset.
         ImportError: langchain-google-genai missing
-            (`pip install "llm-qualitative-sort[google]"`).
+            (`pip install -e ".[google]"` in this project's folder).
 
     Example:
         >>> judge = GoogleProvider(api_key="test-key", model="gemini-3.0")

@@ -26,8 +26,14 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr, ValidationError
 
+from llm_qualitative_sort._extras import install_hint
 from llm_qualitative_sort.models import ComparisonResult
-from llm_qualitative_sort.providers._failures import classify, is_invalid_request, redact
+from llm_qualitative_sort.providers._failures import (
+    classify,
+    is_format_rejection,
+    redact,
+    status_of,
+)
 from llm_qualitative_sort.providers._prompt import (
     PROMPT_VERSION,
     TieVerdict,
@@ -178,20 +184,31 @@ class LangChainProvider(LLMProvider):
         return _result(answers)
 
     async def _ask(self, messages: list[BaseMessage], ties: bool = False) -> _Answer:
+        rejected: list[dict[str, Any]] = []
         while True:
             index = self._method_index
             try:
-                return await self._invoke(self.methods[index], messages, ties)
+                answer = await self._invoke(self.methods[index], messages, ties)
             except Exception as exc:
-                if is_invalid_request(exc) and index + 1 < len(self.methods):
-                    # Concurrent calls may see the same rejection: advance from the method
-                    # that was tried, never past one that nobody has tried yet.
+                if is_format_rejection(exc) and index + 1 < len(self.methods):
+                    # A refusal of the format is not an answer (nothing to pay, nothing to
+                    # retry as is): the next method is asked at once. Concurrent calls may
+                    # see the same refusal: advance from the method that was tried, never
+                    # past one that nobody has tried yet.
+                    rejected.append(self._rejection(self.methods[index], exc))
                     self._method_index = max(self._method_index, index + 1)
                     continue
                 error = classify(exc, where=self._where(), secret=self._secret())
                 if error is None:
                     raise
                 raise error from None  # the client's exception may quote request details
+            if rejected:  # kept with the answer, so the audit shows why the method changed
+                answer.raw["rejected"] = rejected
+            return answer
+
+    def _rejection(self, method: Method, exc: BaseException) -> dict[str, Any]:
+        detail = redact(" ".join(f"{type(exc).__name__}: {exc}".split()), self._secret())
+        return {"method": method, "status": status_of(exc), "error": detail[:300]}
 
     async def _invoke(self, method: Method, messages: list[BaseMessage], ties: bool) -> _Answer:
         if self._limiter is not None:
@@ -291,8 +308,7 @@ def required_key(api_key: str | None, variable: str, provider: str, extra: str) 
         importlib.import_module(module)
     except ImportError as exc:
         raise ImportError(
-            f'{provider} needs {module.replace("_", "-")}: '
-            f'pip install "llm-qualitative-sort[{extra}]"'
+            f'{provider} needs {module.replace("_", "-")}: {install_hint(extra)}'
         ) from exc
     return SecretStr(key)
 

@@ -31,8 +31,9 @@ def default_score(text: str) -> float:
     """The mock's hidden value of a text when no `score` is given.
 
     A text that reads as an integer (`int(text)`) is worth its value, as in the
-    specification's mock; any other text (or an integer too large for a float) is worth its
-    length in characters, so the mock judges any text and, noise aside, prefers the longer.
+    benchmarks on the items "0".."999"; any other text (or an integer too large for a
+    float) is worth its length in characters, so the mock judges any text and, noise
+    aside, prefers the longer.
 
     Example:
         >>> default_score("42"), default_score("吾輩は猫である")
@@ -49,13 +50,13 @@ class MockLLMProvider(LLMProvider):
 
     Each side of a call gets `score(text) + gauss(0, noise_stddev)` and the larger wins.
     Without `score`, `default_score` applies: an integer text is worth its value (the
-    specification's mock on items "0".."999"), any other text its length. Every call draws
+    plain mock of the benchmarks, on items "0".."999"), any other text its length. Every call draws
     its noise from its own generator, keyed on the seed, both texts, the presentation order
     and the repetition index; the same seeds therefore give the same verdicts whatever the
     concurrency, latency or completion order.
 
     The options after `score` make it behave like a real LLM judge; all are off by default,
-    leaving the specification's mock exactly as it was, and each is drawn from its own keyed
+    leaving the plain mock exactly as it was, and each is drawn from its own keyed
     generator, so every verdict stays deterministic in (seed, texts, order, repetition):
 
     - `noise="gumbel"`: centred Gumbel noise of sd `noise_stddev` on each side; their

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from pydantic import SecretStr
 
 from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
 from llm_qualitative_sort.providers.langchain import ALL_METHODS, LangChainProvider, required_key
@@ -13,7 +17,19 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.providers._batch import BatchClient
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+OPENAI_HOST = "api.openai.com"
 DEFAULT_MODEL = "gpt-5.1"
+
+
+# What the OpenAI client sends to a server that takes no key (it insists on one).
+NO_KEY = "sk-no-key-for-this-server"
+
+
+def _key(api_key: str | None, url: str) -> SecretStr:
+    """The key: required for OpenAI itself, optional for another server (a local model)."""
+    if api_key or os.environ.get("OPENAI_API_KEY") or urlsplit(url).hostname == OPENAI_HOST:
+        return required_key(api_key, "OPENAI_API_KEY", "OpenAIProvider", "openai")
+    return required_key(NO_KEY, "OPENAI_API_KEY", "OpenAIProvider", "openai")
 
 
 class OpenAIProvider(LangChainProvider):
@@ -24,8 +40,16 @@ class OpenAIProvider(LangChainProvider):
     own retries are off by default, so the effective number of attempts of one call is
     `retry_policy.max_attempts * (max_retries + 1)`.
 
+    A compatible server (llama.cpp, vLLM, Ollama, LM Studio) often refuses OpenAI's
+    `json_schema` structured output, with a 400, a 422 or even a 500 naming the field: the
+    provider then asks again at once with the next method (function calling, JSON mode, then
+    a strict parse of plain text), keeps the one that worked for its later calls, and notes
+    the refusal in that answer's `raw_response["rejected"]`. A refusal is never retried as
+    a transient failure.
+
     Args:
-        api_key: The key; falls back to `OPENAI_API_KEY`.
+        api_key: The key; falls back to `OPENAI_API_KEY`. Optional for a `base_url` other
+            than OpenAI's (local servers take none).
         base_url: The endpoint, `https://api.openai.com/v1` by default.
         model: Model name.
         timeout: Seconds one request may take.
@@ -35,11 +59,12 @@ class OpenAIProvider(LangChainProvider):
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
         batch: True (or `BatchOptions`) to send each round's calls as one OpenAI Batch API
-            batch, at the batch price, instead of live calls (see the README, Batch mode).
+            batch, at the batch price, instead of live calls (see the batch mode guide).
 
     Raises:
-        ValueError: No key given and `OPENAI_API_KEY` unset.
-        ImportError: langchain-openai missing (`pip install "llm-qualitative-sort[openai]"`).
+        ValueError: No key given and `OPENAI_API_KEY` unset, for OpenAI itself or batch mode.
+        ImportError: langchain-openai missing
+            (`pip install -e ".[openai]"` in this project's folder).
 
     Example:
         >>> judge = OpenAIProvider(api_key="sk-test", model="gpt-5.1")
@@ -63,8 +88,11 @@ class OpenAIProvider(LangChainProvider):
     ) -> None:
         self.batch = batch_options(batch)
         self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
-        secret = required_key(api_key, "OPENAI_API_KEY", "OpenAIProvider", "openai")
         url = base_url or DEFAULT_BASE_URL
+        secret = _key(api_key, url)
+        if self.batch is not None and secret.get_secret_value() == NO_KEY:
+            raise ValueError("batch mode needs OpenAI's Batch API and its key: pass api_key=... "
+                             "or set OPENAI_API_KEY")
 
         def build() -> BaseChatModel:
             import httpx

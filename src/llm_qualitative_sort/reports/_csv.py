@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from llm_qualitative_sort.models import SortResult
@@ -12,6 +12,10 @@ from llm_qualitative_sort.reports._standings import standings
 from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
 
 COLUMNS = ("rank", "item", "wins", "losses", "score", "low_95", "high_95")
+# Excel's most characters in one cell; longer text is cut there, with a marker saying so.
+CELL_LIMIT = 32_767
+# What a spreadsheet reads as the start of a formula (OWASP's "CSV injection" list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def to_csv(
@@ -26,6 +30,13 @@ def to_csv(
     `low_95` / `high_95` its 95 % interval, and `p_top_K` the probability that it is among
     the K strongest (K: the run's `top_k` in `settings`, else 10, at most the item count).
 
+    The file is made for spreadsheets, and every text cell (an item, an id given as text)
+    is made safe for them: one that starts with a formula character (`=`, `+`, `-`, `@`,
+    a tab or a carriage return) gets a leading `'`, so that it shows as text instead of
+    running; one longer than Excel's 32,767 characters is cut, ending in a marker that
+    says how long it was (the JSON report keeps every text whole). Cells holding a line
+    break or a carriage return are quoted, so every row reads back as one row.
+
     Example:
         >>> from llm_qualitative_sort import SortResult, Statistics
         >>> print(to_csv(SortResult([(1, ["x"])], [], Statistics(0, 0, 0, 0.0))), end="")
@@ -37,7 +48,7 @@ def to_csv(
         1,7,x,0,0,0.0,0.0,0.0,1.0
     """
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = _Writer(out)
     table = standings(result)
     k = report_top_k(settings, len(table))
     figures = uncertainty(result, k)
@@ -49,3 +60,34 @@ def to_csv(
                                 u.top_k)
         writer.writerow((s.rank, ids.get(s.item, ""), *row[1:]) if ids else row)
     return out.getvalue()
+
+
+class _Writer:
+    """Rows that end in a line feed, with any cell holding a CR or an LF quoted.
+
+    `csv.writer` quotes only the characters of its own line terminator: with a bare LF it
+    leaves a lone CR unquoted, which readers take as the end of a row. Each row is written
+    with CR LF (so both are quoted), then its terminator is swapped for a lone LF.
+    """
+
+    def __init__(self, out: io.StringIO) -> None:
+        self._out = out
+        self._buffer = io.StringIO()
+        self._writer = csv.writer(self._buffer, lineterminator="\r\n")
+
+    def writerow(self, row: Iterable[Any]) -> None:
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        self._writer.writerow([_cell(value) for value in row])
+        self._out.write(self._buffer.getvalue()[:-2] + "\n")
+
+
+def _cell(value: Any) -> Any:
+    """A text cell a spreadsheet shows as text, in full or visibly cut; others as they are."""
+    if not isinstance(value, str):
+        return value
+    text = "'" + value if value.startswith(FORMULA_STARTS) else value
+    if len(text) <= CELL_LIMIT:
+        return text
+    marker = f" [… cut: {len(value)} characters in all; the JSON report has the full text]"
+    return text[: CELL_LIMIT - len(marker)] + marker

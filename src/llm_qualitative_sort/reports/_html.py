@@ -8,7 +8,8 @@ from html import escape
 from itertools import groupby
 from typing import Any
 
-from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult
+from llm_qualitative_sort.models import EarlyStop, MatchResult, RoundResult, SortResult
+from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._standings import (
     Standing,
@@ -36,6 +37,7 @@ def to_html(
     *,
     lang: str | None = None,
     ids: Mapping[str, Any] | None = None,
+    front_end: str = "python",
 ) -> str:
     """The report as one HTML document (UTF-8, viewable offline).
 
@@ -48,6 +50,12 @@ def to_html(
         lang: Language of the report's own words ("en" or "ja"); also the page's `lang`.
             By default English words, and a `lang` that follows the items and criterion.
         ids: Each item's id in the input, shown beside it.
+        front_end: Who writes the report, which decides how its advice names settings:
+            "python" (the sorter's arguments, `strategy="swiss", top_k=10`) or "cli" (the
+            command line's flags, `--strategy swiss --top-k 10`).
+
+    Raises:
+        ValueError: `front_end` is neither "python" nor "cli".
 
     Example:
         >>> from llm_qualitative_sort import SortResult, Statistics
@@ -55,6 +63,7 @@ def to_html(
         >>> "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
         True
     """
+    made_by = check_front_end(front_end)
     settings = dict(settings or {})
     words = words_in(lang)
     swiss = settings.get("strategy") == "swiss"
@@ -66,7 +75,8 @@ def to_html(
     title = str(settings.get("criteria") or words["title"])
     page_lang = lang or page_language([title, *(s.item for s in table)])
     k = report_top_k(settings, len(table))
-    trust = trust_section(table, uncertainty(result, k), k, result.statistics, words)
+    trust = trust_section(table, uncertainty(result, k), k, result.statistics, words,
+                          made_by, _calls_per_match(result, settings))
     body = [
         f"<h1>{isolated(title)}</h1>",
         _run_line(result, settings, words),
@@ -86,6 +96,14 @@ def to_html(
     )
 
 
+def _calls_per_match(result: SortResult, settings: Mapping[str, Any]) -> int:
+    """The run's `comparison_rounds`: as set, else as many calls as its longest match had."""
+    given = settings.get("comparison_rounds")
+    if isinstance(given, int) and not isinstance(given, bool) and given > 0:
+        return given
+    return max((len(m.rounds) for m in result.match_history), default=2)
+
+
 def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str:
     shown = {k: v for k, v in settings.items() if k != "criteria" and v is not None}
     pairs = [(words["run_id"], result.run_id or "—")]
@@ -97,7 +115,7 @@ def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str
 
 # The audit's records have a section of their own (the trust section).
 _AUDIT_FIELDS = {"position_bias", "order_consistency", "judges", "agreement", "tied_items",
-                 "largest_tie"}
+                 "largest_tie", "early_stop"}
 
 
 def _statistics(result: SortResult, words: Words) -> str:
@@ -111,7 +129,19 @@ def _statistics(result: SortResult, words: Words) -> str:
         f'<div class="label">{escape(words.get(name, name.replace("_", " ")))}</div></div>'
         for name, value in stats.items()
     )
-    return f'<section><h2>{words["statistics"]}</h2><div class="stats">{cards}</div></section>'
+    return (f'<section><h2>{words["statistics"]}</h2><div class="stats">{cards}</div>'
+            f"{_early_stop(result.statistics.early_stop, words)}</section>")
+
+
+def _early_stop(stop: EarlyStop | None, words: Words) -> str:
+    """Why the run spent less than its budget: a sentence under the counts."""
+    if stop is None:
+        return ""
+    sure = "" if stop.expected is None else words["early_stop_sure"].format(
+        share=f"{100 * stop.expected:.0f} %")
+    text = words["early_stop"].format(k=stop.top_k, sure=sure, used=stop.judgements,
+                                      budget=stop.budget, unspent=stop.budget - stop.judgements)
+    return f'<p class="note stop">{escape(text)}</p>'
 
 
 def _bracket_section(result: SortResult, n_losses: int, words: Words) -> str:

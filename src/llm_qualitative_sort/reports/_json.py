@@ -7,7 +7,13 @@ from dataclasses import asdict
 from typing import Any
 
 from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
-from llm_qualitative_sort.models import MatchResult, RoundResult, SortResult, Statistics
+from llm_qualitative_sort.models import (
+    EarlyStop,
+    MatchResult,
+    RoundResult,
+    SortResult,
+    Statistics,
+)
 from llm_qualitative_sort.reports._standings import Standing, standings
 from llm_qualitative_sort.reports._uncertainty import (
     METHOD,
@@ -105,6 +111,8 @@ def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
         fields["position_bias"] = PositionBias(**fields["position_bias"])
     if fields.get("order_consistency") is not None:
         fields["order_consistency"] = OrderConsistency(**fields["order_consistency"])
+    if fields.get("early_stop") is not None:
+        fields["early_stop"] = EarlyStop(**fields["early_stop"])
     fields["judges"] = tuple(_judge(entry) for entry in fields.get("judges", ()))
     fields["agreement"] = tuple(
         JudgeAgreement(**{**entry, "judges": tuple(entry["judges"])})

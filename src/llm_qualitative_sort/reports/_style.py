@@ -56,8 +56,10 @@ details[open] summary.item { color: var(--muted); max-height: 1.5em; }
 .forest text.rank { font-weight: 700; }
 .forest text.head, .forest text.rule { fill: var(--muted); font-size: 11px; }
 .forest text.num { font-variant-numeric: tabular-nums; }
+.warn code, .audit code { white-space: nowrap; font-size: 13px; }
 .audit { padding-left: 20px; margin: 8px 0; }
 .audit li { margin: 4px 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
 .judges { font-size: 13px; }
 .judges td { border-bottom: 1px solid #eaeef2; overflow-wrap: anywhere; }
 .judges td.num { width: auto; white-space: nowrap; }

@@ -86,3 +86,34 @@ def _script(char: str) -> str:
     if 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF:
         return "zh"
     return ""
+
+
+# Provider classes by the name the command line gives them (`--provider`).
+_PROVIDER_NAMES = {"MockLLMProvider": "mock", "OpenAIProvider": "openai",
+                   "GoogleProvider": "google", "LangChainProvider": "langchain"}
+
+
+def judge_name(identity: str) -> str:
+    """A judge's `model_identity` as a reader names it: provider and model, no internals.
+
+    The identity keeps every setting that shapes a verdict (for cache keys); a reader needs
+    the provider, the model and, for the mock, its seed. A panel lists its judges.
+
+    Example:
+        >>> judge_name("MockLLMProvider:seed=5:sd=3.33:bias=0.0:score=False")
+        'mock seed=5'
+        >>> judge_name("OpenAIProvider:gpt-5.1@https://proxy.example#prompt2")
+        'openai gpt-5.1'
+        >>> judge_name("PanelProvider[MockLLMProvider:seed=1:sd=3 | GoogleProvider:g-3]:seed=0")
+        'panel of mock seed=1, google g-3'
+    """
+    if identity.startswith("PanelProvider[") and "]" in identity:
+        members = identity[len("PanelProvider["): identity.rindex("]")].split(" | ")
+        return "panel of " + ", ".join(judge_name(m) for m in members)
+    kind, _, rest = identity.partition(":")
+    name = _PROVIDER_NAMES.get(kind, kind)
+    if kind == "MockLLMProvider":
+        seed = next((p for p in rest.split(":") if p.startswith("seed=")), "")
+        return f"{name} {seed}".strip()
+    model = rest.split("@")[0].split("#")[0]
+    return f"{name} {model}".strip() if model else name

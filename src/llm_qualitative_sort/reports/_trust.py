@@ -4,6 +4,10 @@ Warnings (a band above the plot) when the ranking should not be taken at face va
 - **order consistency** is poor: more than `ORDER_WARNING` of the AB/BA pairs disagreed;
 - **the top K are not separated**: the K items ranked highest are expected to hold at least
   `TOP_K_WARNING` item that is not truly in the top K (K minus the sum of their P(top K)).
+
+Every audit figure names the count it rests on (calls, AB/BA pairs, shared prompts); one
+resting on fewer than `FEW` of them is called uncertain, in the sentence and in the judges'
+table. The advice is spelt for the front end that wrote the report (see `_advice`).
 """
 
 from __future__ import annotations
@@ -13,15 +17,19 @@ from html import escape
 
 from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, PositionBias
 from llm_qualitative_sort.models import Statistics
+from llm_qualitative_sort.reports._advice import FrontEnd, panel, spelt
 from llm_qualitative_sort.reports._forest import ForestRow, forest_plot
 from llm_qualitative_sort.reports._standings import Standing
-from llm_qualitative_sort.reports._text import isolated
+from llm_qualitative_sort.reports._text import isolated, judge_name
 from llm_qualitative_sort.reports._uncertainty import ItemUncertainty
 
 ORDER_WARNING = 0.20
 TOP_K_WARNING = 1.0
 # Rows of the forest plot: the top K and at least this many more, to show the boundary.
 FOREST_EXTRA, FOREST_ROWS = 10, 20
+# A share or an interval resting on fewer pairs, calls or prompts than this is uncertain:
+# with 30 swapped pairs a 95 % interval of a share still spans about ±18 points.
+FEW = 30
 Words = Mapping[str, str]
 
 
@@ -31,33 +39,61 @@ def trust_section(
     k: int,
     stats: Statistics,
     words: Words,
+    front_end: FrontEnd = "python",
+    calls_per_match: int = 2,
 ) -> str:
-    """The section ("" for a result without items)."""
+    """The section ("" for a result without items).
+
+    `front_end` spells the advice ("cli": flags, "python": arguments); `calls_per_match`
+    is the run's `comparison_rounds`, which the advice on poor order consistency doubles.
+    """
     if not table or not figures:
         return ""
     rows = [ForestRow(s.rank, s.tied > 1, s.item, figures[s.item])
             for s in table[: max(k + FOREST_EXTRA, FOREST_ROWS)]]
+    shown = "" if len(rows) == len(table) else " " + words["forest_more"].format(
+        shown=len(rows), total=len(table))
     missing = k - sum(figures[s.item].top_k for s in table[:k])
-    sentences = _sentences(stats, len(table), k, missing, words)
+    sentences = _sentences(stats, len(table), k, missing, words, front_end)
+    warnings = _warnings(stats, k, missing, words, front_end, calls_per_match)
     return (
-        f"<section><h2>{words['trust']}</h2>{_warnings(stats, k, missing, words)}"
-        f'<p class="note">{escape(words["trust_note"])}</p>{forest_plot(rows, k, words)}'
+        f"<section><h2>{words['trust']}</h2>{warnings}"
+        f'<p class="note">{escape(words["trust_note"] + shown)}</p>{forest_plot(rows, k, words)}'
         f'<ul class="audit">{"".join(f"<li>{s}</li>" for s in sentences)}</ul>'
         f"{_judge_table(stats.judges, words)}</section>"
     )
 
 
-def _warnings(stats: Statistics, k: int, missing: float, words: Words) -> str:
+def _warnings(stats: Statistics, k: int, missing: float, words: Words, front_end: FrontEnd,
+              calls_per_match: int) -> str:
     bands = []
     order = stats.order_consistency
     if order is not None and order.share is not None and order.share > ORDER_WARNING:
-        bands.append(words["warn_order"].format(share=_percent(order.share)))
+        more = spelt(front_end, comparison_rounds=2 * max(calls_per_match, 1))
+        bands.append(_plain(words["warn_order"], share=_percent(order.share), pairs=order.pairs,
+                            more=_code(more), panel=_code(panel(front_end))))
     if missing >= TOP_K_WARNING:
-        bands.append(words["warn_top_k"].format(k=k, missing=f"{missing:.1f}"))
-    return "".join(f'<p class="warn" role="alert">⚠ {escape(b)}</p>' for b in bands)
+        calls = max(2 * (stats.total_api_calls + stats.cache_hits), 1)
+        swiss = spelt(front_end, strategy="swiss", top_k=k, budget=calls)
+        bands.append(_plain(words["warn_top_k"], k=k, missing=f"{missing:.1f}",
+                            swiss=_code(swiss)))
+    return "".join(f'<p class="warn" role="alert">⚠ {b}</p>' for b in bands)
 
 
-def _sentences(stats: Statistics, n: int, k: int, missing: float, words: Words) -> list[str]:
+def _code(text: str) -> str:
+    """Settings to type, kept on one line (a flag broken at its hyphen misleads)."""
+    return f"<code>{escape(text)}</code>"
+
+
+def _plain(template: str, **values: object) -> str:
+    """The sentence escaped, its figures escaped too; `<code>` values as they are."""
+    return escape(template).format(**{
+        name: value if isinstance(value, str) and value.startswith("<code>") else
+        escape(str(value)) for name, value in values.items()})
+
+
+def _sentences(stats: Statistics, n: int, k: int, missing: float, words: Words,
+               front_end: FrontEnd) -> list[str]:
     """One plain sentence per figure, the figures in bold (every text escaped)."""
     out = []
     who = words["who_panel"] if len(stats.judges) > 1 else words["who_one"]
@@ -65,37 +101,56 @@ def _sentences(stats: Statistics, n: int, k: int, missing: float, words: Words) 
         out.append(_position(stats.position_bias, who, words))
     order = stats.order_consistency
     if order is not None and order.share is not None:
-        out.append(_fill(words["s_order"], share=_percent(order.share), pairs=order.pairs))
+        out.append(_fill(words["s_order"], share=_percent(order.share), pairs=order.pairs)
+                   + _few(order.pairs, "pairs", words))
     elif order is not None:
         out.append(escape(words["s_order_none"]))
     numbers = {j.judge: f"{words['judge']} {n}" for n, j in enumerate(stats.judges, 1)}
-    out += [_agreement(a, numbers, words) for a in stats.agreement]
+    out += [_agreement(a, numbers, words, front_end) for a in stats.agreement]
     if stats.tied_items:
         out.append(_fill(words["s_ties"], tied=stats.tied_items, n=n, largest=stats.largest_tie))
     else:
         out.append(escape(words["s_no_ties"]))
-    out.append(_fill(words["s_top_k"], k=k, expected=f"{k - missing:.1f}"))
     calls = stats.total_api_calls + stats.cache_hits
+    verdicts = max(calls - stats.failed_calls, 0)
+    out.append(_fill(words["s_top_k"], k=k, expected=f"{k - missing:.1f}", calls=verdicts)
+               + _few(verdicts, "calls", words))
     if stats.failed_calls and calls:
-        out.append(_fill(words["s_failed"], failed=stats.failed_calls,
+        out.append(_fill(words["s_failed"], failed=stats.failed_calls, calls=calls,
                          share=_percent(stats.failed_calls / calls)))
     return out
 
 
 def _position(bias: PositionBias, who: str, words: Words) -> str:
+    unit = "pairs" if bias.method == "swapped_pairs" else "calls"
+    basis = _fill(words[f"basis_{bias.method}"], n=bias.evidence)
     return _fill(words["s_position"], who=who, share=_percent(bias.first_shown_share),
                  calls=bias.calls, equal=_percent(0.5 + bias.shift),
-                 low=_percent(0.5 + bias.low), high=_percent(0.5 + bias.high))
+                 low=_percent(0.5 + bias.low), high=_percent(0.5 + bias.high),
+                 basis=basis) + _few(bias.evidence, unit, words)
 
 
-def _agreement(agreement: JudgeAgreement, numbers: Mapping[str, str], words: Words) -> str:
+def _agreement(agreement: JudgeAgreement, numbers: Mapping[str, str], words: Words,
+               front_end: FrontEnd) -> str:
     a, b = (numbers.get(j, j) for j in agreement.judges)
     if agreement.share is None:
         judges = len(numbers)
-        return _fill(words["s_agree_none"], a=a, b=b, j=judges, r=2 * judges)
+        return _fill(words["s_agree_none"], a=a, b=b, j=judges,
+                     advice=spelt(front_end, comparison_rounds=2 * judges))
     kappa = "—" if agreement.kappa is None else f"{agreement.kappa:.2f}"
     return _fill(words["s_agree"], a=a, b=b, share=_percent(agreement.share),
-                 prompts=agreement.prompts, kappa=kappa)
+                 prompts=agreement.prompts, kappa=kappa) + _few(agreement.prompts, "prompts",
+                                                                words)
+
+
+def _few(count: int, unit: str, words: Words) -> str:
+    """" Only 10 pairs: …" after a figure resting on fewer than `FEW` of them, else ""."""
+    if count >= FEW:
+        return ""
+    gap = words.get("sentence_gap", " ")  # Japanese sentences follow with no space
+    if count == 0:  # "Only 0 pairs" would read as a miscount
+        return gap + escape(words["few_none"])
+    return gap + _fill(words[f"few_{unit}"], n=count, few=FEW)
 
 
 def _fill(template: str, **values: object) -> str:
@@ -107,6 +162,10 @@ def _fill(template: str, **values: object) -> str:
             shown[name] = isolated(text)
         elif name == "who":
             shown[name] = escape(text)
+        elif name == "basis":  # a clause filled (and escaped) already
+            shown[name] = text
+        elif name == "advice":
+            shown[name] = _code(text)
         else:
             shown[name] = f"<b>{escape(text)}</b>"
     return escape(template).format(**shown)
@@ -119,24 +178,32 @@ def _judge_table(judges: Sequence[JudgeAudit], words: Words) -> str:
     head = "".join(f"<th>{escape(words[c])}</th>" for c in (
         "number_col", "judge", "calls_col", "no_verdict_col", *(("tie_col",) if ties else ()),
         "tokens_col", "cost_col", "first_col", "advantage_col", "disagree_col"))
-    rows = "".join(_judge_row(n, j, ties) for n, j in enumerate(judges, 1))
-    return (f'<h3>{escape(words["judges"])}</h3><table class="judges"><thead><tr>{head}'
-            f"</tr></thead><tbody>{rows}</tbody></table>")
+    rows = "".join(_judge_row(n, j, words, ties) for n, j in enumerate(judges, 1))
+    note = (f'<p class="note">{escape(words["few_mark"].format(few=FEW))}</p>'
+            if any(_uncertain(j) for j in judges) else "")
+    # In a box of its own width that scrolls sideways: nine columns overflow a phone.
+    return (f'<h3>{escape(words["judges"])}</h3><div class="scroll"><table class="judges">'
+            f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>{note}")
 
 
-def _judge_row(number: int, judge: JudgeAudit, ties: bool = False) -> str:
+# Marks a judge's figure that rests on fewer than `FEW` calls or pairs.
+_MARK = "*"
+
+
+def _judge_row(number: int, judge: JudgeAudit, words: Words, ties: bool = False) -> str:
     bias, order = judge.position_bias, judge.order_consistency
     cells = [
-        _num(str(number)), f'<td class="who">{isolated(judge.judge)}</td>',
+        _num(str(number)),
+        f'<td class="who">{isolated(judge_name(judge.judge))}</td>',
         _num(f"{judge.calls:,}"), _num(f"{judge.failed_calls:,}"),
         *([_num(_tie_rate(judge))] if ties else []),
         _num(f"{judge.input_tokens:,} / {judge.output_tokens:,}"),
         _num("—" if judge.estimated_cost is None else f"{judge.estimated_cost:.4f}"),
-        _num("—" if bias is None else _percent(bias.first_shown_share)),
-        _num("—" if bias is None else
-             f"{bias.shift * 100:+.1f} ({bias.low * 100:+.1f}…{bias.high * 100:+.1f}) pt"),
+        _num("—" if bias is None else _first_won(bias)),
+        _num("—" if bias is None else _advantage(bias, words)),
         _num("—" if order.share is None else
-             f"{_percent(order.share)} ({order.disagreements:,}/{order.pairs:,})"),
+             f"{_percent(order.share)} ({order.disagreements:,}/{order.pairs:,})"
+             + _marked(order.pairs)),
     ]
     return f"<tr>{''.join(cells)}</tr>"
 
@@ -144,6 +211,31 @@ def _judge_row(number: int, judge: JudgeAudit, ties: bool = False) -> str:
 def _tie_rate(judge: JudgeAudit) -> str:
     rate = judge.tie_rate
     return f"{judge.tied_calls:,}" if rate is None else f"{_percent(rate)} ({judge.tied_calls:,})"
+
+
+def _first_won(bias: PositionBias) -> str:
+    """"58 % (70/120)": the share of calls with a verdict the first-shown text won."""
+    won = round(bias.first_shown_share * bias.calls)
+    return f"{_percent(bias.first_shown_share)} ({won:,}/{bias.calls:,})" + _marked(bias.calls)
+
+
+def _advantage(bias: PositionBias, words: Words) -> str:
+    """The shift, its interval and what it rests on: "+8.0 (…) pt, 10 pairs"."""
+    unit = "n_pairs" if bias.method == "swapped_pairs" else "n_calls"
+    return (f"{bias.shift * 100:+.1f} ({bias.low * 100:+.1f}…{bias.high * 100:+.1f}) pt, "
+            + words[unit].format(n=f"{bias.evidence:,}") + _marked(bias.evidence))
+
+
+def _uncertain(judge: JudgeAudit) -> bool:
+    """Whether a figure of the judge's row is marked."""
+    bias, pairs = judge.position_bias, judge.order_consistency.pairs
+    counts = ([] if bias is None else [bias.calls, bias.evidence]) + (
+        [pairs] if judge.order_consistency.share is not None else [])
+    return any(count < FEW for count in counts)
+
+
+def _marked(count: int) -> str:
+    return f" {_MARK}" if count < FEW else ""
 
 
 def _num(text: str) -> str:

@@ -33,6 +33,9 @@ EN: Mapping[str, str] = {
     "draws": "draws", "rounds": "rounds", "input_tokens": "input tokens",
     "output_tokens": "output tokens", "estimated_cost": "estimated cost",
     "batch_calls": "batch calls", "tied_calls": "tied calls", "tie_col": "Ties",
+    "early_stop": "Stopped early: the top {k} were settled{sure} after {used} of {budget} "
+                  "judgements; the other {unspent} were not spent.",
+    "early_stop_sure": " ({share} expected right)",
     "judge": "Judge",
     # The trust section.
     "trust": "How sure is this ranking?",
@@ -41,17 +44,27 @@ EN: Mapping[str, str] = {
                   "Whiskers are 95 % intervals; rows that share a rank are marked “=” and "
                   "shaded together.",
     "forest_title": "Score and 95 % interval of the first {n} items",
+    "forest_more": "The plot shows the first {shown} of the {total} items.",
     "p_top_k": "P(top {k})", "top_k_rule": "top {k} ↑",
     "score_axis": "score (log-strength; 0 is the average item)",
-    "warn_order": "Poor order consistency: in {share} of the AB/BA pairs the two orders gave "
-                  "different winners, so the verdict followed the position rather than the "
-                  "texts. More calls per match, a panel of judges or another judge would help.",
+    "warn_order": "Poor order consistency: in {share} of the {pairs} AB/BA pairs the two "
+                  "orders gave different winners, so the verdict followed the position rather "
+                  "than the texts. More calls per match ({more}), a panel of judges ({panel}) "
+                  "or another judge would help.",
     "warn_top_k": "The top {k} are not separated from the rest: about {missing} of the {k} "
-                  "items ranked highest may not belong there. More calls would separate them "
-                  "(a larger budget, or strategy \"swiss\" with top_k={k}).",
+                  "items ranked highest may not belong there. More calls would separate them, "
+                  "for example a Swiss run with twice the calls: {swiss}.",
     "s_position": "{who} preferred the first-shown text in {share} of {calls} calls with a "
                   "verdict. For two equally good texts, the first-shown one is estimated to "
-                  "win {equal} of the time (95 %: {low} to {high}).",
+                  "win {equal} of the time (95 %: {low} to {high}), {basis}.",
+    "basis_swapped_pairs": "from the {n} AB/BA pairs whose two orders gave different winners",
+    "basis_model": "from {n} calls, fitted with the texts' strengths",
+    "few_pairs": "Only {n} pairs (fewer than {few}): this figure is uncertain.",
+    "few_calls": "Only {n} calls (fewer than {few}): this figure is uncertain.",
+    "few_prompts": "Only {n} shared prompts (fewer than {few}): this figure is uncertain.",
+    "few_none": "With none, this figure rests on nothing but its prior: ignore it.",
+    "few_mark": "* Rests on fewer than {few} calls or pairs: uncertain.",
+    "n_pairs": "{n} pairs", "n_calls": "{n} calls",
     "who_one": "The judge", "who_panel": "The judges together",
     "s_order": "In {share} of the {pairs} AB/BA pairs the two orders gave different winners; "
                "each split its match's calls (with two calls per match, a draw that costs "
@@ -62,13 +75,15 @@ EN: Mapping[str, str] = {
                "answered (Cohen's κ = {kappa}: 1 is perfect agreement, 0 what chance would "
                "give).",
     "s_agree_none": "{a} and {b} never answered the same prompt: with {j} judges, "
-                    "comparison_rounds = {r} has every judge judge every match in both orders.",
+                    "{advice} has every judge judge every match in both orders.",
     "s_ties": "{tied} of {n} items share their rank with another; the largest tied block "
               "holds {largest}.",
     "s_no_ties": "No two items share a rank.",
-    "s_top_k": "By the model, the {k} items ranked highest hold {expected} of the true top {k} "
-               "on average (the sum of their P(top {k})).",
-    "s_failed": "{failed} calls ({share}) gave no verdict and counted for neither text.",
+    "s_top_k": "By the model, fitted to {calls} calls with a verdict, the {k} items ranked "
+               "highest hold {expected} of the true top {k} on average (the sum of their "
+               "P(top {k})).",
+    "s_failed": "{failed} of {calls} calls ({share}) gave no verdict and counted for neither "
+                "text.",
     "judges": "Judges", "number_col": "#", "calls_col": "Calls", "no_verdict_col": "No verdict",
     "tokens_col": "Tokens in / out", "cost_col": "Cost", "first_col": "First-shown won",
     "advantage_col": "Advantage (95 %)", "disagree_col": "Orders disagreed",
@@ -101,23 +116,37 @@ JA: Mapping[str, str] = {
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
     "estimated_cost": "推定コスト", "batch_calls": "バッチ呼び出し",
     "tied_calls": "引き分け判定", "tie_col": "引き分け判定",
+    "early_stop": "早期終了：上位{k}件が確定したため{sure}、予算{budget}判定のうち{used}判定で"
+                  "終了しました（残り{unspent}判定は使っていません）。",
+    "early_stop_sure": "（正しい見込み{share}）",
     "judge": "判定者",
     "trust": "このランキングはどこまで確かか",
     "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"
                   "差が1なら上位の項目が約73 %の判定で勝つ）。ひげは95 %区間、同順位の行は"
                   "「=」を付けて同じ帯で示します。",
     "forest_title": "上位{n}件のスコアと95 %区間",
+    "forest_more": "図は全{total}件のうち上位{shown}件を示します。",
     "p_top_k": "上位{k}に入る確率", "top_k_rule": "上位{k} ↑",
     "score_axis": "スコア（対数強度。0が平均的な項目）",
-    "warn_order": "提示順による判定の不一致が多すぎます：AB/BAの組の{share}で順序を入れ替えると"
-                  "勝者が変わり、判定が文章ではなく提示位置に従っています。1対戦の判定回数を"
-                  "増やす、複数の判定者で審査する、別の判定者に替える、などが有効です。",
+    "warn_order": "提示順による判定の不一致が多すぎます：AB/BAの{pairs}組の{share}で順序を"
+                  "入れ替えると勝者が変わり、判定が文章ではなく提示位置に従っています。"
+                  "1対戦の判定回数を増やす（{more}）、複数の判定者で審査する（{panel}）、"
+                  "別の判定者に替える、などが有効です。",
     "warn_top_k": "上位{k}件が残りと分離できていません：上位{k}件のうち約{missing}件は本来"
-                  "上位{k}に入らない可能性があります。判定を増やすと分離できます（予算を増やす、"
-                  "または strategy \"swiss\" と top_k={k}）。",
+                  "上位{k}に入らない可能性があります。判定を増やすと分離できます（例："
+                  "判定数を倍にしたスイス式 {swiss}）。",
     "s_position": "{who}は判定のあった{calls}回のうち{share}で先に提示された文章を選びました。"
                   "同じくらい良い2つの文章なら、先に提示された方が勝つ確率は{equal}と推定されます"
-                  "（95 %: {low}〜{high}）。",
+                  "（95 %: {low}〜{high}、{basis}）。",
+    "basis_swapped_pairs": "提示順で勝者が変わったAB/BAの{n}組から推定",
+    "basis_model": "{n}回の判定から文章の強さと同時に推定",
+    "few_pairs": "{n}組しかないため（{few}組未満）、この数値は不確かです。",
+    "few_calls": "{n}回しかないため（{few}回未満）、この数値は不確かです。",
+    "few_prompts": "共通の設問が{n}件しかないため（{few}件未満）、この数値は不確かです。",
+    "sentence_gap": "",
+    "few_none": "根拠が1件もないため、この数値は事前分布だけによるもので、参考になりません。",
+    "few_mark": "* {few}件未満の判定または組に基づく数値で、不確かです。",
+    "n_pairs": "{n}組", "n_calls": "{n}回",
     "who_one": "判定者", "who_panel": "判定者全体",
     "s_order": "AB/BAの{pairs}組のうち{share}で、提示順を入れ替えると勝者が変わりました。"
                "そのたびに対戦の判定が割れています（1対戦2判定なら引き分けとなり、両方の項目が"
@@ -127,12 +156,13 @@ JA: Mapping[str, str] = {
     "s_agree": "{a}と{b}は、両方が答えた{prompts}件の設問のうち{share}で同じ文章を選びました"
                "（Cohenのκ = {kappa}：1は完全一致、0は偶然の一致と同程度）。",
     "s_agree_none": "{a}と{b}が同じ設問に答えたことはありません：判定者{j}人なら "
-                    "comparison_rounds = {r} で全員が全対戦を両方の提示順で判定します。",
+                    "{advice} で全員が全対戦を両方の提示順で判定します。",
     "s_ties": "{n}件のうち{tied}件が他の項目と同順位で、最大の同順位グループは{largest}件です。",
     "s_no_ties": "同順位の項目はありません。",
-    "s_top_k": "モデルによれば、上位{k}件には真の上位{k}件のうち平均{expected}件が含まれます"
-               "（各項目の上位{k}確率の合計）。",
-    "s_failed": "{failed}回の判定（{share}）は結論が得られず、どちらの勝ちにもしていません。",
+    "s_top_k": "判定のあった{calls}回に当てはめたモデルによれば、上位{k}件には真の上位{k}件の"
+               "うち平均{expected}件が含まれます（各項目の上位{k}確率の合計）。",
+    "s_failed": "{calls}回のうち{failed}回の判定（{share}）は結論が得られず、どちらの勝ちにも"
+                "していません。",
     "judges": "判定者", "number_col": "#", "calls_col": "判定数", "no_verdict_col": "判定なし",
     "tokens_col": "トークン 入力 / 出力", "cost_col": "コスト", "first_col": "先に提示した側の勝ち",
     "advantage_col": "先手の有利さ（95 %）", "disagree_col": "順序で判定が変化",

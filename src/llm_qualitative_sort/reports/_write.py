@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._csv import to_csv
 from llm_qualitative_sort.reports._html import to_html
 from llm_qualitative_sort.reports._json import to_json_dict
@@ -24,6 +25,7 @@ def write_report(
     ids: Mapping[str, Any] | None = None,
     lang: str | None = None,
     excel: bool = False,
+    front_end: str = "python",
 ) -> Path:
     """Write `result` to `path` as JSON, CSV or HTML, by the file's extension (UTF-8).
 
@@ -38,10 +40,14 @@ def write_report(
         lang: The HTML report's language ("en", "ja"); see `to_html`.
         excel: Start a CSV file with a UTF-8 byte-order mark, without which Excel (on a
             Japanese Windows, for one) reads UTF-8 as the local code page.
+        front_end: Who writes the report: "python" (the default) or "cli"; the HTML
+            report's advice names settings as that front end takes them (see `to_html`).
 
     Raises:
-        ValueError: The extension is none of `REPORT_FORMATS`.
+        ValueError: The extension is none of `REPORT_FORMATS`, or `front_end` is neither
+            "python" nor "cli".
     """
+    check_front_end(front_end)
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix == ".json":
@@ -50,7 +56,7 @@ def write_report(
     elif suffix == ".csv":
         text = ("\ufeff" if excel else "") + to_csv(result, ids, settings)
     elif suffix == ".html":
-        text = to_html(result, settings, lang=lang, ids=ids)
+        text = to_html(result, settings, lang=lang, ids=ids, front_end=front_end)
     else:
         raise ValueError(
             f"cannot tell the report format of {str(target)!r}: use one of "

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from llm_qualitative_sort._calls import Call, CallSettings, call_log
 from llm_qualitative_sort._calls.live import CallPool, make_judge
-from llm_qualitative_sort._events import event
+from llm_qualitative_sort._events import event, round_message
 from llm_qualitative_sort._journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.models import ComparisonResult, EventType
@@ -41,6 +42,7 @@ class _Match:
     groups: tuple[int, int]  # the players' groups when it started (see `busy_groups`)
     logs: list[Any]
     pending: int
+    journaled: list[int]  # its calls answered by the journal (a resumed run), by number
 
 
 class Pipeline:
@@ -127,6 +129,7 @@ class Pipeline:
     def _pair(self) -> None:
         if not self.active or len(self.free) < 2 or self.pool.failure is not None:
             return
+        self.journal.confirm()  # a process that lost the run pairs nothing from its stale view
         planned = self.strategy.pair_free(self.standing, sorted(self.free),
                                           dict(self.busy_groups), self.rng)
         for match in planned:
@@ -139,8 +142,9 @@ class Pipeline:
     def _start(self, seq: int, a: int, b: int, first_repetition: int, segment: int) -> None:
         groups = (self.strategy.group_of(self.standing, a),
                   self.strategy.group_of(self.standing, b))
-        self.open[seq] = _Match(seq, a, b, first_repetition, segment, groups,
-                                [None] * len(self.orders), len(self.orders))
+        match = _Match(seq, a, b, first_repetition, segment, groups,
+                       [None] * len(self.orders), len(self.orders), [])
+        self.open[seq] = match
         for player, group in zip((a, b), groups, strict=True):
             self.busy[player] += 1
             self.busy_groups[group] += 1
@@ -153,6 +157,8 @@ class Pipeline:
             first, second = (a, b) if order == "AB" else (b, a)
             place = CallPlace(self.run_id, segment, seq, number, self.items[first],
                               self.items[second], self._digest(first) + self._digest(second))
+            if self.journal.entry(place) is not None:
+                match.journaled.append(number)
             self.pool.submit(seq * width + number, Call(place, first_repetition + repetition))
 
     def _answered(
@@ -184,7 +190,7 @@ class Pipeline:
                 self.free.add(player)
         if self.progress:
             self.events.append(self._event(EventType.MATCH_END, match.seq, match.a, match.b,
-                                           log))
+                                           log, match.journaled))
             self.events += [self._note_event(note) for note in notes]
         self._pair()
         if self.completed >= self._quota or self.finished():
@@ -202,8 +208,8 @@ class Pipeline:
         left = self.strategy.players_left(self.standing)
         self._bound = self.strategy.remaining_matches(self.standing)
         total = self.completed + self._bound
-        emit(event(EventType.ROUND_END, f"segment {self.segment}: {len(closed)} matches, "
-                   f"{left} left", self.completed, total, round=self.segment,
+        message = round_message(f"segment {self.segment}", len(closed), left)
+        emit(event(EventType.ROUND_END, message, self.completed, total, round=self.segment,
                    matches=len(closed), remaining=left))
         return {
             "history": [{"round": self.segment, "matches": [log for _, log in closed],
@@ -222,13 +228,16 @@ class Pipeline:
         for payload in events:
             emit(payload)
 
-    def _event(self, kind: EventType, seq: int, a: int, b: int, log: Any) -> dict[str, Any]:
+    def _event(self, kind: EventType, seq: int, a: int, b: int, log: Any,
+               journaled: Sequence[int] = ()) -> dict[str, Any]:
         total = self.completed + self._bound
         items = self.items
+        extra: dict[str, Any] = {}
         if log is None:
-            message, extra = f"{items[a][:30]!r} vs {items[b][:30]!r}", {}
+            message = f"{items[a][:30]!r} vs {items[b][:30]!r}"
         else:
-            message, extra = _verdict(items, a, b, log[2]), {"result": log}
+            message, extra = _verdict(items, a, b, log[2]), {"result": log,
+                                                             "journaled": list(journaled)}
         return event(kind, message, self.completed, total, round=self.segment, match=seq,
                      item_a=items[a], item_b=items[b], **extra)
 

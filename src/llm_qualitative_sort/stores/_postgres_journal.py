@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,6 +26,7 @@ from llm_qualitative_sort._postgres import (
     BATCH_ANSWERS,
     BATCH_JOBS,
     JOURNAL,
+    LEASES,
     PAIRINGS,
     connect,
     redact,
@@ -33,6 +35,7 @@ from llm_qualitative_sort._postgres import (
 )
 from llm_qualitative_sort.cache import result_from_dict
 from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.leases.base import Fence, LeaseHolder
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
 from llm_qualitative_sort.stores.base import BatchRecords
@@ -42,6 +45,12 @@ _INSERT = f"INSERT INTO {JOURNAL} (run_id, round, calls) VALUES (%s, %s, %s)"
 _INSERT_PAIRINGS = f"INSERT INTO {PAIRINGS} (run_id, last_seq, records) VALUES (%s, %s, %s)"
 _DROP = f"DELETE FROM {JOURNAL} WHERE run_id = %s AND round = ANY(%s)"
 _DROP_PAIRINGS = f"DELETE FROM {PAIRINGS} WHERE run_id = %s AND last_seq < %s"
+# The fence (see `Journal.fence`): renewing the holder's lease row locks it until the commit,
+# so a takeover (`PostgresRunLease.acquire` locks the row too) comes wholly before or after.
+_RENEW = (f"UPDATE {LEASES} SET heartbeat = extract(epoch FROM clock_timestamp()) "
+          "WHERE run_id = %s AND token = %s")
+_HOLDER = (f"SELECT run_id, host, pid, started, heartbeat, token, space, "
+           f"extract(epoch FROM clock_timestamp()) FROM {LEASES} WHERE run_id = %s")
 # [match, call, shown, winner, reasoning, raw answer, input tokens, output tokens, cached,
 # facts (a dict, or None)]
 Entry = list[Any]
@@ -93,6 +102,9 @@ class PostgresJournal:
         self._drops: list[tuple[str, tuple[Any, ...]]] = []
         self._scheduled = False
         self._failure: Exception | None = None
+        self._fence: Fence | None = None
+        self._holder: LeaseHolder | None = None  # who took the run, once the fence fell
+        self._dropped = 0  # paid calls not written: the run was lost (see `_commit`)
         self._conn = self._connect()
 
     @property
@@ -109,6 +121,20 @@ class PostgresJournal:
         if self._conn.closed or self._conn.broken:
             self._conn = self._connect()
         return self._conn
+
+    def fence(self, fence: Fence) -> None:
+        """Write for `fence`'s run only while this process holds it (see `Journal.fence`)."""
+        self._fence = fence
+
+    def confirm(self) -> None:
+        """Raise `RunLockedError` if this process no longer holds its run (see `Journal`)."""
+        fence = self._fence
+        if fence is None or not fence.due():
+            return
+        if not fence.lost:
+            self._commit()
+        if fence.lost:
+            raise fence.taken_over(self._holder, redact(self._dsn))
 
     def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
@@ -187,34 +213,69 @@ class PostgresJournal:
         self._scheduled = False
         if not (self._pending or self._paired or self._drops):
             return
+        self._commit()
+
+    def _commit(self) -> None:
+        """Commit what is pending in one transaction, if the fence holds (see `fence`)."""
         rows = [(run_id, number, "[" + ",".join(text for text, _ in calls) + "]")
                 for (run_id, number), calls in self._pending.items()]
         paired = [(run_id, records[-1][0], json.dumps(records))
                   for run_id, records in self._paired.items()]
         try:
-            with self._connection().cursor() as cursor:
-                if paired:
-                    cursor.executemany(_INSERT_PAIRINGS, paired)
-                    self._paired = {}
-                if rows:
-                    cursor.executemany(_INSERT, rows)  # one round trip (pipeline mode)
-                    self._pending = {}
-                for statement, params in self._drops:
-                    cursor.execute(statement, params)
-                self._drops = []
+            conn = self._connection()
+            # Two round trips: the renewal, then the rows and the commit.
+            with conn.pipeline() as pipeline, conn.transaction(), conn.cursor() as cursor:
+                if self._held(cursor, pipeline):
+                    if paired:
+                        cursor.executemany(_INSERT_PAIRINGS, paired)
+                    if rows:
+                        cursor.executemany(_INSERT, rows)
+                    for statement, params in self._drops:
+                        cursor.execute(statement, params)
         except (self._psycopg.Error, StorageError) as exc:  # StorageError: no reconnection
             # A commit whose answer was lost may have been made: written again, its calls
             # are duplicates, and the newest copy of a call is the one read.
             self._failure = exc
             return
         self._failure = None
+        lost = self._fence is not None and self._fence.lost
+        # Rows of a process that lost the run come from a stale view: never written (their
+        # paid calls stay counted in `unsaved_calls`).
+        if lost:
+            self._dropped += sum(paid for calls in self._pending.values() for _, paid in calls)
+        self._pending, self._paired, self._drops = {}, {}, []
+
+    def _held(self, cursor: Any, pipeline: Any) -> bool:
+        """Inside the write transaction: renew the fenced hold; whether it still holds."""
+        fence = self._fence
+        if fence is None:
+            return True
+        me = fence.me
+        if not fence.lost:
+            sent = time.monotonic()
+            cursor.execute(_RENEW, (me.run_id, me.token))
+            pipeline.sync()
+            if cursor.rowcount == 1:
+                fence.confirmed = max(fence.confirmed, sent)
+                return True
+        row = cursor.execute(_HOLDER, (me.run_id,)).fetchone()
+        if row is not None:
+            holder = LeaseHolder(*row[:7])
+            shift = time.time() - float(row[7])  # server clock -> this process's clock
+            self._holder = LeaseHolder(holder.run_id, holder.host, holder.pid,
+                                       holder.started + shift, holder.heartbeat + shift,
+                                       holder.token, holder.space)
+        fence.lost = True
+        return False
 
     def check(self) -> None:
         """Raise if finished calls cannot be written (after one more try).
 
         Raises:
             StorageError: Naming the database and the error.
+            RunLockedError: This process no longer holds the run (see `confirm`).
         """
+        self.confirm()
         if self._failure is not None:
             self.flush()
         if self._failure is not None:
@@ -226,9 +287,8 @@ class PostgresJournal:
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""
         self.flush()
-        if self._failure is None:
-            return 0
-        return sum(paid for calls in self._pending.values() for _, paid in calls)
+        pending = sum(paid for calls in self._pending.values() for _, paid in calls)
+        return self._dropped + (pending if self._failure is not None else 0)
 
     def forget(self, run_id: str) -> None:
         """Drop a finished run's calls and batch records: its checkpoint holds the history."""

@@ -24,6 +24,7 @@ from langgraph.checkpoint.base import (
 
 from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.leases import RunLease
+from llm_qualitative_sort.leases.base import Fence
 from llm_qualitative_sort.models import ComparisonResult
 
 if TYPE_CHECKING:
@@ -64,6 +65,12 @@ class RunJournal(Protocol):
     def where(self) -> str:
         """Where the journal is kept, for messages (never a password)."""
 
+    def fence(self, fence: Fence) -> None:
+        """Write for `fence`'s run only while this process holds it (see `Journal.fence`)."""
+
+    def confirm(self) -> None:
+        """Raise `RunLockedError` if this process no longer holds its run (see `Fence`)."""
+
     def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
 
@@ -96,7 +103,10 @@ class RunJournal(Protocol):
         """Commit what was recorded; never raises (a failure is kept for `check`)."""
 
     def check(self) -> None:
-        """Raise `StorageError` if finished calls cannot be written (after one more try)."""
+        """Raise `StorageError` if finished calls cannot be written (after one more try).
+
+        Raises `RunLockedError` if this process no longer holds the run (`confirm`).
+        """
 
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""
@@ -134,7 +144,12 @@ class Settling:
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Save, then settle the journal rows the checkpoint holds."""
+        """Save, then settle the journal rows the checkpoint holds.
+
+        A process that lost its run saves nothing: its state is stale, and the newest
+        checkpoint is the one a resume starts from.
+        """
+        self.journal.confirm()
         saved: RunnableConfig = await super().aput(  # type: ignore[misc]
             config, checkpoint, metadata, new_versions)
         values = checkpoint["channel_values"]
@@ -258,7 +273,8 @@ class Store(ABC):
             RunLockedError: Another process holds the run (see `RunLease.hold`).
         """
         await self.prepare()
-        async with self.lease.hold(run_id, wait=wait), self.connect() as opened:
+        async with self.lease.hold(run_id, wait=wait) as me, self.connect() as opened:
+            opened[1].fence(self.lease.fence(me))
             yield opened
 
 

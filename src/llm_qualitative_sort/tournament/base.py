@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from llm_qualitative_sort.models import EventType, Side
+from llm_qualitative_sort.models import EarlyStop, EventType, Side
 
 # A strategy's own state between rounds: plain JSON-ready data (lists, numbers, strings).
 Standing = dict[str, Any]
@@ -102,6 +102,8 @@ class Strategy(ABC):
     # not, why (for the error that refuses schedule="pipelined").
     pipelined: ClassVar[bool] = False
     not_pipelined_because: ClassVar[str] = "it plays in rounds"
+    # Whether players drop out (progress then says how many are left).
+    eliminates: ClassVar[bool] = False
 
     def __init__(self, settings: Settings, n_items: int, seed: int) -> None:
         self.settings = settings
@@ -170,9 +172,14 @@ class Strategy(ABC):
         return 0
 
     def players_left(self, standing: Standing) -> int:
-        """Items still taking part (all of them, unless the strategy eliminates)."""
+        """Items still taking part (all of them, unless the strategy `eliminates`)."""
         del standing
         return self.n_items
+
+    def early_stop(self, standing: Standing) -> EarlyStop | None:
+        """Why the run ended before what its settings allowed (None: it did not)."""
+        del standing
+        return None
 
     def match_cost(self, winner: Side | None) -> int:
         """How much a finished match shrinks `remaining_matches` (at least 1)."""

@@ -63,6 +63,8 @@ class FakeJudge:
     script: list[str] = field(default_factory=list)
     always: str | None = None
     reject: set[str] = field(default_factory=set)  # structured-output methods refused
+    reject_status: int = 400  # llama-cpp-python refuses json_schema with a 500
+    text_answer: str | None = None  # a plain-text answer, "{winner}" filled in
     echo_key: bool = False  # a careless proxy copying the key into the answer
     refuse_item: str | None = None  # every request showing this text is refused
     retry_after: str | None = "0"
@@ -165,6 +167,15 @@ def common_fault(handler: _Handler, fault: str | None, error: Any) -> bool:
     return False
 
 
+# What compatible servers say when they cannot honour a request's structured-output fields.
+REFUSALS = {
+    "json_schema": "response_format type should be 'text' or 'json_object'",
+    "json_mode": "response_format type should be 'text'",
+    "function_calling": "tools and tool_choice are not supported by this server",
+    "text": "this endpoint only answers with structured output",
+}
+
+
 class OpenAIDialect:
     """`POST /v1/chat/completions` as OpenAI answers it."""
 
@@ -188,11 +199,14 @@ class OpenAIDialect:
         if common_fault(h, fault, cls.error):
             return None
         if method in judge.reject:
-            return h.send_json(400, cls.error(400, f"{method} is not supported here"), {})
+            status = judge.reject_status
+            return h.send_json(status, cls.error(status, REFUSALS[method]), {})
         if texts is None:
             return h.send_json(400, cls.error(400, "no fenced texts in the prompt"), {})
         message: dict[str, Any] = {"role": "assistant", "content": None}
         answer = json.dumps(judge.verdict(texts), ensure_ascii=False)
+        if method == "text" and judge.text_answer is not None:
+            answer = judge.text_answer.format(winner=judge.winner(texts))
         if fault == "malformed":
             answer = '{"reasoning": "A is better because'
         if fault == "refusal":
@@ -252,7 +266,8 @@ class GeminiDialect:
         if common_fault(h, fault, cls.error):
             return None
         if method in judge.reject:
-            return h.send_json(400, cls.error(400, f"{method} is not supported"), {})
+            status = judge.reject_status
+            return h.send_json(status, cls.error(status, REFUSALS[method]), {})
         if texts is None:
             return h.send_json(400, cls.error(400, "no fenced texts in the prompt"), {})
         answer = json.dumps(judge.verdict(texts), ensure_ascii=False)

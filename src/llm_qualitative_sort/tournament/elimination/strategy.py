@@ -39,6 +39,7 @@ class Elimination(Strategy):
     name = "elimination"
     native_ranking = "wins"
     pipelined = True
+    eliminates = True
 
     def start(self) -> Standing:
         """Everyone in the 0-loss bracket, no wins."""

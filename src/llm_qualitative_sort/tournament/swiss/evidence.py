@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from llm_qualitative_sort._lost_calls import stored_calls
+
 
 @dataclass
 class Evidence:
@@ -44,7 +46,7 @@ def gather_evidence(history: Iterable[Any], n_items: int) -> Evidence:
     for entry in history:
         for a, b, _winner, logs in entry["matches"]:
             key = pair_key(a, b)
-            for order, winner, *_ in logs:
+            for order, winner, *_ in stored_calls(logs):
                 shown, other = (a, b) if order == "AB" else (b, a)
                 balance[shown] += 1
                 balance[other] -= 1

@@ -13,7 +13,7 @@ specification's mock win 58 % of their calls against each other — so that rule
 an indifference margin, did not stop a single run of the study. An expected share tolerates
 such a near-tie at the boundary (it costs at most one place in K) while still asking every
 other member to be sure. On the study's judges it stopped most runs, at a measured Top-10
-within the full budget's spread (README, "Strategies: ranking quality per call").
+within the full budget's spread (documentation: Benchmarks, Strategies).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_bradley_terry
-from llm_qualitative_sort.models import EventType
+from llm_qualitative_sort.models import EarlyStop, EventType
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
@@ -69,7 +69,7 @@ class Swiss(Strategy):
     name = "swiss"
     native_ranking = "bradley_terry"
     # One call per match on twice the pairings beats AB/BA pairs at equal calls (see the
-    # README's strategy study: τ-b 0.907 against 0.761 at the N=2 budget).
+    # strategy study (docs/benchmarks/strategies.md): τ-b 0.907 against 0.761 at the N=2 budget).
     default_comparison_rounds = 1
     not_pipelined_because = (
         "Swiss pairs every item with its neighbour in strengths refitted to all calls after "
@@ -213,6 +213,14 @@ class Swiss(Strategy):
         """Over when the budget cannot pay for another match, or the top K are settled."""
         left = self.budget - standing["used"]
         return bool(standing["settled"]) or left < self.settings.comparison_rounds
+
+    def early_stop(self, standing: Standing) -> EarlyStop | None:
+        """The top K settled while the budget could still pay for a match."""
+        used = int(standing["used"])
+        if not standing["settled"] or self.budget - used < self.settings.comparison_rounds:
+            return None
+        assert self.settings.top_k is not None  # settling needs a top K
+        return EarlyStop(self.settings.top_k, used, self.budget, standing.get("expected"))
 
     def rank(self, standing: Standing, history: Sequence[Any]) -> list[tuple[int, list[int]]]:
         """By Bradley–Terry strength, fitted afresh to every call (as `SortResult.scores`)."""

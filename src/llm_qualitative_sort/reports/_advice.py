@@ -1,0 +1,55 @@
+"""Settings named in a report's advice, spelt for the front end that wrote the report.
+
+A report written by the command line (`sort --out`, `runs report`) advises flags
+(`--strategy swiss --top-k 10`); one written from Python (`write_report`, `to_html`)
+advises the sorter's arguments (`strategy="swiss", top_k=10`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal, get_args
+
+FrontEnd = Literal["python", "cli"]
+FRONT_ENDS: tuple[str, ...] = get_args(FrontEnd)
+
+
+def check_front_end(front_end: str) -> FrontEnd:
+    """`front_end` if it is one of `FRONT_ENDS`.
+
+    Raises:
+        ValueError: It is not.
+    """
+    if front_end == "cli":
+        return "cli"
+    if front_end == "python":
+        return "python"
+    raise ValueError(f"front_end must be one of {', '.join(FRONT_ENDS)}, not {front_end!r}")
+
+
+def spelt(front_end: FrontEnd, **settings: object) -> str:
+    """The settings as the front end takes them, in the order given.
+
+    Example:
+        >>> spelt("cli", strategy="swiss", top_k=10)
+        '--strategy swiss --top-k 10'
+        >>> spelt("python", strategy="swiss", top_k=10)
+        'strategy="swiss", top_k=10'
+    """
+    if front_end == "cli":
+        return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in settings.items())
+    return ", ".join(f"{name}={_python(value)}" for name, value in settings.items())
+
+
+def panel(front_end: FrontEnd) -> str:
+    """How the front end makes a panel of judges.
+
+    Example:
+        >>> panel("cli")
+        '--judge PROVIDER:MODEL, repeated'
+    """
+    return "--judge PROVIDER:MODEL, repeated" if front_end == "cli" else "PanelProvider([...])"
+
+
+def _python(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)

@@ -1,0 +1,139 @@
+"""The command line refuses a checkpoint or report path it cannot use, before any call."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE, main
+from llm_qualitative_sort.providers import MockLLMProvider
+
+
+@pytest.fixture
+def items(tmp_path):
+    path = tmp_path / "items.txt"
+    path.write_text("10\n30\n20\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def no_calls(monkeypatch):
+    async def refuse(*args, **kwargs):
+        raise AssertionError("no call may be made")
+
+    monkeypatch.setattr(MockLLMProvider, "compare_call", refuse)
+
+
+def _sort(capsys, items, *args: str) -> tuple[int, str]:
+    code = main(["sort", str(items), "--criteria", "larger", "--progress", "none", *args])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["sort"], ["runs", "list"], ["runs", "show", "r"]])
+def test_a_checkpoint_that_is_a_directory_is_a_usage_error_naming_it(
+    command, capsys, items, tmp_path, no_calls
+) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    if command == ["sort"]:
+        code, err = _sort(capsys, items, "--checkpoint", str(store))
+    else:
+        code = main([*command, "--checkpoint", str(store)])
+        err = capsys.readouterr().err
+    assert code == EXIT_USAGE, err
+    assert f"--checkpoint '{store}': it is a directory" in err
+    assert "internal error" not in err and list(store.iterdir()) == []
+
+
+def test_a_checkpoint_uri_of_another_database_is_refused(
+    capsys, items, tmp_path, monkeypatch, no_calls
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, err = _sort(capsys, items, "--checkpoint", "mysql://me:hunter2@db/runs")
+    assert code == EXIT_USAGE, err
+    assert "--checkpoint is a mysql:// URI" in err and "hunter2" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["items.txt"]
+
+
+# Stands for an installation without the `postgres` extra: its modules cannot be imported.
+_BLOCK_POSTGRES = """
+import importlib.abc, runpy, sys
+
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "psycopg" or name.startswith(("psycopg.", "psycopg_")) or \\
+                name.startswith("langgraph.checkpoint.postgres"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, Blocker())
+sys.argv[0] = "llm-qualitative-sort"
+runpy.run_module("llm_qualitative_sort", run_name="__main__")
+"""
+DSN = "postgresql://someone:secret@127.0.0.1:9/nowhere"
+
+
+@pytest.mark.parametrize(("args", "env"), [
+    (["sort", "{items}", "--criteria", "c", "--progress", "none", "--checkpoint", DSN], {}),
+    (["sort", "{items}", "--criteria", "c", "--progress", "none"],
+     {"LLM_QUALITATIVE_SORT_CHECKPOINT": DSN}),
+    (["runs", "list", "--checkpoint", DSN], {}),
+    (["runs", "list"], {"LLM_QUALITATIVE_SORT_CHECKPOINT": DSN}),
+])
+def test_a_missing_postgres_extra_is_one_line_saying_what_to_install(
+    args, env, items, tmp_path
+) -> None:
+    command = [sys.executable, "-c", _BLOCK_POSTGRES,
+               *(a.replace("{items}", str(items)) for a in args)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "LLM_QUALITATIVE_SORT_HOME": str(tmp_path),
+                               **env})
+    assert done.returncode == EXIT_USAGE, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert 'pip install -e ".[postgres]"' in lines[0] and "psycopg" in lines[0]
+    assert "llm-qualitative-sort[postgres]" not in lines[0]  # that name is another package's
+    assert "internal error" not in lines[0] and "secret" not in lines[0]
+
+
+def test_out_into_a_missing_directory_is_refused_naming_it(capsys, items, tmp_path,
+                                                          no_calls) -> None:
+    out = tmp_path / "reprots" / "2026" / "r.json"  # a typo: the tree is "reports"
+    code, err = _sort(capsys, items, "--out", str(out), "--checkpoint",
+                      str(tmp_path / "runs.sqlite3"))
+    assert code == EXIT_USAGE, err
+    assert f"the directory {tmp_path / 'reprots'} does not exist" in err and "--mkdir" in err
+    assert not (tmp_path / "reprots").exists()
+
+
+@pytest.mark.parametrize("command", ["sort", "report"])
+def test_mkdir_creates_the_out_directories(command, capsys, items, tmp_path) -> None:
+    store = str(tmp_path / "runs.sqlite3")
+    out = tmp_path / "new" / "deeper" / "r.csv"
+    if command == "sort":
+        code, err = _sort(capsys, items, "--out", str(out), "--mkdir", "--checkpoint", store)
+    else:
+        assert _sort(capsys, items, "--run-id", "r", "--checkpoint", store)[0] == EXIT_OK
+        code = main(["report", "r", "--out", str(out), "--checkpoint", store])
+        err = capsys.readouterr().err
+        assert code == EXIT_USAGE and "does not exist" in err
+        code = main(["report", "r", "--out", str(out), "--mkdir", "--checkpoint", store])
+        err = capsys.readouterr().err
+    assert code == EXIT_OK, err
+    assert out.read_text(encoding="utf-8-sig").startswith("rank,")
+
+
+@pytest.mark.parametrize(("flag", "value"), [
+    ("--timeout", "inf"), ("--timeout", "nan"), ("--mock-latency", "inf"), ("--wait", "nan"),
+    ("--wait", "-1"),
+])
+def test_a_number_that_cannot_be_used_is_refused_naming_the_flag(
+    flag, value, capsys, items, tmp_path, no_calls
+) -> None:
+    store = tmp_path / "runs.sqlite3"
+    code, err = _sort(capsys, items, flag, value, "--checkpoint", str(store))
+    assert code == EXIT_USAGE, err
+    assert err.startswith(f"error: {flag} must be") and not store.exists()

@@ -1,0 +1,198 @@
+"""The woken-holder scenario, shared by the tests and scripts/trial_woken_holder.py.
+
+Holder A runs a pipelined sort and is suspended (SIGSTOP) for longer than the lease's TTL;
+B takes the run over; A is woken (SIGCONT); B is killed; C resumes. What must hold: A writes
+nothing to the journal and starts no paid call once woken, and the resumed run plays no
+item after its elimination and keeps no pairing A made from its stale view.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+WORKER = Path(__file__).with_name("woken_worker.py")
+TTL = 1.5
+N_ITEMS, CONCURRENCY, ELIMINATION = 24, 4, 2
+
+
+@dataclass
+class Outcome:
+    """What one trial saw."""
+
+    journal_rows_after_wake: int = 0  # rows A wrote once woken (B was held)
+    calls_after_wake: int = 0  # paid calls A started once woken
+    stale_pairings_kept: int = 0  # A's post-wake pairings in the resumed run's history
+    played_after_elimination: list[Any] = field(default_factory=list)
+    a_exit: int | None = None
+    a_message: str = ""
+    finished: bool = False
+
+    def failures(self) -> list[str]:
+        """What went wrong, if anything."""
+        found = []
+        if self.journal_rows_after_wake:
+            found.append(f"A wrote {self.journal_rows_after_wake} journal row(s) once woken")
+        if self.calls_after_wake:
+            found.append(f"A started {self.calls_after_wake} paid call(s) once woken")
+        if self.stale_pairings_kept:
+            found.append(f"{self.stale_pairings_kept} stale pairing(s) of A kept")
+        if self.played_after_elimination:
+            found.append(f"played after elimination: {self.played_after_elimination}")
+        if not self.finished:
+            found.append("the resumed run did not finish")
+        return found
+
+
+class Scenario:
+    """One trial's processes and files.
+
+    Args:
+        tmp: A fresh directory.
+        checkpoint: A path in `tmp`, or a fresh database's DSN.
+        rng: Chooses the moments (or None: fixed moments, B held while A wakes).
+    """
+
+    def __init__(self, tmp: Path, checkpoint: str, rng: random.Random | None = None) -> None:
+        self.tmp, self.checkpoint, self.rng = tmp, checkpoint, rng
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.outcome = Outcome()
+
+    def config(self, name: str, **extra: Any) -> Path:
+        config = {"checkpoint": self.checkpoint, "run_id": "shared",
+                  "items": [str(i * 7 % 101) for i in range(N_ITEMS)], "latency": 0.3,
+                  "concurrency": CONCURRENCY, "lease_ttl": TTL,
+                  "call_log": str(self.tmp / "calls.log"),
+                  "pairing_log": str(self.tmp / "pairings.log"),
+                  "out": str(self.tmp / f"{name}.out.json"), **extra}
+        path = self.tmp / f"{name}.json"
+        path.write_text(json.dumps(config))
+        return path
+
+    def start(self, name: str, **extra: Any) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen([sys.executable, str(WORKER), str(self.config(name, **extra))])
+        self.processes.append(process)
+        return process
+
+    def lines(self, log: str) -> list[list[str]]:
+        path = self.tmp / log
+        return [line.split("|") for line in path.read_text().splitlines()] if path.exists() else []
+
+    def out(self, name: str) -> dict[str, Any]:
+        found: dict[str, Any] = json.loads((self.tmp / f"{name}.out.json").read_text())
+        return found
+
+    def wait_for(self, condition: Any, what: str, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"waited too long for {what}")
+            time.sleep(0.01)
+
+    def run(self) -> Outcome:
+        """Play the trial; always leaves no process behind."""
+        try:
+            self._play()
+        finally:
+            for process in self.processes:
+                if process.poll() is None:
+                    process.send_signal(signal.SIGCONT)
+                    process.kill()
+                    process.wait(timeout=30)
+        return self.outcome
+
+    def _play(self) -> None:
+        rng = self.rng
+        a = self.start("a")
+        first_calls = rng.randint(4, 60) if rng else 12
+        self.wait_for(lambda: len(self._calls_by(a.pid)) >= first_calls or a.poll() is not None,
+                      "A's calls")
+        if a.poll() is not None:
+            raise RuntimeError(f"A ended (status {a.returncode}) before it was suspended")
+        if rng:
+            time.sleep(rng.uniform(0, 0.3))
+        a.send_signal(signal.SIGSTOP)
+        hold = self.tmp / "b.go"
+        b = self.start("b", wait_for_run=None, **({} if rng else {"hold_file": str(hold)}))
+        if rng:
+            taken = rng.randint(0, 30)
+            self.wait_for(lambda: len(self._calls_by(b.pid)) >= taken or b.poll() is not None,
+                          "B's calls")
+        else:
+            self.wait_for(lambda: Path(str(hold) + ".waiting").exists(), "B's first call")
+            time.sleep(0.2)  # B's pairings are committed; its calls wait, unpaid
+        calls_before = len(self.lines("calls.log"))
+        pairings_before = len(self.lines("pairings.log"))
+        rows_before = self.journal_rows()
+        a.send_signal(signal.SIGCONT)
+        if rng:
+            time.sleep(rng.uniform(0, 2 * TTL))
+        else:
+            a.wait(timeout=60)
+            self.outcome.journal_rows_after_wake = self.journal_rows() - rows_before
+        b.kill()
+        b.wait(timeout=30)
+        self.outcome.a_exit = a.wait(timeout=60)
+        if self.outcome.a_exit == 3:
+            self.outcome.a_message = self.out("a")["message"]
+        woken_calls = [c for c in self.lines("calls.log")[calls_before:] if int(c[0]) == a.pid]
+        self.outcome.calls_after_wake = len(woken_calls)
+        c = self.start("c", resume=True, latency=0.0)
+        assert c.wait(timeout=120) == 0, self.out("c")
+        self._judge(self.out("c")["history"], a.pid, pairings_before)
+
+    def _judge(self, history: list[list[Any]], a_pid: int, pairings_before: int) -> None:
+        self.outcome.finished = True
+        losses: Counter[int] = Counter()
+        for seq, a, b, winner in history:
+            for player in (a, b):
+                if losses[player] >= ELIMINATION:
+                    self.outcome.played_after_elimination.append([seq, player])
+            if winner == "A":
+                losses[b] += 1
+            elif winner == "B":
+                losses[a] += 1
+        pairings = self.lines("pairings.log")
+        stale = {tuple(map(int, p[1:])) for p in pairings[pairings_before:] if int(p[0]) == a_pid}
+        sound = {tuple(map(int, p[1:])) for i, p in enumerate(pairings)
+                 if int(p[0]) != a_pid or i < pairings_before}
+        kept = {(seq, a, b) for seq, a, b, _ in history}
+        self.outcome.stale_pairings_kept = len((stale - sound) & kept)
+
+    def _calls_by(self, pid: int) -> list[list[str]]:
+        return [c for c in self.lines("calls.log") if int(c[0]) == pid]
+
+    def journal_rows(self) -> int:
+        """Rows inserted into the journal's calls and pairings tables so far.
+
+        PostgreSQL numbers its rows; in SQLite, triggers (added at the first look) count them.
+        """
+        if self.checkpoint.startswith("postgresql://"):
+            import psycopg
+
+            with psycopg.connect(self.checkpoint) as conn:
+                row = conn.execute(
+                    "SELECT (SELECT COALESCE(MAX(seq), 0) FROM llm_qualitative_sort_journal)"
+                    " + (SELECT COALESCE(MAX(seq), 0) FROM llm_qualitative_sort_pairings)"
+                ).fetchone()
+            return int(row[0]) if row else 0
+        conn = sqlite3.connect(self.tmp / "runs.journal.sqlite3", timeout=30)
+        try:
+            with conn:
+                conn.execute("CREATE TABLE IF NOT EXISTS inserted (tbl TEXT)")
+                for table in ("calls", "pairings"):
+                    conn.execute(f"CREATE TRIGGER IF NOT EXISTS count_{table} AFTER INSERT ON "
+                                 f"{table} BEGIN INSERT INTO inserted VALUES ('{table}'); END")
+            row = conn.execute("SELECT COUNT(*) FROM inserted").fetchone()
+        finally:
+            conn.close()
+        return int(row[0])
