@@ -44,9 +44,9 @@ from _bt_designs import (
     spaced_truth,
     tournament_calls,
 )
-from llm_qualitative_sort._bradley_terry_newton import Calls as Calls_
-from llm_qualitative_sort._bradley_terry_newton import evaluate, gradient, maximise
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry
+from llm_qualitative_sort.rating.newton import Calls as Calls_
+from llm_qualitative_sort.rating.newton import evaluate, gradient, maximise
 
 H = 0.4
 

@@ -34,8 +34,8 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
-from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
+from llm_qualitative_sort.stores.journal import Journal
 from llm_qualitative_sort.stores.postgres import PostgresStore
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 

@@ -25,8 +25,8 @@ from llm_qualitative_sort import (
     MockLLMProvider,
     QualitativeSorter,
 )
-from llm_qualitative_sort._journal import Journal
-from llm_qualitative_sort._storage import journal_path
+from llm_qualitative_sort.stores.default import journal_path
+from llm_qualitative_sort.stores.journal import Journal
 
 WORKER = Path(__file__).resolve().parents[1] / "tests" / "integration" / "resume_worker.py"
 

@@ -34,8 +34,8 @@ import numpy as np
 
 from _bt_designs import MOCK_LOGITS_PER_UNIT, GumbelJudge, spaced_truth, tournament_calls
 from llm_qualitative_sort import LLMProvider, MockLLMProvider
-from llm_qualitative_sort import _bradley_terry_posterior as posterior
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry
+from llm_qualitative_sort.rating import posterior
 
 H = 0.4
 BINS = [0.0, 0.05, 0.5, 0.95, 1.0001]

@@ -13,7 +13,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort._storage import default_checkpoint_path
     from llm_qualitative_sort.cache import (
         CacheError,
         CacheKey,
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
         SortResult,
         Statistics,
     )
-    from llm_qualitative_sort.postgres_cache import PostgresCache
     from llm_qualitative_sort.providers import (
         BatchOptions,
         GoogleProvider,
@@ -53,6 +51,8 @@ if TYPE_CHECKING:
         PanelProvider,
     )
     from llm_qualitative_sort.sorter import QualitativeSorter
+    from llm_qualitative_sort.stores.default import default_checkpoint_path
+    from llm_qualitative_sort.stores.postgres_cache import PostgresCache
 
 __all__ = [
     "BatchOptions",
@@ -94,7 +94,7 @@ __all__ = [
 # line's `--help`) must not pay for LangGraph and LangChain, which take most of a second to
 # import; the real providers must not need their extras until they are chosen.
 _HOMES = {
-    "llm_qualitative_sort._storage": ("default_checkpoint_path",),
+    "llm_qualitative_sort.stores.default": ("default_checkpoint_path",),
     "llm_qualitative_sort.cache": (
         "CacheError", "CacheKey", "ComparisonCache", "FileCache", "MemoryCache",
     ),
@@ -111,7 +111,7 @@ _HOMES = {
         "BatchOptions", "GoogleProvider", "LLMProvider", "LangChainProvider",
         "MockLLMProvider", "OpenAIProvider", "PanelProvider",
     ),
-    "llm_qualitative_sort.postgres_cache": ("PostgresCache",),
+    "llm_qualitative_sort.stores.postgres_cache": ("PostgresCache",),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}

@@ -9,8 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from llm_qualitative_sort._extras import install_hint
-from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.errors import StorageError, install_hint
 
 if TYPE_CHECKING:
     import psycopg

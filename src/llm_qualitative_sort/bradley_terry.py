@@ -12,7 +12,7 @@ likelihood (MAP), and strengths are published centred on mean 0.
 Standard errors come from the observed information (the inverse Hessian of the penalised
 log-likelihood, h included) of the centred strengths; `BradleyTerryFit.top_k_probability`
 samples the same joint normal approximation. How it is computed, and why, is in the
-private modules `_bradley_terry_newton` and `_bradley_terry_posterior`.
+modules `rating.newton` and `rating.posterior`.
 
 Example:
     >>> fit = fit_bradley_terry(3, first=[0, 1, 1, 2], second=[1, 0, 2, 1],
@@ -28,15 +28,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit, ndtri
 
-from llm_qualitative_sort._bradley_terry_input import checked_calls, start_vector
-from llm_qualitative_sort._bradley_terry_newton import Vector, maximise
-from llm_qualitative_sort._bradley_terry_posterior import Normal, normal_approximation
-from llm_qualitative_sort.models import MatchResult, Verdict
+from llm_qualitative_sort.rating.fit_input import checked_calls, start_vector
+from llm_qualitative_sort.rating.newton import Vector, maximise
+from llm_qualitative_sort.rating.posterior import Normal, normal_approximation
 
 # (first item, second item, share of the observation won by the first: 1, 0 or 0.5)
 Observation = tuple[str, str, float]
@@ -46,6 +46,36 @@ Observation = tuple[str, str, float]
 DIGITS = 5
 
 _DRAW_BATCH = 500
+
+
+# What the fit reads of a run's matches: `models.MatchResult` and `models.RoundResult` are
+# such, and the results module builds on this one, so the shapes are named here, not imported.
+class PlayedCall(Protocol):
+    """One call of a match: the order shown and the winner in the match's terms."""
+
+    @property
+    def order(self) -> str:
+        """The order shown: "AB" showed `item_a` first, "BA" showed `item_b` first."""
+
+    @property
+    def winner(self) -> str | None:
+        """The winner: "A" (`item_a`), "B" (`item_b`), "tie" or None (no verdict)."""
+
+
+class PlayedMatch(Protocol):
+    """A match of two items and its calls, such as `models.MatchResult`."""
+
+    @property
+    def item_a(self) -> str:
+        """The first item of the match."""
+
+    @property
+    def item_b(self) -> str:
+        """The second item of the match."""
+
+    @property
+    def rounds(self) -> Sequence[PlayedCall]:
+        """The match's calls."""
 
 
 # eq=False: the fields are arrays, for which dataclass equality would be ambiguous.
@@ -94,7 +124,7 @@ class BradleyTerryFit:
         correlations between strengths); each draw puts exactly k items in the top k, so the
         probabilities sum to k. Up to 2000 items a draw is a product with the covariance's
         Cholesky factor; above, each draw costs one sparse conjugate-gradient solve (see
-        `_bradley_terry_posterior`). A fit built by hand, without its covariance, draws each
+        `rating.posterior`). A fit built by hand, without its covariance, draws each
         strength independently from its standard error.
 
         Raises:
@@ -188,7 +218,7 @@ def fit_bradley_terry(
 
 
 def shown_calls(
-    items: Sequence[str], matches: Iterable[MatchResult]
+    items: Sequence[str], matches: Iterable[PlayedMatch]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every call with a verdict as `(first, second, first_won)` indices into `items`.
 
@@ -216,7 +246,7 @@ def shown_calls(
     return np.array(firsts, np.intp), np.array(seconds, np.intp), np.array(shares, np.float64)
 
 
-def first_share(winner: Verdict, a_first: bool) -> float:
+def first_share(winner: str, a_first: bool) -> float:
     """The share of a call won by the first-shown text, from a verdict in match terms.
 
     A tie is half a win for each side: the Bradley–Terry likelihood of a tie is then
@@ -232,13 +262,13 @@ def first_share(winner: Verdict, a_first: bool) -> float:
     return 1.0 if (winner == "A") == a_first else 0.0
 
 
-def match_scores(items: Sequence[str], matches: Iterable[MatchResult]) -> dict[str, float]:
+def match_scores(items: Sequence[str], matches: Iterable[PlayedMatch]) -> dict[str, float]:
     """Centred strengths (with the position term), rounded to `DIGITS`, per item."""
     fit = fit_bradley_terry(len(items), *shown_calls(items, matches), uncertainty=False)
     return {item: round(float(s), DIGITS) for item, s in zip(items, fit.strengths, strict=True)}
 
 
-def call_observations(matches: Iterable[MatchResult]) -> list[Observation]:
+def call_observations(matches: Iterable[PlayedMatch]) -> list[Observation]:
     """One observation per call that gave a verdict, in the match's own terms."""
     observed: list[Observation] = []
     for match in matches:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort.leases import LeaseHolder
+    from llm_qualitative_sort.leases.holder import LeaseHolder
 
 
 class ProviderError(Exception):
@@ -103,3 +103,69 @@ class RunDetached(Exception):
         self.reason = message
         self.run_id = run_id
         self.batches = batches
+
+
+# How an error is shown: never raising, never megabytes long (a provider may put a whole
+# response body in its exception).
+
+# Characters of an exception's message shown in a failure message; a provider may put a
+# whole response body (megabytes) in its exception.
+MESSAGE_LIMIT = 2000
+
+
+def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """`text`, cut to `limit` characters with the cut said.
+
+    Example:
+        >>> cut("abcdef", 3)
+        'abc… [3 more characters cut]'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit} more characters cut]"
+
+
+def message_of(exc: BaseException) -> str:
+    """`str(exc)`, or a note when that itself fails (a provider's broken `__str__`)."""
+    try:
+        return str(exc)
+    except Exception as inner:  # noqa: BLE001 - any failure of foreign code is shown, not raised
+        try:
+            why = f"{type(inner).__name__}: {inner}"
+        except Exception:  # noqa: BLE001
+            why = type(inner).__name__
+        return f"<its message cannot be shown: str() raised {cut(why, 200)}>"
+
+
+def describe(exc: BaseException) -> str:
+    """The exception's type and message, cut to a sane length.
+
+    Some exceptions (a bare `TimeoutError`) have no message; one whose `__str__` raises is
+    named with that failure.
+    """
+    message = cut(" ".join(message_of(exc).split()))
+    return f"{type(exc).__name__}: {message}" if message else f"{type(exc).__name__} (no message)"
+
+
+# What to run when an optional extra is missing. The name `llm-qualitative-sort` on PyPI
+# belongs to another project (which also imports as `llm_qualitative_sort`): advice to install
+# `llm-qualitative-sort[openai]` by name would fetch that project instead of adding the extra
+# to this one, so every hint installs from this project's own folder.
+
+def install_hint(extra: str) -> str:
+    """The command that adds `extra` to an installation of this project.
+
+    Args:
+        extra: The name of an optional dependency group in pyproject.toml.
+
+    Returns:
+        The pip command, run from this project's folder, and why not by name.
+
+    Example:
+        >>> print(install_hint("postgres").split(" in ")[0])
+        pip install -e ".[postgres]"
+    """
+    return (
+        f'pip install -e ".[{extra}]" in this project\'s folder '
+        '(the "llm-qualitative-sort" on PyPI is another project)'
+    )

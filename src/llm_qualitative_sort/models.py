@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort._rating import Rating
+    from llm_qualitative_sort.results.rating import Rating
 
 Side = Literal["A", "B"]
 # A call's verdict: a side, or "tie" (both equally good) in a run that allows ties.
@@ -255,8 +255,9 @@ class SortResult:
 
     @cached_property
     def _rating(self) -> Rating:
-        # Imported here: the rating model imports this module for MatchResult.
-        from llm_qualitative_sort._rating import Rating
+        # Imported here, lazily: the fit loads NumPy and SciPy, which a result whose scores
+        # are never read (and `import llm_qualitative_sort.models`) should not pay for.
+        from llm_qualitative_sort.results.rating import Rating
 
         return Rating([item for _, group in self.rankings for item in group], self.match_history)
 

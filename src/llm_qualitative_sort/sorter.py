@@ -18,23 +18,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._events import progress_event
-from llm_qualitative_sort._results import Ranking, batch_discount, sort_result, trivial_result
-from llm_qualitative_sort._stops import stop_reason
-from llm_qualitative_sort._storage import CHECKPOINT_VARIABLE, default_checkpointer
-from llm_qualitative_sort._validation import (
-    check_criteria,
-    check_items,
-    check_ranking,
-    check_retry_policy,
-    check_run_id,
-    check_schedule,
-    check_seed,
-    check_settings,
-    check_timeout,
-    check_wait,
-    checkpoint_problem,
-)
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import (
     RunDetached,
@@ -45,11 +28,33 @@ from llm_qualitative_sort.errors import (
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
+from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers.base import LLMProvider, offers_ties
 from llm_qualitative_sort.providers.panel import leaf_judges
+from llm_qualitative_sort.results.events import progress_event
+from llm_qualitative_sort.results.from_state import (
+    Ranking,
+    batch_discount,
+    sort_result,
+    trivial_result,
+)
+from llm_qualitative_sort.results.stops import stop_reason
 from llm_qualitative_sort.stores import RunJournal, store_for
+from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE, default_checkpointer
 from llm_qualitative_sort.tournament import STRATEGIES
+from llm_qualitative_sort.tournament.checks import (
+    check_criteria,
+    check_items,
+    check_ranking,
+    check_retry_policy,
+    check_run_id,
+    check_seed,
+    check_settings,
+    check_timeout,
+    check_wait,
+    checkpoint_problem,
+)
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
 Checkpointer = str | os.PathLike[str] | BaseCheckpointSaver[Any] | None

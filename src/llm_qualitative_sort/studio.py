@@ -16,8 +16,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from llm_qualitative_sort._postgres import is_dsn
-from llm_qualitative_sort._storage import CHECKPOINT_VARIABLE
 from llm_qualitative_sort.graph import TournamentGraph, build_graph
+from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE
 
 __all__ = ["graph", "postgres_checkpointer"]
 

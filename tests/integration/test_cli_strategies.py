@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from llm_qualitative_sort import PermanentProviderError
-from llm_qualitative_sort._storage import journal_path
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
-from llm_qualitative_sort.cli._main import EXIT_LOCKED
+from llm_qualitative_sort.cli._exits import EXIT_LOCKED
 from llm_qualitative_sort.leases import SqliteRunLease
 from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.stores.default import journal_path
 
 ITEMS = [str(n) for n in range(0, 300, 10)]  # 30 items
 

@@ -13,7 +13,7 @@ from llm_qualitative_sort import (
     RunStoppedError,
     TransientProviderError,
 )
-from llm_qualitative_sort._messages import MESSAGE_LIMIT, describe
+from llm_qualitative_sort.errors import MESSAGE_LIMIT, describe
 from llm_qualitative_sort.providers._failures import classify
 
 

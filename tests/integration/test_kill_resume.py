@@ -24,9 +24,9 @@ import pytest
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from llm_qualitative_sort import MockLLMProvider
-from llm_qualitative_sort._journal import Journal
-from llm_qualitative_sort._storage import journal_path
 from llm_qualitative_sort.graph import build_graph
+from llm_qualitative_sort.stores.default import journal_path
+from llm_qualitative_sort.stores.journal import Journal
 from llm_qualitative_sort.tournament import match_winner, presentation_orders
 from llm_qualitative_sort.tournament.elimination import apply_match, final_ranks
 

@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
 from llm_qualitative_sort.graph import TournamentContext, build_graph
-from llm_qualitative_sort.nodes import update
+from llm_qualitative_sort.graph.nodes.update import update
 
 ITEMS = [str(i) for i in range(16)]
 START = {"items": ITEMS, "criteria": "larger", "seed": 4, "strategy": "elimination"}

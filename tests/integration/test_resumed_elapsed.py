@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from llm_qualitative_sort import MockLLMProvider, PermanentProviderError
-from llm_qualitative_sort._inventory import RunInventory
 from llm_qualitative_sort.cli import main
+from llm_qualitative_sort.cli._inventory import RunInventory
 
 
 def _stored(store: Path) -> dict[str, Any]:

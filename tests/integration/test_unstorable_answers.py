@@ -21,7 +21,7 @@ from llm_qualitative_sort import (
     RunStoppedError,
     StorageError,
 )
-from llm_qualitative_sort._journal import CallPlace, Journal
+from llm_qualitative_sort.stores.journal import CallPlace, Journal
 
 ITEMS = list("abcdefgh")
 

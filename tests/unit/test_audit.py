@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from scipy.special import expit
 
 from llm_qualitative_sort import MatchResult, RoundResult
-from llm_qualitative_sort._audit import _add_match, _solo_tally, _Tally, audit, ties
-from llm_qualitative_sort._position_bias import from_model, from_swapped_pairs
 from llm_qualitative_sort.audit import OrderConsistency
+from llm_qualitative_sort.rating.position_bias import from_model, from_swapped_pairs
+from llm_qualitative_sort.results.audit import _add_match, _solo_tally, _Tally, audit, ties
 
 
 def _call(order, winner, judge=None, cached=False, tokens=(0, 0)):
@@ -151,7 +151,7 @@ def test_ties_count_items_sharing_a_rank() -> None:
 def test_batch_calls_are_priced_at_the_batch_price_for_the_run_and_per_judge() -> None:
     from dataclasses import replace
 
-    from llm_qualitative_sort._results import statistics
+    from llm_qualitative_sort.results.from_state import statistics
 
     def price(tokens_in: int, tokens_out: int) -> float:
         return tokens_in * 1.0 + tokens_out * 10.0
@@ -166,7 +166,7 @@ def test_batch_calls_are_priced_at_the_batch_price_for_the_run_and_per_judge() -
 
 
 def test_stored_calls_keep_their_judge_and_batch_facts() -> None:
-    from llm_qualitative_sort._results import match_from_log
+    from llm_qualitative_sort.results.from_state import match_from_log
 
     calls = [["AB", "A", "", False, 1, 2],
              ["BA", "B", "", False, 1, 2, {"judge": "j2", "batch": True}],

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from llm_qualitative_sort import BatchOptions, OpenAIProvider, ProgressEvent
-from llm_qualitative_sort._results import match_from_log, statistics
 from llm_qualitative_sort.cli._progress import BarProgress, LineProgress, batch_text
 from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import RequestFailure, batch_options
 from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
+from llm_qualitative_sort.results.from_state import match_from_log, statistics
 
 KEY = "sk-unit-SECRET-0042"
 

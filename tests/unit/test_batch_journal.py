@@ -6,13 +6,13 @@ import sqlite3
 
 import pytest
 
-from llm_qualitative_sort._batch_journal import (
+from llm_qualitative_sort.stores.batch_journal import (
     BatchJob,
     BatchJournal,
     JobRequest,
     batches_in_flight,
 )
-from llm_qualitative_sort._journal import Journal
+from llm_qualitative_sort.stores.journal import Journal
 
 REQUESTS = [JobRequest("m0-c0", 0, 0, "s00"), JobRequest("m0-c1", 0, 1, "s01")]
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llm_qualitative_sort._batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort._calls._batch_outcomes import (
     answer_from_dict,
     answer_to_dict,
     collect,
 )
 from llm_qualitative_sort._calls.base import Call
-from llm_qualitative_sort._journal import CallPlace
+from llm_qualitative_sort.providers._answer import _Answer
 from llm_qualitative_sort.providers._batch import RequestFailure
 from llm_qualitative_sort.providers._prompt import Verdict
-from llm_qualitative_sort.providers.langchain import _Answer
+from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
+from llm_qualitative_sort.stores.journal import CallPlace
 
 N = 6
 CALLS = [Call(CallPlace("run", 1, i // 2, i % 2, f"x{i}", f"y{i}", f"shown{i}"), 0)

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from llm_qualitative_sort import _bradley_terry_posterior as posterior
-from llm_qualitative_sort._bradley_terry_newton import Calls, maximise
 from llm_qualitative_sort.bradley_terry import BradleyTerryFit, fit_bradley_terry
+from llm_qualitative_sort.rating import posterior
+from llm_qualitative_sort.rating.newton import Calls, maximise
 
 
 def simulate(truth: np.ndarray, h: float, calls: int, seed: int) -> tuple[np.ndarray, ...]:

@@ -2,7 +2,7 @@ import asyncio
 
 import pytest
 
-from llm_qualitative_sort._deadlines import Deadlines
+from llm_qualitative_sort._calls.deadlines import Deadlines
 
 
 async def _call(deadlines: Deadlines, seconds: float) -> str:

@@ -8,7 +8,7 @@ That name on the registry belongs to another project (which also imports as
 import re
 from pathlib import Path
 
-from llm_qualitative_sort._extras import install_hint
+from llm_qualitative_sort.errors import install_hint
 
 ROOT = Path(__file__).resolve().parents[2]
 # `pip install llm-qualitative-sort`, `pip install "llm-qualitative-sort[openai]"`, ...:

@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 
 from llm_qualitative_sort import StorageError
-from llm_qualitative_sort._journal import CallPlace, Journal, text_digest
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.stores.journal import CallPlace, Journal, text_digest
 
 
 def _place(first: str, second: str, call: int = 0) -> CallPlace:

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from llm_qualitative_sort._results import counts, history_matches
+from llm_qualitative_sort.results.from_state import counts, history_matches
 from llm_qualitative_sort.tournament.swiss.evidence import gather_evidence
 
 # Match 0 lost its second call: stored as None in the place of the call.

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from llm_qualitative_sort._audit import audit
 from llm_qualitative_sort.bradley_terry import call_observations, fit_strengths, shown_calls
 from llm_qualitative_sort.models import MatchResult, RoundResult
+from llm_qualitative_sort.results.audit import audit
 from llm_qualitative_sort.tournament.swiss.evidence import gather_evidence
 
 

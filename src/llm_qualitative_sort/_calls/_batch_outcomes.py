@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llm_qualitative_sort._batch_journal import BatchJob
 from llm_qualitative_sort._calls.base import Call
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers._answer import _Answer, _result
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
-from llm_qualitative_sort.providers.langchain import _Answer, _result
+from llm_qualitative_sort.stores.batch_journal import BatchJob
 
 Place = tuple[int, int]  # (match, call)
 

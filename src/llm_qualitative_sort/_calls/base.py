@@ -16,11 +16,11 @@ from typing import Any, Protocol
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._journal import CallFacts, CallPlace
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.journal import CallFacts, CallPlace
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 The run journal and the user's cache answer what they can; the rest goes to the provider's
 batch interface as one batch (split only where the provider's limits require it). Every
-batch is recorded before it is submitted and once its id is known (`_batch_journal`), so a
+batch is recorded before it is submitted and once its id is known (`stores.batch_journal`), so a
 process killed while waiting resumes by polling the same batch. When a batch ends, each
 answer is journaled before it is reported; requests the batch did not answer (expired,
 cancelled, failed) go alone into the next batch, and answers without a verdict are asked
@@ -16,8 +16,6 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from llm_qualitative_sort._batch_journal import BatchJob, JobRequest
-from llm_qualitative_sort._batch_journal import storable as storable_job
 from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
 from llm_qualitative_sort._calls._patient import PatientClient
 from llm_qualitative_sort._calls.base import (
@@ -26,9 +24,7 @@ from llm_qualitative_sort._calls.base import (
     CallRunner,
     CallSettings,
 )
-from llm_qualitative_sort._events import event
-from llm_qualitative_sort._journal import CallFacts
-from llm_qualitative_sort._judge import CallCancelled, cancel_requests, storable, stray_cancel
+from llm_qualitative_sort._calls.judge import CallCancelled, cancel_requests, storable, stray_cancel
 from llm_qualitative_sort.cache import CacheKey
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
@@ -38,7 +34,11 @@ from llm_qualitative_sort.errors import (
 from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
 from llm_qualitative_sort.providers._failures import redact
+from llm_qualitative_sort.results.events import event
 from llm_qualitative_sort.stores.base import BatchRecords
+from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
+from llm_qualitative_sort.stores.batch_journal import storable as storable_job
+from llm_qualitative_sort.stores.journal import CallFacts
 
 
 class BatchRunner(CallRunner):

@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
-from llm_qualitative_sort._judge import CallCancelled, CallsStopped, Judge, stray_cancel
+from llm_qualitative_sort._calls.judge import CallCancelled, CallsStopped, Judge, stray_cancel
 
 
 def make_judge(settings: CallSettings) -> Judge:

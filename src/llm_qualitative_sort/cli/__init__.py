@@ -13,7 +13,7 @@ Example:
     0
 """
 
-from llm_qualitative_sort.cli._main import (
+from llm_qualitative_sort.cli._exits import (
     EXIT_CLOSED_OUTPUT,
     EXIT_DETACHED,
     EXIT_ERROR,
@@ -21,8 +21,8 @@ from llm_qualitative_sort.cli._main import (
     EXIT_OK,
     EXIT_STOPPED,
     EXIT_USAGE,
-    main,
 )
+from llm_qualitative_sort.cli._main import main
 
 __all__ = [
     "EXIT_CLOSED_OUTPUT",

@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 from typing import Any
 
-from llm_qualitative_sort._inventory import RunSummary
+from llm_qualitative_sort.cli._inventory import RunSummary
 from llm_qualitative_sort.cli._signals import Signalled
 from llm_qualitative_sort.errors import ProviderError, RunLockedError, RunStoppedError
 from llm_qualitative_sort.models import SortResult

@@ -14,6 +14,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._exits import (
+    EXIT_CLOSED_OUTPUT,
+    EXIT_DETACHED,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_STOPPED,
+    EXIT_USAGE,
+    UsageError,
+)
 from llm_qualitative_sort.cli._inputs import InputError
 from llm_qualitative_sort.cli._parser import build_parser
 from llm_qualitative_sort.cli._report import ReportPathError
@@ -22,25 +33,11 @@ from llm_qualitative_sort.cli._settings import SettingsError
 if TYPE_CHECKING:
     from llm_qualitative_sort.cli._run import Plan
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_STOPPED = 3
-EXIT_DETACHED = 4  # --detach: the batch is at the provider, nothing waits for it
-EXIT_LOCKED = 5  # another process holds the run: nothing was called
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
-EXIT_CLOSED_OUTPUT = 141  # 128 + SIGPIPE, what a shell reports for `... | head`
-
-
-class UsageError(Exception):
-    """Options that do not fit together, or a run that cannot be used as asked."""
-
-
 def usage_errors() -> tuple[type[BaseException], ...]:
     """Errors that mean "nothing ran, fix the command": exit 2, one line, no traceback."""
-    from llm_qualitative_sort._inventory import StoreError
     from llm_qualitative_sort._postgres import MissingExtra
     from llm_qualitative_sort.cache import CacheError
+    from llm_qualitative_sort.cli._inventory import StoreError
     from llm_qualitative_sort.cli._providers import ProviderUnavailable
     from llm_qualitative_sort.errors import RunMismatchError
 
@@ -112,8 +109,8 @@ def _run(plan: Plan) -> int:
 
 
 def _stopped(what: str, config: RunConfig, code: int) -> int:
-    from llm_qualitative_sort._storage import default_checkpoint_path
     from llm_qualitative_sort.cli._run import shown_checkpoint
+    from llm_qualitative_sort.stores.default import default_checkpoint_path
 
     text = (f"{what}\nrun id {config.run_id}: everything finished so far is saved in "
             f"{shown_checkpoint(config)}\nresume with:\n  "
@@ -133,8 +130,8 @@ def _internal(exc: Exception, config: RunConfig) -> int:
 
 
 def _detached(exc: Any, config: RunConfig) -> None:
-    from llm_qualitative_sort._storage import default_checkpoint_path
     from llm_qualitative_sort.cli._run import shown_checkpoint
+    from llm_qualitative_sort.stores.default import default_checkpoint_path
 
     waiting = config.resume_command(default_checkpoint_path())
     print(f"detached: {exc.reason}\nrun id {config.run_id}: the provider works on it while "

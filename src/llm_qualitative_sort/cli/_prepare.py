@@ -16,11 +16,10 @@ import uuid
 from dataclasses import fields
 from typing import Any
 
-from llm_qualitative_sort._validation import check_settings
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
+from llm_qualitative_sort.cli._exits import UsageError
 from llm_qualitative_sort.cli._inputs import Source, checked, read_records
-from llm_qualitative_sort.cli._main import UsageError
 from llm_qualitative_sort.cli._parser import chat_model_args
 from llm_qualitative_sort.cli._report import check_report_path
 from llm_qualitative_sort.cli._run import Plan, checkpoint_path, has_runs
@@ -30,6 +29,7 @@ from llm_qualitative_sort.cli._settings import (
     read_config_file,
     read_environment,
 )
+from llm_qualitative_sort.tournament.checks import check_settings
 
 Prepared = tuple[RunConfig, list[str] | None, list[Any]]
 _FLAG_NAMES = {f.name for f in fields(RunConfig)} - {"run_id", "resume", "chat_model_args"}
@@ -111,7 +111,7 @@ def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any
 
 
 async def _stored_seed(path: Any, run_id: str) -> int | None:
-    from llm_qualitative_sort._inventory import RunInventory
+    from llm_qualitative_sort.cli._inventory import RunInventory
 
     if not has_runs(path):
         return None
@@ -124,7 +124,7 @@ async def _stored_seed(path: Any, run_id: str) -> int | None:
 
 
 async def _stored(path: Any, run_id: str) -> Any:
-    from llm_qualitative_sort._inventory import RunInventory
+    from llm_qualitative_sort.cli._inventory import RunInventory
 
     if not has_runs(path):
         raise UsageError(f"no run {run_id!r} in {path} (the file does not exist)")
@@ -177,7 +177,7 @@ def _cache(where: str | None) -> Any:
     from llm_qualitative_sort._postgres import is_dsn
 
     if is_dsn(where):
-        from llm_qualitative_sort.postgres_cache import PostgresCache
+        from llm_qualitative_sort.stores.postgres_cache import PostgresCache
 
         return PostgresCache(where)
     from llm_qualitative_sort.cache import FileCache

@@ -11,8 +11,8 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from llm_qualitative_sort._events import plural
 from llm_qualitative_sort.models import EarlyStop, EventType, ProgressEvent
+from llm_qualitative_sort.results.events import plural
 
 CostEstimate = Callable[[int, int], float | None]
 RETRY_NOTE_SECONDS = 5.0  # at most one retry line this often: a 429 burst hits every call

@@ -10,8 +10,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from llm_qualitative_sort._extras import install_hint
 from llm_qualitative_sort.cli._config import PANEL_PROVIDERS, RunConfig
+from llm_qualitative_sort.errors import install_hint
 from llm_qualitative_sort.providers import LLMProvider, MockLLMProvider
 from llm_qualitative_sort.providers.mock import default_score
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge

@@ -66,7 +66,6 @@ def excel_bom(path: str, excel: bool | None) -> bool:
 def write_cli_report(result: SortResult, config: RunConfig, ids: Sequence[Any],
                      items: Sequence[str] | None = None) -> Path:
     """Write the report `config.out` names, with the items' ids."""
-    from llm_qualitative_sort.cli._run import ids_by_text
     from llm_qualitative_sort.reports import write_report
 
     assert config.out is not None
@@ -74,3 +73,9 @@ def write_cli_report(result: SortResult, config: RunConfig, ids: Sequence[Any],
     return write_report(result, config.out, config.settings(), ids=ids_by_text(texts, ids),
                         lang=config.lang, excel=excel_bom(config.out, config.excel),
                         front_end="cli")
+
+
+def ids_by_text(texts: Sequence[str], ids: Sequence[Any]) -> dict[str, Any]:
+    """Each text's id, from ids listed in the order of the sorted texts."""
+    ordered = sorted(texts)
+    return dict(zip(ordered, ids, strict=True)) if len(ids) == len(ordered) else {}

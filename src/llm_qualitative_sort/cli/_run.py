@@ -5,29 +5,29 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from llm_qualitative_sort._events import plural
-from llm_qualitative_sort._inventory import RunInventory, RunSummary
 from llm_qualitative_sort._postgres import is_dsn, redact
-from llm_qualitative_sort._results import Ranking
-from llm_qualitative_sort._storage import default_checkpoint_path
-from llm_qualitative_sort._validation import checkpoint_problem
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.cli import _elapsed
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
+from llm_qualitative_sort.cli._inventory import RunInventory, RunSummary
 from llm_qualitative_sort.cli._progress import Tally, make_progress
-from llm_qualitative_sort.cli._report import write_cli_report
+from llm_qualitative_sort.cli._report import ids_by_text, write_cli_report
 from llm_qualitative_sort.cli._retries import watched_retry
 from llm_qualitative_sort.cli._settings import conflicts
 from llm_qualitative_sort.cli._signals import until_signalled
 from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.models import SortResult, Statistics
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.results.events import plural
+from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.sorter import QualitativeSorter
+from llm_qualitative_sort.stores.default import default_checkpoint_path
+from llm_qualitative_sort.tournament.checks import checkpoint_problem
 
 SHOWN_CHARS = 150
 
@@ -59,7 +59,7 @@ def checkpoint_path(config: RunConfig) -> Path | str:
     target = config.checkpoint or default_checkpoint_path()
     problem = checkpoint_problem(target)
     if problem is not None:
-        from llm_qualitative_sort.cli._main import UsageError
+        from llm_qualitative_sort.cli._exits import UsageError
 
         raise UsageError(f"--checkpoint {problem}")
     return target if is_dsn(target) else Path(target)
@@ -262,12 +262,6 @@ def named_ids(source: Mapping[str, Any]) -> bool:
     Ids are shown beside the texts then; line numbers, the ids by default, are not.
     """
     return bool(source.get("id_field") or source.get("id_column"))
-
-
-def ids_by_text(texts: Sequence[str], ids: Sequence[Any]) -> dict[str, Any]:
-    """Each text's id, from ids listed in the order of the sorted texts."""
-    ordered = sorted(texts)
-    return dict(zip(ordered, ids, strict=True)) if len(ids) == len(ordered) else {}
 
 
 def _ranking(name: str | None) -> Ranking | None:

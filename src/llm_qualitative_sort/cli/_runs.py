@@ -11,15 +11,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort._inventory import RunInventory, RunSummary, StoreError, priced
 from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.cli._config import RunConfig
-from llm_qualitative_sort.cli._main import EXIT_OK, UsageError
-from llm_qualitative_sort.cli._report import check_report_path, write_cli_report
+from llm_qualitative_sort.cli._exits import EXIT_OK, UsageError
+from llm_qualitative_sort.cli._inventory import RunInventory, RunSummary, StoreError, priced
+from llm_qualitative_sort.cli._report import check_report_path, ids_by_text, write_cli_report
 from llm_qualitative_sort.cli._run import (
     checkpoint_path,
     has_runs,
-    ids_by_text,
     named_ids,
     one_line,
 )
@@ -142,7 +141,7 @@ async def _prune(path: Target, args: argparse.Namespace) -> int:
 
 async def _report(path: Target, args: argparse.Namespace) -> int:
     check_report_path(args.out, make_dirs=bool(args.mkdir))
-    from llm_qualitative_sort._results import Ranking, sort_result
+    from llm_qualitative_sort.results.from_state import Ranking, sort_result
 
     async with RunInventory.open(path) as runs:
         summary = await _one(runs, args.run_id)

@@ -1,4 +1,4 @@
-"""The tournament as a LangGraph state machine: state, run context and wiring."""
+"""The tournament as a LangGraph state machine: state, run context, nodes, schedules and wiring."""
 
 from llm_qualitative_sort.graph.builder import TournamentGraph, build_graph
 from llm_qualitative_sort.graph.context import TournamentContext

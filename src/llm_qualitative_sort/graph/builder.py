@@ -9,9 +9,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from llm_qualitative_sort.graph.context import TournamentContext
+from llm_qualitative_sort.graph.nodes.prepare import prepare
+from llm_qualitative_sort.graph.nodes.ranking import rank
+from llm_qualitative_sort.graph.schedules import SCHEDULES
 from llm_qualitative_sort.graph.state import TournamentInput, TournamentOutput, TournamentState
-from llm_qualitative_sort.nodes import prepare, rank
-from llm_qualitative_sort.schedules import SCHEDULES
 
 TournamentGraph = CompiledStateGraph[
     TournamentState, TournamentContext, TournamentInput, TournamentOutput

@@ -18,10 +18,10 @@ import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from llm_qualitative_sort.errors import RunLockedError, StorageError
+from llm_qualitative_sort.leases.holder import LeaseHolder as LeaseHolder
 
 DEFAULT_TTL = 60.0
 # How often a waiting process asks again whether the run is free.
@@ -29,39 +29,6 @@ POLL_SECONDS = 0.25
 # Tokens of the holds this process has now: its own stale rows (a release that failed on a
 # full disk) must not lock it out of its runs.
 _HOLDING: set[str] = set()
-
-
-@dataclass(frozen=True, slots=True)
-class LeaseHolder:
-    """A process holding a run.
-
-    Attributes:
-        run_id: The run.
-        host: The holder's host name.
-        pid: The holder's process id.
-        started: When it took the run (seconds since the epoch).
-        heartbeat: Its last sign of life (seconds since the epoch).
-        token: Names this one hold: a process may hold several runs, or lose and retake one.
-        space: The holder's boot and pid-namespace identity ("" where unknown): a pid only
-            means something to a process that shares it.
-    """
-
-    run_id: str
-    host: str
-    pid: int
-    started: float
-    heartbeat: float
-    token: str
-    space: str
-
-    def describe(self, now: float | None = None) -> str:
-        """Who holds the run, since when, and when it was last heard of."""
-        since = datetime.fromtimestamp(self.started, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        silent = max(0.0, (time.time() if now is None else now) - self.heartbeat)
-        return (
-            f"pid {self.pid} on host {self.host!r} since {since} "
-            f"(last heartbeat {silent:.0f} s ago)"
-        )
 
 
 class LeaseStoreBusyError(StorageError):

@@ -17,11 +17,12 @@ from typing import Any
 
 from langchain_core import exceptions as lc
 
-from llm_qualitative_sort._messages import cut, message_of
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     ProviderError,
     TransientProviderError,
+    cut,
+    message_of,
 )
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}

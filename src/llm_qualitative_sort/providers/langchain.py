@@ -24,10 +24,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable
-from pydantic import SecretStr, ValidationError
+from pydantic import SecretStr
 
-from llm_qualitative_sort._extras import install_hint
+from llm_qualitative_sort.errors import install_hint
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers._answer import _Answer, _result, _validated
 from llm_qualitative_sort.providers._failures import (
     classify,
     is_format_rejection,
@@ -40,7 +41,6 @@ from llm_qualitative_sort.providers._prompt import (
     Verdict,
     build_messages,
     parse_text_verdict,
-    verdict_model,
     verdict_schema,
 )
 from llm_qualitative_sort.providers.base import LLMProvider
@@ -52,15 +52,6 @@ ChatModelSource = BaseChatModel | Callable[[], BaseChatModel]
 _MODEL_FIELDS = ("model_name", "model", "deployment_name", "azure_deployment")
 _URL_FIELDS = ("openai_api_base", "base_url", "azure_endpoint", "anthropic_api_url")
 _KEY_FIELDS = ("openai_api_key", "google_api_key", "anthropic_api_key", "api_key")
-
-
-@dataclass
-class _Answer:
-    verdict: Verdict | TieVerdict | None
-    raw: dict[str, Any]
-    input_tokens: int = 0
-    output_tokens: int = 0
-    problem: str = ""
 
 
 @dataclass
@@ -311,30 +302,6 @@ def required_key(api_key: str | None, variable: str, provider: str, extra: str) 
             f'{provider} needs {module.replace("_", "-")}: {install_hint(extra)}'
         ) from exc
     return SecretStr(key)
-
-
-def _result(answers: list[_Answer]) -> ComparisonResult:
-    last = answers[-1]
-    tokens_in = sum(a.input_tokens for a in answers)
-    tokens_out = sum(a.output_tokens for a in answers)
-    raw = dict(last.raw, answers=len(answers))
-    if last.verdict is not None:
-        return ComparisonResult(
-            last.verdict.winner, last.verdict.reasoning, raw, tokens_in, tokens_out
-        )
-    reasoning = f"no usable verdict after {len(answers)} answer(s): {last.problem}"
-    return ComparisonResult(None, reasoning, raw, tokens_in, tokens_out)
-
-
-def _validated(
-    parsed: Any, error: Any, ties: bool = False
-) -> tuple[Verdict | TieVerdict | None, str]:
-    if parsed is None:
-        return None, f"no parsable verdict ({error or 'empty answer'})"
-    try:
-        return verdict_model(ties).model_validate(parsed), ""
-    except ValidationError as exc:
-        return None, f"the answer does not match the verdict schema: {exc.errors()[:2]}"
 
 
 def _strict(chat: BaseChatModel, method: Method) -> dict[str, Any]:

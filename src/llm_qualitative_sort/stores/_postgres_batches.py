@@ -1,12 +1,12 @@
-"""Batch records of a round in PostgreSQL (see `_batch_journal` for what they are for)."""
+"""Batch records of a round in PostgreSQL (see `stores.batch_journal` for what they are for)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from llm_qualitative_sort._batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort._postgres import BATCH_ANSWERS, BATCH_JOBS
+from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 
 _SAVE = (f"INSERT INTO {BATCH_JOBS} VALUES (%s, %s, %s, %s, %s, %s, %s) "
          "ON CONFLICT (run_id, round, seq) DO UPDATE SET tag = excluded.tag, "

@@ -1,4 +1,4 @@
-"""The run journal in PostgreSQL: the contract of `_journal.Journal`, in a shared database.
+"""The run journal in PostgreSQL: the contract of `journal.Journal`, in a shared database.
 
 Calls are committed in groups, one per turn of the event loop, as in the SQLite journal, and
 synchronously: the flush runs before any code that the finished calls wake, so no verdict
@@ -21,7 +21,6 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
 from llm_qualitative_sort._postgres import (
     BATCH_ANSWERS,
     BATCH_JOBS,
@@ -39,6 +38,7 @@ from llm_qualitative_sort.leases.base import Fence, LeaseHolder
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
 from llm_qualitative_sort.stores.base import BatchRecords
+from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
 
 _PURPOSE = "a run journal"
 _INSERT = f"INSERT INTO {JOURNAL} (run_id, round, calls) VALUES (%s, %s, %s)"

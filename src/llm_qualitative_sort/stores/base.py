@@ -22,17 +22,17 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
 )
 
-from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.leases.base import Fence
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort._batch_journal import BatchJob
+    from llm_qualitative_sort.stores.batch_journal import BatchJob
 
 
 class BatchRecords(Protocol):
-    """The batch records of one round (see `_batch_journal.BatchJournal`)."""
+    """The batch records of one round (see `stores.batch_journal.BatchJournal`)."""
 
     def jobs(self) -> list[BatchJob]:
         """The round's batches, in the order they were submitted."""
@@ -55,7 +55,7 @@ class BatchRecords(Protocol):
 
 @runtime_checkable
 class RunJournal(Protocol):
-    """Finished calls of runs, committed before they are acted on (see `_journal.Journal`).
+    """Finished calls of runs, committed before they are acted on (see `stores.journal.Journal`).
 
     `put` only records; a flush scheduled on the event loop commits every call that
     finished in the same turn of the loop, and runs before any code those calls wake.
@@ -176,7 +176,7 @@ def settling_saver(saver_class: type[_Saver], journal: RunJournal, *args: Any) -
 
 
 class Catalog(Protocol):
-    """Settings of runs that the checkpoint does not hold (see `_catalog.RunCatalog`)."""
+    """Settings of runs that the checkpoint does not hold (see `stores.catalog.RunCatalog`)."""
 
     async def put(self, run_id: str, settings: dict[str, Any], ids: list[Any]) -> None:
         """Keep a run's settings and its items' ids."""

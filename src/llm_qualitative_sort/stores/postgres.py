@@ -16,7 +16,6 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from llm_qualitative_sort._catalog import VERSION
 from llm_qualitative_sort._postgres import (
     BATCH_ANSWERS,
     BATCH_JOBS,
@@ -34,6 +33,7 @@ from llm_qualitative_sort.leases.base import RunLease
 from llm_qualitative_sort.leases.postgres import PostgresRunLease
 from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
 from llm_qualitative_sort.stores.base import Store, StoredRuns, StoreError, settling_saver
+from llm_qualitative_sort.stores.catalog import VERSION
 from llm_qualitative_sort.stores.sqlite import note_unsaved
 
 _PURPOSE = "a checkpoint database"
@@ -150,7 +150,7 @@ async def _take_turn(conn: Any, name: str) -> None:
 
 
 class PostgresCatalog:
-    """The catalog of run settings (see `_catalog`) in a PostgreSQL table.
+    """The catalog of run settings (see `stores.catalog`) in a PostgreSQL table.
 
     Args:
         conn: An async autocommit connection with dict rows.

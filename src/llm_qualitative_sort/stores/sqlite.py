@@ -12,9 +12,6 @@ from typing import Any
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from llm_qualitative_sort._batch_journal import BatchJournal, batches_in_flight
-from llm_qualitative_sort._catalog import RunCatalog
-from llm_qualitative_sort._journal import WAL_LIMIT, Journal, journal_counts
 from llm_qualitative_sort.cache import unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases import RunLease, SqliteRunLease
@@ -25,6 +22,9 @@ from llm_qualitative_sort.stores.base import (
     StoreError,
     settling_saver,
 )
+from llm_qualitative_sort.stores.batch_journal import BatchJournal, batches_in_flight
+from llm_qualitative_sort.stores.catalog import RunCatalog
+from llm_qualitative_sort.stores.journal import WAL_LIMIT, Journal, journal_counts
 
 _PURPOSE = "a checkpoint file"
 
@@ -35,7 +35,7 @@ def journal_path(checkpoint: Path) -> Path:
 
 
 class SqliteJournal(Journal):
-    """The SQLite run journal (`_journal.Journal`) as a store's `RunJournal`.
+    """The SQLite run journal (`stores.journal.Journal`) as a store's `RunJournal`.
 
     Its batch records live in the same file (or, in memory, beside the journal object).
     """

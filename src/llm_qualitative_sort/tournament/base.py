@@ -26,7 +26,7 @@ PlayedMatch = Sequence[Any]
 
 @dataclass(frozen=True)
 class Settings:
-    """How a run plays, as validated from the user's arguments (see `_validation`)."""
+    """How a run plays, as validated from the user's arguments (see `tournament.checks`)."""
 
     strategy: str = "elimination"
     elimination_count: int = 2

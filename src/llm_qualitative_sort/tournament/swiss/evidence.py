@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from llm_qualitative_sort._lost_calls import stored_calls
+from llm_qualitative_sort.tournament.lost_calls import stored_calls
 
 
 @dataclass

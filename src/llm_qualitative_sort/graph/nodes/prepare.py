@@ -5,15 +5,15 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from llm_qualitative_sort._validation import (
+from llm_qualitative_sort.graph.schedules import check_schedule
+from llm_qualitative_sort.graph.state import TournamentState
+from llm_qualitative_sort.tournament import strategy_for
+from llm_qualitative_sort.tournament.checks import (
     check_criteria,
     check_items,
-    check_schedule,
     check_seed,
     check_settings,
 )
-from llm_qualitative_sort.graph.state import TournamentState
-from llm_qualitative_sort.tournament import strategy_for
 
 
 async def prepare(state: TournamentState) -> dict[str, Any]:

@@ -12,9 +12,9 @@ from typing import Any
 
 from langgraph.graph import StateGraph
 
+from llm_qualitative_sort.graph.nodes.play import play
+from llm_qualitative_sort.graph.schedules.base import Schedule
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
-from llm_qualitative_sort.nodes.play import play
-from llm_qualitative_sort.schedules.base import Schedule
 from llm_qualitative_sort.tournament import Strategy
 
 

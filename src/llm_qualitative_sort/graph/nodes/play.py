@@ -14,8 +14,8 @@ from langgraph.runtime import Runtime
 
 from llm_qualitative_sort._calls import CallSettings
 from llm_qualitative_sort.graph.context import TournamentContext
+from llm_qualitative_sort.graph.nodes._pipeline import Pipeline
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
-from llm_qualitative_sort.schedules._pipeline import Pipeline
 
 
 async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:

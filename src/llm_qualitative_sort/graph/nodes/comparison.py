@@ -2,7 +2,7 @@
 
 One node per round (rather than one `Send` per match) because a LangGraph task costs about
 1.8 ms with SQLite checkpointing while a coroutine costs microseconds; each finished call is
-made durable by the run journal instead (see `llm_qualitative_sort._journal`). Calls are the
+made durable by the run journal instead (see `llm_qualitative_sort.stores.journal`). Calls are the
 unit of work: a match is only bookkeeping that closes when its last call is answered.
 """
 
@@ -13,11 +13,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from llm_qualitative_sort._calls import Call, CallSettings, call_log, make_runner
-from llm_qualitative_sort._events import event
-from llm_qualitative_sort._journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
 from llm_qualitative_sort.models import ComparisonResult, EventType, Side, Verdict
+from llm_qualitative_sort.results.events import event
+from llm_qualitative_sort.stores.journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
 
 

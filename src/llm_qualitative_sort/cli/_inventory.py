@@ -18,9 +18,9 @@ from typing import Any, Protocol
 
 from langchain_core.runnables import RunnableConfig
 
-from llm_qualitative_sort._results import history_matches, statistics
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.leases import RunLease
+from llm_qualitative_sort.results.from_state import history_matches, statistics
 from llm_qualitative_sort.stores import StoredRuns, StoreError, store_for
 
 __all__ = ["LeaseLiveness", "Liveness", "RunInventory", "RunSummary", "StoreError", "priced"]

@@ -10,13 +10,10 @@ from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._deadlines import Deadlines
-from llm_qualitative_sort._journal import Answer, CallFacts, CallPlace
-from llm_qualitative_sort._messages import describe
-from llm_qualitative_sort._stops import name_judge
-from llm_qualitative_sort._storable import storable_raw
+from llm_qualitative_sort._calls.deadlines import Deadlines
+from llm_qualitative_sort._calls.storable import storable_raw
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
-from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
+from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError, describe
 from llm_qualitative_sort.models import (
     TIE,
     ComparisonResult,
@@ -25,7 +22,9 @@ from llm_qualitative_sort.models import (
     refused_tie,
 )
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
 
 
 class CallsStopped(Exception):

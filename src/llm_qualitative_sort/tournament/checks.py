@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from llm_qualitative_sort.tournament import STRATEGIES, Settings, Strategy
+from llm_qualitative_sort.tournament import STRATEGIES, Settings
 
 Ranking = Literal["wins", "bradley_terry"]
 
@@ -63,18 +63,6 @@ def check_settings(
         raise ValueError("stop_when_settled needs top_k: the K whose separation ends the run")
     return Settings(strategy, elimination_count, comparison_rounds, budget, top_k,
                     stop_when_settled, ties)
-
-
-def check_schedule(schedule: Any, strategy: type[Strategy], provider: Any) -> str:
-    """The schedule's name, or `ValueError` when it is unknown or cannot play the run."""
-    # Imported here: the schedules wire the graph's nodes, which use this module.
-    from llm_qualitative_sort.schedules import SCHEDULES
-
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, "
-                         f"got {schedule!r}")
-    SCHEDULES[schedule].check(strategy, provider)
-    return str(schedule)
 
 
 def _swiss_only(**given: Any) -> None:

@@ -27,9 +27,8 @@ from typing import Any
 
 import ormsgpack
 
-from llm_qualitative_sort._messages import describe
 from llm_qualitative_sort.cache import open_sqlite, result_from_dict, unusable_sqlite
-from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.errors import StorageError, describe
 from llm_qualitative_sort.leases.base import Fence, LeaseHolder
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.models import ComparisonResult

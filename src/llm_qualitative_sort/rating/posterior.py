@@ -27,7 +27,7 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 
-from llm_qualitative_sort._bradley_terry_newton import Calls, Optimum, Vector
+from llm_qualitative_sort.rating.newton import Calls, Optimum, Vector
 
 # Above this many items the dense covariance (n² memory, n³ time) gives way to sampling.
 DENSE_LIMIT = 2000

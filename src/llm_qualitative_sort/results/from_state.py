@@ -5,10 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from llm_qualitative_sort._audit import audit, ties
-from llm_qualitative_sort._lost_calls import stored_calls
-from llm_qualitative_sort._rating import Rating
-from llm_qualitative_sort._validation import Ranking as Ranking
 from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.models import (
     EarlyStop,
@@ -19,6 +15,10 @@ from llm_qualitative_sort.models import (
 )
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.results.audit import audit, ties
+from llm_qualitative_sort.results.rating import Rating
+from llm_qualitative_sort.tournament.checks import Ranking as Ranking
+from llm_qualitative_sort.tournament.lost_calls import stored_calls
 
 if TYPE_CHECKING:
     # Types only: importing the graph here would close an import cycle through the nodes.

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from llm_qualitative_sort.bradley_terry import (
     DIGITS,
     BradleyTerryFit,
+    PlayedMatch,
     fit_bradley_terry,
     shown_calls,
 )
-from llm_qualitative_sort.models import MatchResult
 
 LEVEL = 0.95
 # Joint draws for top-K probabilities: ±0.011 at worst (a probability of ½); above this many
@@ -37,7 +37,7 @@ class Rating:
         matches: Every match of the run.
     """
 
-    def __init__(self, items: Sequence[str], matches: Sequence[MatchResult]) -> None:
+    def __init__(self, items: Sequence[str], matches: Sequence[PlayedMatch]) -> None:
         self.items = sorted(items)
         self._matches = matches
         self._cheap: BradleyTerryFit | None = None

@@ -18,8 +18,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from llm_qualitative_sort._journal import Journal
 from llm_qualitative_sort.cache import open_sqlite
+from llm_qualitative_sort.stores.journal import Journal
 
 _JOBS = """CREATE TABLE IF NOT EXISTS batch_jobs (
     run_id TEXT NOT NULL, round INTEGER NOT NULL, seq INTEGER NOT NULL, tag TEXT NOT NULL,

@@ -21,10 +21,10 @@ from typing import Any
 
 from llm_qualitative_sort._calls import Call, CallSettings, call_log
 from llm_qualitative_sort._calls.live import CallPool, make_judge
-from llm_qualitative_sort._events import event, round_message
-from llm_qualitative_sort._journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.models import ComparisonResult, EventType
+from llm_qualitative_sort.results.events import event, round_message
+from llm_qualitative_sort.stores.journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Note, Strategy, match_winner, presentation_orders
 
 _FLIP = {"A": "B", "B": "A", "tie": "tie", None: None}  # a tie stays a tie either way round

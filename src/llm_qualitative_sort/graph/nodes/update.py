@@ -11,10 +11,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from llm_qualitative_sort._events import event, round_message
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 from llm_qualitative_sort.models import EventType
+from llm_qualitative_sort.results.events import event, round_message
 
 
 async def update(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:

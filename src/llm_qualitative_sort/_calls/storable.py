@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from llm_qualitative_sort._messages import cut, message_of
+from llm_qualitative_sort.errors import cut, message_of
 
 # Deeper than this, a branch is replaced by a note: MessagePack encoders stop near 255, and
 # a provider's answer has no business nesting further than a few levels.

@@ -7,7 +7,7 @@ import operator
 import numpy as np
 from numpy.typing import ArrayLike
 
-from llm_qualitative_sort._bradley_terry_newton import Calls, Indices, Vector
+from llm_qualitative_sort.rating.newton import Calls, Indices, Vector
 
 
 def checked_calls(

@@ -10,9 +10,10 @@ from typing import Any
 
 from langgraph.graph import StateGraph
 
-from llm_qualitative_sort.nodes import compare, pair, update
-from llm_qualitative_sort.nodes.update import route_after_update
-from llm_qualitative_sort.schedules.base import Schedule
+from llm_qualitative_sort.graph.nodes.comparison import compare
+from llm_qualitative_sort.graph.nodes.pairing import pair
+from llm_qualitative_sort.graph.nodes.update import route_after_update, update
+from llm_qualitative_sort.graph.schedules.base import Schedule
 
 
 class Rounds(Schedule):

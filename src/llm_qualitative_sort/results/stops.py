@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from llm_qualitative_sort._messages import describe
+from llm_qualitative_sort.errors import describe
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.stores.base import RunJournal
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from llm_qualitative_sort._results import counts
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
+from llm_qualitative_sort.results.from_state import counts
 
 
 async def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]:

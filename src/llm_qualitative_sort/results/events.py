@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from llm_qualitative_sort._results import match_from_log
 from llm_qualitative_sort.models import EarlyStop, EventType, ProgressEvent
+from llm_qualitative_sort.results.from_state import match_from_log
 
 
 def event(

@@ -1,0 +1,49 @@
+"""An answer of the judge as the providers read it, and the comparison result it makes.
+
+Shared by the live LangChain provider and the provider batches (`_batch`), which read the
+same verdicts; a leaf below both, so that neither imports the other for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers._prompt import TieVerdict, Verdict, verdict_model
+
+
+@dataclass
+class _Answer:
+    verdict: Verdict | TieVerdict | None
+    raw: dict[str, Any]
+    input_tokens: int = 0
+    output_tokens: int = 0
+    problem: str = ""
+
+
+def _result(answers: list[_Answer]) -> ComparisonResult:
+    last = answers[-1]
+    tokens_in = sum(a.input_tokens for a in answers)
+    tokens_out = sum(a.output_tokens for a in answers)
+    raw = dict(last.raw, answers=len(answers))
+    if last.verdict is not None:
+        return ComparisonResult(
+            last.verdict.winner, last.verdict.reasoning, raw, tokens_in, tokens_out
+        )
+    reasoning = f"no usable verdict after {len(answers)} answer(s): {last.problem}"
+    return ComparisonResult(None, reasoning, raw, tokens_in, tokens_out)
+
+
+def _validated(
+    parsed: Any, error: Any, ties: bool = False
+) -> tuple[Verdict | TieVerdict | None, str]:
+    # With `ties` (a run that allows them) "tie" is a valid winner; otherwise it is not.
+    if parsed is None:
+        return None, f"no parsable verdict ({error or 'empty answer'})"
+    try:
+        return verdict_model(ties).model_validate(parsed), ""
+    except ValidationError as exc:
+        return None, f"the answer does not match the verdict schema: {exc.errors()[:2]}"

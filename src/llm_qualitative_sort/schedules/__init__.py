@@ -1,9 +1,0 @@
-"""Schedules: when matches start. `rounds` (the default) or `pipelined`; see `base.py`."""
-
-from llm_qualitative_sort.schedules.base import Schedule
-from llm_qualitative_sort.schedules.pipelined import Pipelined
-from llm_qualitative_sort.schedules.rounds import Rounds
-
-SCHEDULES: dict[str, type[Schedule]] = {"rounds": Rounds, "pipelined": Pipelined}
-
-__all__ = ["SCHEDULES", "Pipelined", "Rounds", "Schedule"]

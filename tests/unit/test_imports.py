@@ -1,0 +1,188 @@
+"""Every module of the package imports on its own, and the modules import each other in layers.
+
+A module that only imports when something else was imported first (a circle closed by a
+package's `__init__`, say) works in the test suite and fails for the user who imports it
+first: each module is imported cold, in a fresh interpreter of its own (forked from one
+that has loaded the third-party libraries only, to keep this quick).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from importlib.util import find_spec
+from pathlib import Path
+
+PACKAGE = "llm_qualitative_sort"
+spec = find_spec(PACKAGE)  # finds the package without running its __init__
+assert spec is not None and spec.origin is not None
+ROOT = Path(spec.origin).parent
+
+# Loaded once before forking: what every child would otherwise import again. None of them
+# imports the package, so each child still imports the package's modules from nothing.
+PRELOAD = ["numpy", "scipy.sparse", "scipy.linalg", "scipy.special", "pydantic", "aiosqlite",
+           "ormsgpack", "langchain_core.language_models", "langchain_core.messages",
+           "langchain_core.runnables", "langgraph.graph", "langgraph.checkpoint.sqlite.aio"]
+
+CHILD = r"""
+import importlib, json, os, sys, traceback
+for name in json.loads(sys.argv[1]):
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass
+assert not [m for m in sys.modules if m.split(".")[0] == "llm_qualitative_sort"]
+failures = {}
+for module in sys.argv[2:]:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            importlib.import_module(module)
+            os._exit(0)
+        except BaseException as exc:
+            os.write(write, "".join(traceback.format_exception_only(exc)).encode())
+            os._exit(1)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        message = pipe.read().decode()
+    _, status = os.waitpid(pid, 0)
+    if status:
+        failures[module] = message.strip() or f"exit status {status}"
+print(json.dumps(failures))
+"""
+
+
+def _name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_name(path): path for path in sorted(ROOT.rglob("*.py"))}
+
+
+def test_every_module_imports_cold_in_a_fresh_interpreter() -> None:
+    modules = _modules()
+    assert len(modules) > 100  # the walk found the package
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(PRELOAD), *modules],
+                          capture_output=True, text=True, env=env, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    failures = json.loads(done.stdout.splitlines()[-1])
+    assert not failures, "modules that fail to import on their own:\n" + "\n".join(
+        f"  {module}: {error.splitlines()[-1]}" for module, error in failures.items())
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    return "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _explained(lines: list[str], node: ast.stmt) -> bool:
+    """Whether a comment says why this import waits: on its line or just above its block."""
+    if "#" in lines[node.lineno - 1]:
+        return True
+    row = node.lineno - 2
+    while row >= 0 and lines[row].strip().startswith(("from ", "import ", "#")):
+        if lines[row].strip().startswith("#"):
+            return True
+        row -= 1
+    return False
+
+
+def _imports(path: Path) -> Iterator[tuple[ast.stmt, str | None]]:
+    """The imports that run when the module is imported: (import, module it is in).
+
+    Imports inside a function count too, unless a comment says why they wait; those under
+    `if TYPE_CHECKING:` never run.
+    """
+    lines = path.read_text().splitlines()
+
+    def walk(node: ast.AST, function: bool) -> Iterator[tuple[ast.stmt, str | None]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                yield from (pair for item in child.orelse for pair in walk(item, function))
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                if not (function and _explained(lines, child)):
+                    yield child, None
+            else:
+                inside = function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+                yield from walk(child, inside)
+
+    yield from walk(ast.parse(path.read_text()), False)
+
+
+def _targets(module: str, node: ast.stmt, known: set[str]) -> set[str]:
+    """The package's modules that an import loads, its packages' `__init__`s included."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        assert isinstance(node, ast.ImportFrom)
+        base = node.module or ""
+        if node.level:
+            package = module.split(".")[: len(module.split(".")) - node.level + (
+                1 if (ROOT.parent / Path(*module.split("."))).is_dir() else 0)]
+            base = ".".join([*package, base] if base else package)
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                 for alias in node.names]
+    loaded = set()
+    for name in names:
+        parts = name.split(".")
+        for end in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:end])
+            # Importing a module runs its own packages' __init__ first, never in a circle.
+            if prefix in known and not module.startswith(prefix + ".") and prefix != module:
+                loaded.add(prefix)
+    return loaded
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                other = stack.pop()
+                component.append(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(10_000)
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_package_has_no_import_circles() -> None:
+    modules = _modules()
+    known = set(modules)
+    graph = {module: set[str]() for module in modules}
+    for module, path in modules.items():
+        for node, _ in _imports(path):
+            graph[module] |= _targets(module, node, known)
+    circles = _circles(graph)
+    assert not circles, "modules that import each other:\n" + "\n".join(
+        "  " + ", ".join(circle) + "\n    " + "; ".join(
+            f"{a} -> {b}" for a in circle for b in sorted(graph[a]) if b in circle)
+        for circle in circles)
