@@ -30,7 +30,7 @@ from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RET
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.base import LLMProvider, offers_ties
 from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.results.events import progress_event
 from llm_qualitative_sort.results.from_state import (
@@ -119,6 +119,11 @@ class QualitativeSorter:
             verdicts. When allowed, every call the new judge makes is recorded under its
             name, so the audit credits each call to the judge that made it; the calls of
             the first judge are priced as unknown (its prices are not stored).
+        ties: Let the judge answer that two texts are equally good (off by default). The
+            prompt and the answer's schema then offer "tie"; a tied call is half a win for
+            each side in the Bradley–Terry fit, and counts for neither in a match's verdict
+            (a match whose calls tie overall is a draw). Without it, a provider that answers
+            "tie" gets no verdict for that call (counted in `failed_calls`).
 
     Example:
         >>> import asyncio
@@ -152,6 +157,7 @@ class QualitativeSorter:
         wait_for_run: float | None = 0.0,
         schedule: str = "rounds",
         allow_judge_change: bool = False,
+        ties: bool = False,
     ) -> None:
         if not isinstance(provider, LLMProvider):
             raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
@@ -159,8 +165,11 @@ class QualitativeSorter:
         self.settings = check_settings(
             strategy=strategy, elimination_count=elimination_count,
             comparison_rounds=comparison_rounds, max_concurrent_requests=max_concurrent_requests,
-            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled,
+            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled, ties=ties,
         )
+        if ties and not offers_ties(provider):
+            raise TypeError(f"ties=True: {type(provider).__name__}.compare_call takes no `ties` "
+                            "keyword, so it cannot be offered a tie; add `ties: bool = False`")
         check_seed(seed)
         check_timeout(call_timeout)
         if cache is not None and not isinstance(cache, ComparisonCache):
@@ -426,6 +435,10 @@ class QualitativeSorter:
             raise RunMismatchError(
                 f"run {run_id!r} was started with schedule={stored.get('schedule', 'rounds')!r}"
                 f", not {self.schedule!r}")
+        stored_ties = stored.get("ties", False)
+        if stored_ties != self.settings.ties:
+            raise RunMismatchError(f"run {run_id!r} was started with ties={stored_ties!r}, "
+                                   f"not {self.settings.ties!r}")
         for name, value in expected.items():
             if name in stored and stored[name] != value:
                 raise RunMismatchError(
@@ -460,6 +473,8 @@ class QualitativeSorter:
         if self.strategy != "swiss":  # Swiss-only settings are not stored for other runs
             for name in ("budget", "top_k", "stop_when_settled"):
                 del settings[name]
+        if not self.settings.ties:  # runs without ties store what they always did
+            del settings["ties"]
         return settings
 
     def _where(self) -> str:

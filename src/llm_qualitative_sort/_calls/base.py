@@ -89,6 +89,7 @@ class CallSettings:
     # Name the judge in every call's facts: a run resumed by another judge than its first.
     name_judge: bool = False
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    ties: bool = False
 
 
 class CallRunner(ABC):

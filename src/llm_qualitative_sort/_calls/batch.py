@@ -121,8 +121,10 @@ class _Round:
 
     def _key(self, call: Call) -> CacheKey:
         place = call.place
+        provider = self.settings.provider
+        identity = provider.tie_identity() if self.settings.ties else provider.model_identity
         return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
-                           self.settings.provider.model_identity)
+                           identity)
 
     async def _recover(self) -> None:
         """A batch recorded as submitting may have reached the provider: find it by tag."""

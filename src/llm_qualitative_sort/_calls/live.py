@@ -28,6 +28,7 @@ def make_judge(settings: CallSettings) -> Judge:
         stop=settings.stop,
         timeout=settings.call_timeout,
         name_judge=settings.name_judge,
+        ties=settings.ties,
     )
 
 

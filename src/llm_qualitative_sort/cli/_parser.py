@@ -163,6 +163,8 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                        help="price of a million output tokens")
     judge.add_argument("--mock-latency", type=float, metavar="SECONDS",
                        help="seconds each mock call waits (to watch progress)")
+    judge.add_argument("--mock-tie-margin", type=float, metavar="SCORE",
+                       help="with --ties: the mock ties when its noisy scores differ by less")
     batch = sort.add_argument_group("batch mode (openai, google)")
     batch.add_argument("--batch", action="store_const", const=True,
                        help="send each round as one provider batch: about half the price, "
@@ -191,6 +193,9 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     tournament.add_argument("--stop-when-settled", action="store_const", const=True,
                             help="swiss with --top-k: stop before the budget once the top K "
                             "are separated from the rest")
+    tournament.add_argument("--ties", action="store_const", const=True,
+                            help="let the judge answer that two texts are equally good (a tie "
+                            "is half a win for each in the Bradley-Terry fit)")
     tournament.add_argument("--concurrency", type=int,
                             help="LLM calls in flight at most (default 10)")
     tournament.add_argument("--seed", type=int,

@@ -146,7 +146,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         strategy=config.strategy, elimination_count=config.elimination_count,
         comparison_rounds=config.comparison_rounds, max_concurrent_requests=config.concurrency,
         budget=config.budget, top_k=config.top_k,
-        stop_when_settled=bool(config.stop_when_settled),
+        stop_when_settled=bool(config.stop_when_settled), ties=bool(config.ties),
     )
     if texts is not None:
         from llm_qualitative_sort.tournament import STRATEGIES
@@ -189,7 +189,8 @@ def _check_numbers(config: RunConfig) -> None:
     positive = {"--timeout": config.timeout, "--requests-per-second": config.requests_per_second}
     at_least_zero = {"--input-price-per-million": config.input_price_per_million,
                      "--output-price-per-million": config.output_price_per_million,
-                     "--mock-latency": config.mock_latency}
+                     "--mock-latency": config.mock_latency,
+                     "--mock-tie-margin": config.mock_tie_margin}
     for flag, value in positive.items():
         if value is not None and not 0 < value < math.inf:
             raise UsageError(f"{flag} must be a positive, finite number, got {value}")

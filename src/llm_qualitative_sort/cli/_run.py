@@ -94,6 +94,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         budget=config.budget,
         top_k=config.top_k,
         stop_when_settled=bool(config.stop_when_settled),
+        ties=bool(config.ties),
         max_concurrent_requests=config.concurrency,
         cache=plan.cache,
         on_progress=progress,

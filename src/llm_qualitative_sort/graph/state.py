@@ -55,6 +55,7 @@ class TournamentInput(TypedDict):
     budget: NotRequired[int | None]
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
+    ties: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # The judge's `model_identity` (never a key): listings and reports name it, and a
@@ -86,6 +87,7 @@ class TournamentState(TypedDict):
     budget: NotRequired[int | None]
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
+    ties: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # The judge's `model_identity` (never a key): a resume by another judge is refused.
@@ -125,6 +127,7 @@ def run_settings(state: TournamentState) -> Settings:
         budget=state.get("budget"),
         top_k=state.get("top_k"),
         stop_when_settled=state.get("stop_when_settled", False),
+        ties=state.get("ties", False),
     )
 
 

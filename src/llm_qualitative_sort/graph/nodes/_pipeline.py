@@ -27,7 +27,7 @@ from llm_qualitative_sort.results.events import event, round_message
 from llm_qualitative_sort.stores.journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Note, Strategy, match_winner, presentation_orders
 
-_FLIP = {"A": "B", "B": "A", None: None}
+_FLIP = {"A": "B", "B": "A", "tie": "tie", None: None}  # a tie stays a tie either way round
 
 
 @dataclass

@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 from llm_qualitative_sort._calls import Call, CallSettings, call_log, make_runner
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
-from llm_qualitative_sort.models import ComparisonResult, EventType, Side
+from llm_qualitative_sort.models import ComparisonResult, EventType, Side, Verdict
 from llm_qualitative_sort.results.events import event
 from llm_qualitative_sort.stores.journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
@@ -66,8 +66,8 @@ class _Round:
         return match
 
 
-# Anything but "A", "B" or None is a KeyError here, never a verdict.
-_FLIP: dict[Side | None, Side | None] = {"A": "B", "B": "A", None: None}
+# Anything but "A", "B", "tie" or None is a KeyError here, never a verdict.
+_FLIP: dict[Verdict | None, Verdict | None] = {"A": "B", "B": "A", "tie": "tie", None: None}
 
 
 async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
@@ -103,7 +103,7 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
         name_judge=ctx.name_judge,
-        emit=emit,
+        emit=emit, ties=state.get("ties", False),
     )
     await make_runner(settings).run(played.calls, answered)
     logs: list[MatchLog] = [

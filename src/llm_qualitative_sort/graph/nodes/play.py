@@ -29,6 +29,7 @@ async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
             cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
             max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
             name_judge=ctx.name_judge,
+            ties=state.get("ties", False),
         )
         pipeline = ctx.live[run_id] = Pipeline(state, run_strategy(state), settings, run_id,
                                                ctx.progress)

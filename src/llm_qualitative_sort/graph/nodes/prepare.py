@@ -31,6 +31,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         budget=state.get("budget"),
         top_k=state.get("top_k"),
         stop_when_settled=state.get("stop_when_settled", False),
+        ties=state.get("ties", False),
     )
     seed = state.get("seed")
     check_seed(seed)
