@@ -308,6 +308,7 @@ class Journal:
         self.confirm()
         if self._failure is not None:
             self.flush()
+            self.confirm()  # that retry may be the one that finds the run taken
         if self._failure is not None:
             raise StorageError(
                 f"cannot write the run journal {self.path} ({type(self._failure).__name__}: "
