@@ -55,6 +55,9 @@ _RENEW = "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?"
 # the journal stays small, so a copy is cheap, and a long run never grows a large WAL.
 WAL_PAGES = 1024
 WAL_LIMIT = 4 * 1024 * 1024
+# How long a commit waits for the file's write lock (milliseconds) while another process
+# writes; the run stops after a second wait as long (see `Journal.check`).
+BUSY_MS = 30_000
 # Free space (bytes) left by dropped rows above which a finished run's `forget` rewrites the
 # file (VACUUM); below it the pages are simply reused by later runs.
 VACUUM_ABOVE = 1024 * 1024
@@ -128,7 +131,8 @@ class Journal:
             self._file = _identity(path)
             try:
                 for statement in (_PAIRINGS, f"PRAGMA wal_autocheckpoint={WAL_PAGES}",
-                                  f"PRAGMA journal_size_limit={WAL_LIMIT}"):
+                                  f"PRAGMA journal_size_limit={WAL_LIMIT}",
+                                  f"PRAGMA busy_timeout={BUSY_MS}"):
                     self._conn.execute(statement)
             except sqlite3.Error as exc:
                 self._conn.close()
@@ -310,10 +314,20 @@ class Journal:
             self.flush()
             self.confirm()  # that retry may be the one that finds the run taken
         if self._failure is not None:
-            raise StorageError(
-                f"cannot write the run journal {self.path} ({type(self._failure).__name__}: "
-                f"{self._failure}): free space on its disk, then resume the run"
-            ) from self._failure
+            raise StorageError(self._unwritable(self._failure)) from self._failure
+
+    def _unwritable(self, failure: sqlite3.Error) -> str:
+        """Why the journal cannot be written, and what to do."""
+        if getattr(failure, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY,
+                                                          sqlite3.SQLITE_LOCKED):
+            # Not the disk: another process keeps the file's write lock, which a process
+            # only does for long when it is stopped inside a write.
+            return (f"cannot write the run journal {self.path}: another process kept it "
+                    f"locked for more than {BUSY_MS / 1000:g} s, most likely a process suspended "
+                    "in the middle of a write to it (e.g. with Ctrl-Z; `jobs` lists them): "
+                    "resume that process with `fg` or end it, then resume this run")
+        return (f"cannot write the run journal {self.path} ({type(failure).__name__}: "
+                f"{failure}): free space on its disk, then resume the run")
 
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""

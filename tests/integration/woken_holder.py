@@ -39,15 +39,18 @@ class Outcome:
     a_exit: int | None = None
     a_message: str = ""
     finished: bool = False
+    # False when A was stopped inside an SQLite write: the file stays locked until A wakes,
+    # so nobody can take the run over, and A rightly goes on once woken.
+    taken_over: bool = True
 
     def failures(self) -> list[str]:
         """What went wrong, if anything."""
         found = []
         if self.journal_rows_after_wake:
             found.append(f"A wrote {self.journal_rows_after_wake} journal row(s) once woken")
-        if self.calls_after_wake:
+        if self.calls_after_wake and self.taken_over:
             found.append(f"A started {self.calls_after_wake} paid call(s) once woken")
-        if self.stale_pairings_kept:
+        if self.stale_pairings_kept and self.taken_over:
             found.append(f"{self.stale_pairings_kept} stale pairing(s) of A kept")
         if self.played_after_elimination:
             found.append(f"played after elimination: {self.played_after_elimination}")
@@ -133,6 +136,11 @@ class Scenario:
             taken = rng.randint(0, 30)
             self.wait_for(lambda: len(self._calls_by(b.pid)) >= taken or b.poll() is not None,
                           "B's calls")
+            # B must hold the run before A wakes: a trial where A wakes first tests nothing
+            # (A rightly goes on), and was once counted as a failure.
+            self.wait_for(lambda: self.holder_pid() == b.pid or b.poll() is not None
+                          or self._written_by_stopped_a(), "B's takeover")
+            self.outcome.taken_over = self.holder_pid() == b.pid
         else:
             # Every slot of B waits on a call (unpaid): its pairings were committed before
             # their calls started, and none can be made until a call ends.
@@ -176,6 +184,45 @@ class Scenario:
                  if int(p[0]) != a_pid or i < pairings_before}
         kept = {(seq, a, b) for seq, a, b, _ in history}
         self.outcome.stale_pairings_kept = len((stale - sound) & kept)
+
+    def holder_pid(self) -> int | None:
+        """The pid on the run's lease row, or None."""
+        if self.checkpoint.startswith("postgresql://"):
+            import psycopg
+
+            with psycopg.connect(self.checkpoint) as conn:
+                row = conn.execute("SELECT pid FROM llm_qualitative_sort_leases "
+                                   "WHERE run_id = 'shared'").fetchone()
+        else:
+            conn = sqlite3.connect(f"file:{self.tmp / 'runs.journal.sqlite3'}?mode=ro",
+                                   uri=True, timeout=30)
+            try:
+                row = conn.execute("SELECT pid FROM leases WHERE run_id = 'shared'").fetchone()
+            finally:
+                conn.close()
+        return None if row is None else int(row[0])
+
+    def _written_by_stopped_a(self) -> bool:
+        """Whether the SQLite file's write lock is kept (by A, stopped inside a write)."""
+        if self.checkpoint.startswith("postgresql://"):
+            return False
+        conn = sqlite3.connect(self.tmp / "runs.journal.sqlite3", timeout=0,
+                               isolation_level=None)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.rollback()
+            return False
+        except sqlite3.OperationalError:
+            # Kept this long (the wait is polled), it is no passing write of B's.
+            time.sleep(2 * TTL)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.rollback()
+                return False
+            except sqlite3.OperationalError:
+                return True
+        finally:
+            conn.close()
 
     @staticmethod
     def _check_alive(process: subprocess.Popen[bytes], when: str) -> None:
