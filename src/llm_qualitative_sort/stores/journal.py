@@ -407,7 +407,10 @@ class Journal:
     def _unusable(self, exc: Exception) -> str:
         if isinstance(exc, sqlite3.Error):
             return unusable_sqlite(Path(str(self.path)), _PURPOSE, exc)
-        return f"cannot use {self.path} as {_PURPOSE}: a damaged entry ({exc})"
+        # Every resume would read the same row again: the way on is without this file.
+        return (f"cannot use {self.path} as {_PURPOSE}: a damaged entry ({exc}); move the "
+                "journal aside (the calls it holds that no checkpoint has are then asked "
+                "again), then resume the run")
 
     def close(self) -> None:
         """Flush (a last try) and close the file."""
