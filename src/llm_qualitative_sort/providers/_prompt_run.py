@@ -1,0 +1,85 @@
+"""A run's prompt: checked before any call, kept in the run's state, the same on resume."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from llm_qualitative_sort.errors import RunMismatchError
+from llm_qualitative_sort.providers.prompt_template import (
+    PromptSetup,
+    PromptTemplate,
+    PromptTemplateError,
+)
+
+DEFAULT = PromptSetup(PromptTemplate.builtin("en"))
+
+
+def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | None) -> PromptSetup:
+    """The run's prompt setup, refused before any call unless it renders.
+
+    Raises:
+        TypeError: `prompt` is not a `PromptTemplate`, or `context` not a JSON-able mapping
+            with string keys (it is stored with the run).
+        PromptTemplateError: The template does not render with `context` (see
+            `PromptTemplate.check`), or a context is given to the default prompt, which
+            shows none of it.
+    """
+    if prompt is not None and not isinstance(prompt, PromptTemplate):
+        raise TypeError(f"prompt must be a PromptTemplate, got {type(prompt).__name__}")
+    if context is not None:
+        if not isinstance(context, Mapping) or not all(isinstance(k, str) for k in context):
+            raise TypeError("context must be a mapping with string keys")
+        try:
+            json.dumps(dict(context))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"context must be plain JSON data (it is stored with the run): "
+                            f"{exc}") from None
+        if prompt is None:
+            raise PromptTemplateError("context is given but the default prompt shows none of "
+                                      "it: pass prompt=PromptTemplate(...) that uses it")
+    setup = PromptSetup(prompt or DEFAULT.template, dict(context or {}))
+    setup.template.check(setup.context)
+    return setup
+
+
+def prompt_state(setup: PromptSetup) -> dict[str, Any]:
+    """What a run's state holds of its prompt: nothing for the default (as before)."""
+    if setup.is_default:
+        return {}
+    return {"prompt": setup.template.to_dict(), "context": dict(setup.context)}
+
+
+def stored_prompt(state: Mapping[str, Any]) -> PromptSetup:
+    """The prompt a run's state holds (the default when it holds none)."""
+    if not state.get("prompt"):
+        return DEFAULT
+    return PromptSetup(PromptTemplate.from_dict(state["prompt"]), dict(state.get("context") or {}))
+
+
+def prompt_key(setup: PromptSetup | None) -> str:
+    """The cache-key suffix of calls asked with `setup`: none for the default prompt."""
+    if setup is None or setup.is_default:
+        return ""
+    return f"+prompt:{setup.digest[:16]}"
+
+
+def check_same_prompt(stored: Mapping[str, Any], setup: PromptSetup, run_id: str,
+                      allow_change: bool) -> None:
+    """Refuse to resume a run with another prompt (or context) unless `allow_change`.
+
+    Raises:
+        RunMismatchError: The stored run was asked with another template or context.
+    """
+    started = stored_prompt(stored)
+    if started.digest == setup.digest or allow_change:
+        return
+    raise RunMismatchError(
+        f"run {run_id!r} was started with the prompt {_named(started)}, not {_named(setup)}: "
+        "resume it with the same template and context, start a new run, or pass "
+        "allow_prompt_change=True (the ranking then mixes verdicts to both prompts)")
+
+
+def _named(setup: PromptSetup) -> str:
+    return f"{setup.template.name!r} (digest {setup.digest[:12]})"

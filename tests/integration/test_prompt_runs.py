@@ -1,0 +1,96 @@
+"""A run's prompt template: checked before any call, cached apart, kept on resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_runs import ITEMS, BreaksAfter, _sorter
+
+from llm_qualitative_sort import (
+    MemoryCache,
+    MockLLMProvider,
+    PromptTemplate,
+    PromptTemplateError,
+    QualitativeSorter,
+    RunMismatchError,
+    RunStoppedError,
+)
+
+SHOWS = "{{ text_a }}\n{{ text_b }}\n{{ criteria }}"
+GRADING = PromptTemplate(system="Rubric: {{ context.rubric }}", user=SHOWS, name="grading")
+
+
+def test_a_bad_template_or_context_is_refused_when_the_sorter_is_made() -> None:
+    judge = MockLLMProvider(seed=1)
+    with pytest.raises(PromptTemplateError, match=r"'grading', system part, line 1: .*'rubric'"):
+        QualitativeSorter(judge, criteria="c", prompt=GRADING, context={"rubrik": "x"},
+                          checkpointer=None)
+    with pytest.raises(PromptTemplateError, match="default prompt shows none"):
+        QualitativeSorter(judge, criteria="c", context={"rubric": "x"}, checkpointer=None)
+    with pytest.raises(TypeError, match="plain JSON"):
+        QualitativeSorter(judge, criteria="c", prompt=GRADING, context={"rubric": object()},
+                          checkpointer=None)
+    with pytest.raises(TypeError, match="PromptTemplate"):
+        QualitativeSorter(judge, criteria="c", prompt="{{ text_a }}",  # type: ignore[arg-type]
+                          checkpointer=None)
+    assert judge.calls == 0
+
+
+async def _sort(cache: MemoryCache, **options: object) -> int:
+    judge = MockLLMProvider(seed=1)
+    sorter = QualitativeSorter(judge, criteria="larger", seed=4, cache=cache, checkpointer=None,
+                               **options)  # type: ignore[arg-type]
+    await sorter.sort(ITEMS)
+    return judge.calls
+
+
+async def test_answers_to_another_prompt_are_cached_apart() -> None:
+    cache = MemoryCache()
+    assert await _sort(cache) > 0
+    # The built-in English template is the default prompt: its answers are the same.
+    assert await _sort(cache, prompt=PromptTemplate.builtin("en")) == 0
+    assert await _sort(cache, prompt=GRADING, context={"rubric": "size"}) > 0
+    assert await _sort(cache, prompt=GRADING, context={"rubric": "size"}) == 0
+    assert await _sort(cache, prompt=GRADING, context={"rubric": "weight"}) > 0
+    assert await _sort(cache, prompt=PromptTemplate.builtin("ja")) > 0
+
+
+async def test_the_mock_ranks_the_same_under_any_prompt(tmp_path: Path) -> None:
+    plain = await _sorter(MockLLMProvider(seed=1), tmp_path / "a.sqlite3").sort(ITEMS)
+    templated = await _sorter(MockLLMProvider(seed=1), tmp_path / "b.sqlite3",
+                              prompt=GRADING, context={"rubric": "size"}).sort(ITEMS)
+    assert templated.rankings == plain.rankings
+
+
+async def _stopped_run(tmp_path: Path) -> Path:
+    store = tmp_path / "runs.sqlite3"
+    with pytest.raises(RunStoppedError):
+        await _sorter(BreaksAfter(limit=40), store, prompt=GRADING,
+                      context={"rubric": "size"}).sort(ITEMS, run_id="r")
+    return store
+
+
+@pytest.mark.parametrize(("prompt", "context"), [
+    (None, None),
+    (GRADING, {"rubric": "weight"}),
+    (PromptTemplate(system="Rubric: {{ context.rubric }}!", user=SHOWS), {"rubric": "size"}),
+])
+async def test_resuming_with_another_prompt_is_refused_before_any_call(
+    tmp_path: Path, prompt: PromptTemplate | None, context: dict[str, str] | None
+) -> None:
+    store = await _stopped_run(tmp_path)
+    judge = MockLLMProvider(seed=1)
+    with pytest.raises(RunMismatchError, match=r"started with the prompt 'grading'"):
+        await _sorter(judge, store, prompt=prompt, context=context).resume("r")
+    assert judge.calls == 0
+    allowed = await _sorter(judge, store, prompt=prompt, context=context,
+                            allow_prompt_change=True).resume("r")
+    assert judge.calls > 0 and allowed.rankings
+
+
+async def test_the_same_prompt_resumes(tmp_path: Path) -> None:
+    store = await _stopped_run(tmp_path)
+    judge = MockLLMProvider(seed=1)
+    result = await _sorter(judge, store, prompt=GRADING, context={"rubric": "size"}).resume("r")
+    assert judge.calls > 0 and result.statistics.total_api_calls > judge.calls
