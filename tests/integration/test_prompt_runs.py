@@ -16,6 +16,7 @@ from llm_qualitative_sort import (
     RunMismatchError,
     RunStoppedError,
 )
+from llm_qualitative_sort.providers._prompt import build_messages
 
 SHOWS = "{{ text_a }}\n{{ text_b }}\n{{ criteria }}"
 GRADING = PromptTemplate(system="Rubric: {{ context.rubric }}", user=SHOWS, name="grading")
@@ -94,3 +95,26 @@ async def test_the_same_prompt_resumes(tmp_path: Path) -> None:
     judge = MockLLMProvider(seed=1)
     result = await _sorter(judge, store, prompt=GRADING, context={"rubric": "size"}).resume("r")
     assert judge.calls > 0 and result.statistics.total_api_calls > judge.calls
+
+
+class Recording(MockLLMProvider):
+    """A mock that also builds the messages a real client would send, and keeps them."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=1)
+        self.systems: set[str] = set()
+
+    async def compare_call(self, item_a: str, item_b: str, criteria: str, *, repetition: int,
+                           ties: bool = False):  # type: ignore[no-untyped-def]
+        self.systems.add(build_messages(item_a, item_b, criteria, ties=ties)[0].text)
+        return await super().compare_call(item_a, item_b, criteria, repetition=repetition,
+                                          ties=ties)
+
+
+@pytest.mark.parametrize("schedule", ["rounds", "pipelined"])
+async def test_every_call_of_either_schedule_is_asked_with_the_template(schedule: str) -> None:
+    judge = Recording()
+    sorter = QualitativeSorter(judge, criteria="larger", seed=2, checkpointer=None,
+                               schedule=schedule, prompt=GRADING, context={"rubric": "size"})
+    await sorter.sort(ITEMS)
+    assert judge.calls > 0 and judge.systems == {"Rubric: size"}

@@ -113,3 +113,16 @@ def test_calls_inside_using_prompt_get_the_template_and_only_those() -> None:
         system, user = build_messages("a", "b", "c")
     assert system.text == "S v" and user.text.startswith("<<<BEGIN TEXT A")
     assert build_messages("a", "b", "c")[0].text.startswith("You are a careful")
+
+
+def test_batch_requests_carry_the_template() -> None:
+    from llm_qualitative_sort.providers._batch import BatchOptions, BatchRequest
+    from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
+
+    client = OpenAIBatchClient(BatchOptions(), "gpt-5.1", "sk-x", "http://127.0.0.1:1/v1", 5.0)
+    setup = PromptSetup(PromptTemplate(system="S {{ context.k }}", user=SHOWS_BOTH), {"k": "v"})
+    request = BatchRequest("m0-c0", "{{ context.k }}", "two")
+    with using_prompt(setup):
+        messages = client._line(request, "crit")["body"]["messages"]
+    assert messages[0]["content"] == "S v"
+    assert "\n{{ context.k }}\n<<<END TEXT A" in messages[1]["content"]
