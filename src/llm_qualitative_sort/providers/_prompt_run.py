@@ -37,8 +37,8 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
             raise TypeError(f"context must be plain JSON data (it is stored with the run): "
                             f"{exc}") from None
         if prompt is None:
-            raise PromptTemplateError("context is given but the default prompt shows none of "
-                                      "it: pass prompt=PromptTemplate(...) that uses it")
+            raise PromptTemplateError("context is given but the default prompt shows none of it: "
+                                      "give a template that uses it (prompt= or --prompt)")
     setup = PromptSetup(prompt or DEFAULT.template, dict(context or {}))
     setup.template.check(setup.context)
     return setup
