@@ -118,3 +118,38 @@ async def test_every_call_of_either_schedule_is_asked_with_the_template(schedule
                                schedule=schedule, prompt=GRADING, context={"rubric": "size"})
     await sorter.sort(ITEMS)
     assert judge.calls > 0 and judge.systems == {"Rubric: size"}
+
+
+async def _graph_run(judge: Recording, **given: object) -> dict[str, object]:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from llm_qualitative_sort.graph import TournamentContext, build_graph
+
+    graph = build_graph(InMemorySaver())
+    return await graph.ainvoke(  # type: ignore[no-any-return]
+        {"items": ITEMS, "criteria": "larger", "seed": 1, **given},
+        {"configurable": {"thread_id": "studio"}},
+        context=TournamentContext(provider=judge),
+    )
+
+
+async def test_studio_input_takes_a_template_and_context_as_plain_data() -> None:
+    judge = Recording()
+    state = await _graph_run(judge, prompt=GRADING.to_dict(), context={"rubric": "size"})
+    assert judge.systems == {"Rubric: size"} and state["rankings"]
+    japanese = Recording()
+    await _graph_run(japanese, prompt="builtin:ja")
+    assert all("審査員" in system for system in japanese.systems) and japanese.calls > 0
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ({"prompt": GRADING.to_dict()}, r"'grading', system part, line 1: .*'rubric'"),
+    ({"prompt": {"system": "x"}}, r"prompt must be"),
+    ({"context": {"rubric": "size"}}, r"default prompt shows none"),
+])
+async def test_a_bad_studio_template_fails_before_any_call(given: dict[str, object],
+                                                           message: str) -> None:
+    judge = Recording()
+    with pytest.raises((PromptTemplateError, TypeError), match=message):
+        await _graph_run(judge, **given)
+    assert judge.calls == 0

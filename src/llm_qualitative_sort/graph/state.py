@@ -61,9 +61,9 @@ class TournamentInput(TypedDict):
     # The judge's `model_identity` (never a key): listings and reports name it, and a
     # resume by another judge is refused.
     judge: NotRequired[str]
-    # A judging prompt of the user's ({"name", "system", "user"}; see `PromptTemplate`) and
-    # the context its `{{ context.KEY }}` reads; absent: the default prompt.
-    prompt: NotRequired[dict[str, str]]
+    # A judging prompt of the user's ({"name", "system", "user"}; see `PromptTemplate`) or
+    # "builtin:LANG", and the context its `{{ context.KEY }}` reads; absent: the default.
+    prompt: NotRequired[dict[str, str] | str]
     context: NotRequired[dict[str, Any]]
 
 

@@ -44,6 +44,30 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
     return setup
 
 
+def input_prompt(state: Mapping[str, Any]) -> dict[str, Any]:
+    """Check the prompt of a run's plain input (Studio, the API server) before any call.
+
+    `prompt` is {"system": ..., "user": ..., "name": ...} or "builtin:LANG"; `context` a
+    mapping. Returns what the state should hold instead (a built-in's text), or {}.
+
+    Raises:
+        PromptTemplateError: The template does not render with the context.
+        TypeError: `prompt` or `context` of the wrong shape.
+    """
+    given, context = state.get("prompt"), state.get("context")
+    if given is None and context is None:
+        return {}
+    template = None
+    if isinstance(given, str) and given.startswith("builtin:"):
+        template = PromptTemplate.builtin(given.removeprefix("builtin:"))
+    elif isinstance(given, Mapping) and {"system", "user"} <= set(given):
+        template = PromptTemplate.from_dict(given)
+    elif given is not None:
+        raise TypeError('prompt must be {"system": "...", "user": "..."} or "builtin:LANG", '
+                        f"got {given!r:.80}")
+    return prompt_state(check_prompt(template, context))
+
+
 def prompt_state(setup: PromptSetup) -> dict[str, Any]:
     """What a run's state holds of its prompt: nothing for the default (as before)."""
     if setup.is_default:
@@ -53,9 +77,12 @@ def prompt_state(setup: PromptSetup) -> dict[str, Any]:
 
 def stored_prompt(state: Mapping[str, Any]) -> PromptSetup:
     """The prompt a run's state holds (the default when it holds none)."""
-    if not state.get("prompt"):
+    given = state.get("prompt")
+    if not given:
         return DEFAULT
-    return PromptSetup(PromptTemplate.from_dict(state["prompt"]), dict(state.get("context") or {}))
+    template = (PromptTemplate.builtin(given.removeprefix("builtin:")) if isinstance(given, str)
+                else PromptTemplate.from_dict(given))
+    return PromptSetup(template, dict(state.get("context") or {}))
 
 
 def prompt_key(setup: PromptSetup | None) -> str:
