@@ -30,7 +30,12 @@ from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RET
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers._prompt_run import check_prompt, check_same_prompt, prompt_state
+from llm_qualitative_sort.providers._prompt_run import (
+    check_prompt,
+    check_same_prompt,
+    prompt_label,
+    prompt_state,
+)
 from llm_qualitative_sort.providers.base import LLMProvider, offers_ties
 from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.providers.prompt_template import PromptTemplate
@@ -377,7 +382,7 @@ class QualitativeSorter:
             costs = {**(costs or {judge: self.provider.estimate_cost}), started_by: _unpriced}
         return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost,
                            batch_discount=batch_discount(self.provider),
-                           judge=started_by, judge_costs=costs)
+                           judge=started_by, judge_costs=costs, prompt=prompt_label(self.prompt))
 
     async def _drive(
         self,

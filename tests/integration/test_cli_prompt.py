@@ -81,4 +81,5 @@ def test_a_resume_reads_the_files_again_and_refuses_a_changed_template(
     (tmp_path / "judge.prompt").write_text(TEMPLATE, "utf-8")
     assert main(resume) == EXIT_OK
     report = json.loads((tmp_path / "cut.json").read_text("utf-8"))
-    assert report["settings"]["prompt"] == str(tmp_path / "judge.prompt")
+    assert report["settings"]["prompt"].startswith(f"{tmp_path / 'judge.prompt'} sha256:")
+    assert report["settings"]["context"] == str(tmp_path / "ctx.json")

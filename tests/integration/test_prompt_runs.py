@@ -153,3 +153,14 @@ async def test_a_bad_studio_template_fails_before_any_call(given: dict[str, obje
     with pytest.raises((PromptTemplateError, TypeError), match=message):
         await _graph_run(judge, **given)
     assert judge.calls == 0
+
+
+async def test_the_result_names_the_template_and_its_digest(tmp_path: Path) -> None:
+    from llm_qualitative_sort.providers.prompt_template import PromptSetup
+
+    templated = await _sorter(MockLLMProvider(seed=1), tmp_path / "a.sqlite3", prompt=GRADING,
+                              context={"rubric": "size"}).sort(ITEMS)
+    digest = PromptSetup(GRADING, {"rubric": "size"}).digest
+    assert templated.prompt == f"grading sha256:{digest[:16]}"
+    plain = await _sorter(MockLLMProvider(seed=1), tmp_path / "b.sqlite3").sort(ITEMS)
+    assert plain.prompt == ""

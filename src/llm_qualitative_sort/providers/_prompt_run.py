@@ -85,6 +85,11 @@ def stored_prompt(state: Mapping[str, Any]) -> PromptSetup:
     return PromptSetup(template, dict(state.get("context") or {}))
 
 
+def prompt_label(setup: PromptSetup) -> str:
+    """How results and reports name a run's prompt: "" for the default."""
+    return "" if setup.is_default else f"{setup.template.name} sha256:{setup.digest[:16]}"
+
+
 def prompt_key(setup: PromptSetup | None) -> str:
     """The cache-key suffix of calls asked with `setup`: none for the default prompt."""
     if setup is None or setup.is_default:
