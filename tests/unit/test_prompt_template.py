@@ -126,3 +126,33 @@ def test_batch_requests_carry_the_template() -> None:
         messages = client._line(request, "crit")["body"]["messages"]
     assert messages[0]["content"] == "S v"
     assert "\n{{ context.k }}\n<<<END TEXT A" in messages[1]["content"]
+
+
+def test_batch_calls_with_a_template_are_cached_apart() -> None:
+    from langgraph.types import RetryPolicy
+
+    from llm_qualitative_sort._calls import Call, CallSettings
+    from llm_qualitative_sort._calls.batch import _Round
+    from llm_qualitative_sort.cache import CacheKey
+    from llm_qualitative_sort.providers._batch import BatchOptions
+    from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
+    from llm_qualitative_sort.providers.mock import MockLLMProvider
+    from llm_qualitative_sort.stores.journal import CallPlace
+
+    client = OpenAIBatchClient(BatchOptions(), "gpt-5.1", "sk-x", "http://127.0.0.1:1/v1", 5.0)
+    call = Call(CallPlace("r", 1, 0, 0, "x", "y", "xy"), 0)
+
+    def key(prompt: PromptSetup | None) -> str:
+        settings = CallSettings(provider=MockLLMProvider(seed=1), criteria="c", cache=None,
+                                journal=None, retry=RetryPolicy(),  # type: ignore[arg-type]
+                                max_concurrent_requests=1, prompt=prompt)
+        return _Round(settings, client, None, [call], print)._key(call).model_hash  # type: ignore[arg-type]
+
+    def hashed(identity: str) -> str:
+        return CacheKey.of("x", "y", "c", 0, identity).model_hash
+
+    default = PromptSetup(PromptTemplate.builtin("en"))
+    mine = PromptSetup(PromptTemplate(system="s", user=SHOWS_BOTH))
+    plain = MockLLMProvider(seed=1).model_identity
+    assert key(None) == key(default) == hashed(plain)
+    assert key(mine) == hashed(f"{plain}+prompt:{mine.digest[:16]}")
