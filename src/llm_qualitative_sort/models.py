@@ -215,12 +215,15 @@ class SortResult:
     whichever ranking was asked for. `intervals` and `top_k_probability` give each item's
     uncertainty from the same fit (its normal approximation). One fit serves them all; it
     is made on first access, so a run ranked by wins pays for it only if they are read.
+    `prompt` names the run's own prompt template and its digest ("NAME sha256:DIGEST", the
+    digest of the template and its context); empty for the default prompt.
     """
 
     rankings: list[tuple[int, list[str]]]
     match_history: list[MatchResult]
     statistics: Statistics
     run_id: str = ""
+    prompt: str = ""
 
     @cached_property
     def scores(self) -> dict[str, float]:

@@ -11,7 +11,7 @@ import inspect
 import os
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -30,8 +30,15 @@ from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RET
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
+from llm_qualitative_sort.providers._prompt_run import (
+    check_prompt,
+    check_same_prompt,
+    prompt_label,
+    prompt_state,
+)
 from llm_qualitative_sort.providers.base import LLMProvider, offers_ties
 from llm_qualitative_sort.providers.panel import leaf_judges
+from llm_qualitative_sort.providers.prompt_template import PromptTemplate
 from llm_qualitative_sort.results.events import progress_event
 from llm_qualitative_sort.results.from_state import (
     Ranking,
@@ -124,6 +131,15 @@ class QualitativeSorter:
             each side in the Bradley–Terry fit, and counts for neither in a match's verdict
             (a match whose calls tie overall is a draw). Without it, a provider that answers
             "tie" gets no verdict for that call (counted in `failed_calls`).
+        prompt: The judge's prompt, a `PromptTemplate` (None: the default, the same as
+            `PromptTemplate.builtin("en")`). Checked with `context` when the sorter is made;
+            its calls are cached apart from other prompts', and the run stores it. Providers
+            that build their messages themselves (a custom `LLMProvider`, the mock) ignore
+            its text.
+        context: The mapping a template reads as `{{ context.KEY }}` (the question, a
+            reference answer, a rubric...): plain JSON data, stored with the run.
+        allow_prompt_change: Let a resume go on with another template or context than the
+            run's (refused by default, before any call, like another judge).
 
     Example:
         >>> import asyncio
@@ -158,6 +174,9 @@ class QualitativeSorter:
         schedule: str = "rounds",
         allow_judge_change: bool = False,
         ties: bool = False,
+        prompt: PromptTemplate | None = None,
+        context: Mapping[str, Any] | None = None,
+        allow_prompt_change: bool = False,
     ) -> None:
         if not isinstance(provider, LLMProvider):
             raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
@@ -183,6 +202,11 @@ class QualitativeSorter:
             raise TypeError("allow_judge_change must be a bool, got "
                             f"{type(allow_judge_change).__name__}")
         self.allow_judge_change = allow_judge_change
+        self.prompt = check_prompt(prompt, context)
+        if not isinstance(allow_prompt_change, bool):
+            raise TypeError("allow_prompt_change must be a bool, got "
+                            f"{type(allow_prompt_change).__name__}")
+        self.allow_prompt_change = allow_prompt_change
         check_retry_policy(retry_policy)
         self.provider = provider
         self.criteria = criteria
@@ -253,6 +277,7 @@ class QualitativeSorter:
                     **self._stored_settings(),
                     "seed": self.seed if self.seed is not None else _seed_for(run_id),
                     "judge": self.provider.model_identity,
+                    **prompt_state(self.prompt),
                 }
             return await self._finish(graph, start, config, stored, journal, started)
 
@@ -340,6 +365,7 @@ class QualitativeSorter:
                 journal=journal,
                 progress=self.on_progress is not None,
                 name_judge=started_by != judge,
+                prompt=self.prompt,
             )
             try:
                 stored = await self._drive(graph, start, config, context)
@@ -356,7 +382,7 @@ class QualitativeSorter:
             costs = {**(costs or {judge: self.provider.estimate_cost}), started_by: _unpriced}
         return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost,
                            batch_discount=batch_discount(self.provider),
-                           judge=started_by, judge_costs=costs)
+                           judge=started_by, judge_costs=costs, prompt=prompt_label(self.prompt))
 
     async def _drive(
         self,
@@ -428,6 +454,7 @@ class QualitativeSorter:
                 "use a new run id for other items"
             )
         self._check_same_judge(stored, run_id)
+        check_same_prompt(stored, self.prompt, run_id, self.allow_prompt_change)
         expected: dict[str, Any] = {"criteria": self.criteria, **self._stored_settings()}
         if self.seed is not None:
             expected["rng_seed"] = self.seed

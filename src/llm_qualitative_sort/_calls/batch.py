@@ -34,6 +34,7 @@ from llm_qualitative_sort.errors import (
 from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
 from llm_qualitative_sort.providers._failures import redact
+from llm_qualitative_sort.providers._prompt_run import prompt_key
 from llm_qualitative_sort.results.events import event
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
@@ -123,6 +124,7 @@ class _Round:
         place = call.place
         provider = self.settings.provider
         identity = provider.tie_identity() if self.settings.ties else provider.model_identity
+        identity += prompt_key(self.settings.prompt)
         return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
                            identity)
 

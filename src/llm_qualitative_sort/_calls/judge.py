@@ -74,6 +74,8 @@ class Judge:
     # Name even a single judge in each call's facts (a run resumed by another judge).
     name_judge: bool = False
     ties: bool = False
+    # Appended to cache identities: a run's own prompt asks another question.
+    prompt_key: str = ""
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
@@ -81,7 +83,7 @@ class Judge:
     def __post_init__(self) -> None:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
         # every call's deadline.
-        self.model_identity = _identity(self.provider, self.ties)
+        self.model_identity = _identity(self.provider, self.ties) + self.prompt_key
         self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
 
     async def call(self, place: CallPlace, repetition: int) -> Answer:
@@ -99,7 +101,7 @@ class Judge:
         identity = self.model_identity
         if judge is not self.provider or self.name_judge:
             facts = {"judge": judge.model_identity}
-            identity = _identity(judge, self.ties)
+            identity = _identity(judge, self.ties) + self.prompt_key
         key = None
         if self.cache is not None:
             key = CacheKey.of(place.first, place.second, self.criteria, repetition, identity)

@@ -139,6 +139,11 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     sort.add_argument("--dedupe", action="store_true",
                       help="drop items that repeat an earlier one (default: refuse them)")
     sort.add_argument("--criteria", help="what makes one text better than another")
+    sort.add_argument("--prompt", metavar="FILE",
+                      help="the judge's prompt: a Jinja2 template file with a ---system--- "
+                      "and a ---user--- section, or builtin:en / builtin:ja")
+    sort.add_argument("--context", metavar="FILE.json",
+                      help="a JSON object the template reads as {{ context.KEY }}")
     judge = sort.add_argument_group("judge")
     judge.add_argument("--provider", choices=PROVIDERS, help="default mock")
     judge.add_argument("--model", help="model name (openai, google, langchain)")

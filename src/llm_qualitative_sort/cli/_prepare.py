@@ -156,8 +156,10 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     _check_batch(config, dry_run)
     if config.out:
         check_report_path(config.out, probe=not dry_run, make_dirs=bool(config.mkdir))
+    from llm_qualitative_sort.cli._prompt import load_prompt
     from llm_qualitative_sort.cli._providers import make_provider
 
+    prompt = load_prompt(config)
     provider = make_provider(config)
     if dry_run:
         from llm_qualitative_sort.cli._rounds import simulated_rounds
@@ -167,7 +169,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         rounds = simulated_rounds(settings, len(texts))
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount)
         return None
-    return Plan(config, provider, _cache(config.cache_dir), texts, ids)
+    return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt)
 
 
 def _cache(where: str | None) -> Any:

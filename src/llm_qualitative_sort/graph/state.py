@@ -61,6 +61,10 @@ class TournamentInput(TypedDict):
     # The judge's `model_identity` (never a key): listings and reports name it, and a
     # resume by another judge is refused.
     judge: NotRequired[str]
+    # A judging prompt of the user's ({"name", "system", "user"}; see `PromptTemplate`) or
+    # "builtin:LANG", and the context its `{{ context.KEY }}` reads; absent: the default.
+    prompt: NotRequired[dict[str, str] | str]
+    context: NotRequired[dict[str, Any]]
 
 
 class TournamentOutput(TypedDict):
@@ -92,6 +96,8 @@ class TournamentState(TypedDict):
     schedule: NotRequired[str]
     # The judge's `model_identity` (never a key): a resume by another judge is refused.
     judge: NotRequired[str]
+    prompt: NotRequired[dict[str, str]]
+    context: NotRequired[dict[str, Any]]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.

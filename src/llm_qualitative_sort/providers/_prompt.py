@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -93,8 +95,16 @@ def fence_tag(*texts: str) -> str:
             return tag
 
 
-def _fenced(name: str, tag: str, body: str) -> str:
+def fenced(name: str, tag: str, body: str) -> str:
     return f"<<<BEGIN {name} {tag}>>>\n{body}\n<<<END {name} {tag}>>>"
+
+
+# The run's own prompt (a `PromptTemplate` with its context), set by the comparison node for
+# the calls of a round; None: the fixed prompt above. A context variable reaches every
+# provider (live, batch, panel members) without a new parameter on their interface.
+# It takes (item_a, item_b, criteria, ties) and returns the system and user texts.
+ACTIVE_PROMPT: ContextVar[Callable[[str, str, str, bool], tuple[str, str]] | None] = ContextVar(
+    "llm_qualitative_sort_prompt", default=None)
 
 
 def build_messages(
@@ -102,11 +112,17 @@ def build_messages(
 ) -> list[BaseMessage]:
     """The messages of one comparison call; with `ties`, "tie" is offered as an answer.
 
+    In a run with its own prompt template (`ACTIVE_PROMPT`), the template's rendering.
+
     Example:
         >>> messages = build_messages("first", "second", "which is shorter")
         >>> "<<<BEGIN TEXT A" in messages[1].text
         True
     """
+    custom = ACTIVE_PROMPT.get()
+    if custom is not None:
+        system_text, user_text = custom(item_a, item_b, criteria, ties)
+        return [SystemMessage(system_text), HumanMessage(user_text)]
     tag = fence_tag(item_a, item_b, criteria)
     question = (
         f"Which text, A or B, better meets the criterion? The fence tag is {tag}. "
@@ -116,9 +132,9 @@ def build_messages(
         question = question.replace('"A" or "B"}', '"A", "B" or "tie"}')
     user = "\n\n".join(
         [
-            _fenced("CRITERION", tag, criteria),
-            _fenced("TEXT A", tag, item_a),
-            _fenced("TEXT B", tag, item_b),
+            fenced("CRITERION", tag, criteria),
+            fenced("TEXT A", tag, item_a),
+            fenced("TEXT B", tag, item_b),
             question,
         ]
     )

@@ -193,6 +193,7 @@ def sort_result(
     batch_discount: float = 0.5,
     judge: str = "",
     judge_costs: Mapping[str, CostEstimate | None] | None = None,
+    prompt: str = "",
 ) -> SortResult:
     """The `SortResult` of a finished run from its final state.
 
@@ -212,7 +213,7 @@ def sort_result(
                        batch_discount=batch_discount, rankings=rankings, judge=judge,
                        judge_costs=judge_costs, strengths=rating.scores,
                        early_stop=_early_stop(values.get("early_stop")))
-    result = SortResult(rankings, matches, stats, run_id)
+    result = SortResult(rankings, matches, stats, run_id, prompt)
     result.__dict__["_rating"] = rating  # the fits made so far are kept, not made again
     if scores is not None:
         result.__dict__["scores"] = scores

@@ -16,6 +16,7 @@ from llm_qualitative_sort._calls import Call, CallSettings, call_log, make_runne
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
 from llm_qualitative_sort.models import ComparisonResult, EventType, Side, Verdict
+from llm_qualitative_sort.providers.prompt_template import using_prompt
 from llm_qualitative_sort.results.events import event
 from llm_qualitative_sort.stores.journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
@@ -103,9 +104,10 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
         name_judge=ctx.name_judge,
-        emit=emit, ties=state.get("ties", False),
+        emit=emit, ties=state.get("ties", False), prompt=ctx.run_prompt(state),
     )
-    await make_runner(settings).run(played.calls, answered)
+    with using_prompt(settings.prompt):  # the calls' tasks inherit the run's prompt
+        await make_runner(settings).run(played.calls, answered)
     logs: list[MatchLog] = [
         [a, b, played.winners[i], played.logs[i]] for i, (a, b, _) in enumerate(matches)
     ]
