@@ -21,8 +21,8 @@ from llm_qualitative_sort import (
     RunLockedError,
     RunStoppedError,
 )
-from llm_qualitative_sort import _journal as journal_module
 from llm_qualitative_sort.leases import SqliteRunLease
+from llm_qualitative_sort.stores import journal as journal_module
 
 ITEMS = [str(i * 7 % 101) for i in range(8)]
 
