@@ -18,6 +18,7 @@ def make_runner(settings: CallSettings) -> CallRunner:
     client = settings.provider.batch_client()
     if client is None:
         return LiveAfterBatch(settings, LiveRunner(settings))
+    client.ties = settings.ties
     return BatchRunner(settings, client)
 
 

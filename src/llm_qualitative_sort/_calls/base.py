@@ -19,6 +19,7 @@ from langgraph.types import RetryPolicy
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.prompt_template import PromptSetup
 from llm_qualitative_sort.results.events import EventSink, QuietSink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.journal import CallFacts, CallPlace
@@ -89,6 +90,9 @@ class CallSettings:
     # Name the judge in every call's facts: a run resumed by another judge than its first.
     name_judge: bool = False
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    ties: bool = False
+    # The run's own prompt (None: the default); its calls are cached apart.
+    prompt: PromptSetup | None = None
 
 
 class CallRunner(ABC):

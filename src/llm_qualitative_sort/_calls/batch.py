@@ -33,6 +33,7 @@ from llm_qualitative_sort.errors import (
 )
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
 from llm_qualitative_sort.providers._failures import redact
+from llm_qualitative_sort.providers._prompt_run import prompt_key
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job
@@ -119,8 +120,11 @@ class _Round:
 
     def _key(self, call: Call) -> CacheKey:
         place = call.place
+        provider = self.settings.provider
+        identity = provider.tie_identity() if self.settings.ties else provider.model_identity
+        identity += prompt_key(self.settings.prompt)
         return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
-                           self.settings.provider.model_identity)
+                           identity)
 
     async def _recover(self) -> None:
         """A batch recorded as submitting may have reached the provider: find it by tag."""

@@ -63,7 +63,8 @@ def make_provider(config: RunConfig) -> LLMProvider:
     if config.judges:
         return _panel(config)
     if config.provider == "mock":
-        return MockLLMProvider(seed=config.seed, latency=config.mock_latency, score=mock_score)
+        return MockLLMProvider(seed=config.seed, latency=config.mock_latency, score=mock_score,
+                               tie_margin=config.mock_tie_margin)
     if config.provider == "langchain":
         return _langchain_provider(config)
     module_name, class_name, client, extra = REAL_PROVIDERS[config.provider]

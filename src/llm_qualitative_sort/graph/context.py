@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -13,9 +14,11 @@ from pydantic_core import core_schema
 
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import TransientProviderError
+from llm_qualitative_sort.providers._prompt_run import stored_prompt
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
+from llm_qualitative_sort.providers.prompt_template import PromptSetup
 from llm_qualitative_sort.results.events import Emit, EventSink, event_sink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
@@ -95,6 +98,13 @@ class TournamentContext:
     # What a schedule keeps in the process between supersteps (the pipelined schedule's
     # engine, with its calls in flight), by run id.
     live: SkipJsonSchema[dict[str, Any]] = field(default_factory=dict)
+    # The sorter's prompt, which a resume with `allow_prompt_change` uses instead of the
+    # stored one; None (Studio, the API server): the prompt in the run's state.
+    prompt: SkipJsonSchema[PromptSetup | None] = None
+
+    def run_prompt(self, state: Mapping[str, Any]) -> PromptSetup:
+        """The prompt the run's calls are asked with."""
+        return self.prompt if self.prompt is not None else stored_prompt(state)
 
     def resolve_provider(self, seed: int) -> LLMProvider:
         """The provider object; a name is built here (the mock is seeded from the run).

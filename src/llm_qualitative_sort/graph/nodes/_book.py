@@ -14,15 +14,16 @@ from typing import Any
 
 from llm_qualitative_sort._calls import Call, call_log
 from llm_qualitative_sort.graph.state import MatchLog
-from llm_qualitative_sort.models import ComparisonResult, Side
+from llm_qualitative_sort.models import ComparisonResult, Verdict
 from llm_qualitative_sort.results.events import EventSink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.journal import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
 
-# A call shown BA answers in its own terms; the match stores it in its own (anything but
-# "A", "B" or None is a KeyError here, never a verdict).
-_FLIP: dict[Side | None, Side | None] = {"A": "B", "B": "A", None: None}
+# A call shown BA answers in its own terms; the match stores it in its own: a tie stays a
+# tie either way round (anything but "A", "B", "tie" or None is a KeyError here, never a
+# verdict).
+_FLIP: dict[Verdict | None, Verdict | None] = {"A": "B", "B": "A", "tie": "tie", None: None}
 
 
 @dataclass

@@ -18,6 +18,7 @@ from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers.prompt_template import using_prompt
 from llm_qualitative_sort.stores.journal import CallFacts
 
 
@@ -45,9 +46,11 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
         cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
-        name_judge=ctx.name_judge, events=events,
+        name_judge=ctx.name_judge, events=events, ties=state.get("ties", False),
+        prompt=ctx.run_prompt(state),
     )
-    await make_runner(settings).run(calls, answered)
+    with using_prompt(settings.prompt):  # the calls' tasks inherit the run's prompt
+        await make_runner(settings).run(calls, answered)
     round_log: RoundLog = {"round": state["round"], "matches": logs, "bye": state.get("bye")}
     # `settled`: once this checkpoint is on disk, the journal drops the round's rows.
     return {"history": [round_log], "settled": [state["round"]]}
