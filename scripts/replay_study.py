@@ -7,15 +7,15 @@ every pair of 25–35 arguments with about five crowd votes each, in the order s
 
 Each run ranks a topic's arguments with `ReplayProvider` as the judge: one stored vote per
 call, a vote made with the other argument first flipped, an "=" vote a seeded coin flip
-(the product has no tie verdicts yet). Gold = Bradley–Terry over every vote of the topic,
-"=" as half a win each side. For each topic (n arguments) and seed:
+in runs without ties and a tie verdict in runs with `ties=True`. Gold = Bradley–Terry over
+every vote of the topic, "=" as half a win each side. For each topic (n arguments) and seed:
 - random pairs + Bradley–Terry at n, 2n and 4n calls (a baseline of this script, not a
   strategy: distinct random pairs in random order, a coin for who is shown first, the
-  product's fit with its position term); the same calls fitted with "=" as half a win are
-  shown beside it, as the reference for tie verdicts;
-- Swiss with budget n, 2n, 4n (one call per match), plain and with top_k=5;
+  product's fit with its position term); the same calls fitted with "=" as half a win (the
+  product's tie rule) and with Davidson's tie model are shown beside it;
+- Swiss with budget n, 2n, 4n (one call per match), plain, with top_k=5, and with ties;
 - elimination with N=1 and N=2 (two calls per match), ranked by wins and by Bradley–Terry,
-  at whatever calls they use.
+  at whatever calls they use; N=2 also with ties.
 Spearman ρ and Kendall τ-b (scipy.stats) of each ranking against gold; mean ± sd over
 topics × seeds, and paired differences against random pairs at the same calls.
 
@@ -44,6 +44,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from scipy.optimize import minimize  # noqa: E402
 from scipy.stats import kendalltau, spearmanr  # noqa: E402
 
 from llm_qualitative_sort import QualitativeSorter  # noqa: E402
@@ -57,8 +58,12 @@ from llm_qualitative_sort.providers import (  # noqa: E402
 CRITERIA = "Which argument is more convincing?"
 MULTIPLES = (1, 2, 4)
 RANDOM, RANDOM_TIES = "random pairs + BT", "random pairs + BT, '=' as half a win"
-SWISS: dict[str, dict[str, Any]] = {"Swiss": {}, "Swiss + top-5": {"top_k": 5}}
-ELIMINATION = {"elimination N=1": 1, "elimination N=2": 2}
+RANDOM_DAVIDSON = "random pairs + Davidson, '=' a tie"
+SWISS: dict[str, dict[str, Any]] = {"Swiss": {}, "Swiss + top-5": {"top_k": 5},
+                                    "Swiss, ties": {"ties": True}}
+ELIMINATION: dict[str, dict[str, Any]] = {
+    "elimination N=1": {"elimination_count": 1}, "elimination N=2": {"elimination_count": 2},
+    "elimination N=2, ties": {"elimination_count": 2, "ties": True}}
 NOTES = "<!-- notes: kept when the figures are written again -->"
 ATTRIBUTION = ("Data: UKPConvArg1 (Habernal & Gurevych, ACL 2016, "
                "https://aclanthology.org/P16-1150), CC-BY 4.0.")
@@ -111,6 +116,29 @@ def _fit(n: int, first: list[int], second: list[int], won: list[float]) -> list[
                                                 uncertainty=False).strengths]
 
 
+def davidson(n: int, first: list[int], second: list[int], won: list[float]) -> list[float]:
+    """Strengths under Davidson's tie model (1970), with the product's position term and prior.
+
+    P(first wins) ∝ πf·e^h, P(second wins) ∝ πs, P(tie) ∝ ν·√(πf·e^h·πs); `won` holds 1, 0
+    or 0.5 (a tie). The prior is the product's: per item, one pseudo-observation half won,
+    half lost against a reference at 0.
+    """
+    f, s, w = np.asarray(first), np.asarray(second), np.asarray(won)
+    outcome = np.where(w == 1.0, 0, np.where(w == 0.0, 1, 2))
+
+    def loss(theta: np.ndarray) -> float:
+        strengths, h, log_nu = theta[:n], theta[n], theta[n + 1]
+        a, b = strengths[f] + h, strengths[s]
+        logits = np.stack([a, b, log_nu + (a + b) / 2])
+        log_p = logits - np.logaddexp.reduce(logits, axis=0)
+        chosen = log_p[outcome, np.arange(len(outcome))]
+        prior = 0.5 * (np.logaddexp(0, -strengths) + np.logaddexp(0, strengths)).sum()
+        return float(-chosen.sum() + prior + 0.5 * (h**2 + log_nu**2) * 1e-3)
+
+    fitted = minimize(loss, np.zeros(n + 2), method="L-BFGS-B").x
+    return [float(v) for v in fitted[:n] - fitted[:n].mean()]
+
+
 async def _sort(topic: ReplayTopic, seed: int, **settings: Any) -> Any:
     sorter = QualitativeSorter(ReplayProvider(topic, seed=seed), criteria=CRITERIA, seed=seed,
                                checkpointer=None, max_concurrent_requests=1000, **settings)
@@ -132,12 +160,14 @@ async def play(topic: ReplayTopic, seed: int) -> dict[str, dict[str, Any]]:
         out[f"{RANDOM} @{m}n"] = {"calls": m * n, **scored(_fit(n, first, second, won), gold)}
         out[f"{RANDOM_TIES} @{m}n"] = {"calls": m * n,
                                        **scored(_fit(n, first, second, ties), gold)}
+        out[f"{RANDOM_DAVIDSON} @{m}n"] = {"calls": m * n,
+                                           **scored(davidson(n, first, second, ties), gold)}
         for name, settings in SWISS.items():
             result = await _sort(topic, seed, strategy="swiss", budget=m * n, **settings)
             out[f"{name} @{m}n"] = {"calls": result.statistics.total_api_calls,
                                     **scored(_by_rank(result.rankings, topic.texts), gold)}
-    for name, count in ELIMINATION.items():
-        result = await _sort(topic, seed, elimination_count=count)
+    for name, settings in ELIMINATION.items():
+        result = await _sort(topic, seed, **settings)
         calls = result.statistics.total_api_calls
         scores = [result.scores[text] for text in topic.texts]
         out[f"{name}, wins"] = {"calls": calls,
@@ -172,7 +202,7 @@ def paired(runs: Runs, name: str, base: str, metric: str = "rho") -> str:
 
 
 def _base_of(name: str) -> str | None:
-    if "@" not in name or name.startswith(RANDOM):
+    if "@" not in name or name.startswith(f"{RANDOM} @"):
         return None
     return f"{RANDOM} @{name.split('@')[1]}"
 
@@ -191,8 +221,8 @@ def table(runs: Runs) -> list[str]:
 
 def plot(runs: Runs, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 5.5))
-    families = [RANDOM, RANDOM_TIES, *SWISS]
-    for family, style in zip(families, ["o-", "o:", "s-", "^-"], strict=True):
+    families = [RANDOM, RANDOM_TIES, RANDOM_DAVIDSON, *SWISS]
+    for family, style in zip(families, ["o-", "o:", "o--", "s-", "^-", "s:"], strict=True):
         names = [f"{family} @{m}n" for m in MULTIPLES]
         xs = [statistics.fmean(r["calls"] / r["n"] for r in runs[k]) for k in names]
         ys = [statistics.fmean(r["rho"] for r in runs[k]) for k in names]
@@ -222,8 +252,10 @@ def write(runs: Runs, seeds: int, elapsed: float, out: Path) -> None:
     topics = len({r["topic"] for r in next(iter(runs.values()))})
     text = [f"<!-- written by scripts/replay_study.py --seeds {seeds}; {elapsed:.0f} s -->",
             f"{ATTRIBUTION} {topics} topics × seeds 0..{seeds - 1}; one stored vote per call, "
-            "'=' a seeded coin flip (except the '=' as half a win rows, which fit the same "
-            "random calls with '=' as 0.5). Gold: Bradley–Terry over every vote of the topic, "
+            "'=' a seeded coin flip, except in the runs with ties (ties=True: '=' is a tie "
+            "verdict, half a win for each side in the fit) and in the '=' as half a win and "
+            "Davidson rows, which fit the same random calls as the plain random-pairs row with "
+            "'=' as a tie. Gold: Bradley–Terry over every vote of the topic, "
             "'=' as half a win. Mean ± sd over topics × seeds; the paired column is the "
             "difference to random pairs + BT at the same budget, mean ± sd (SE).", "",
             *table(runs), "", "![ρ per call](replay_study.png)", ""]

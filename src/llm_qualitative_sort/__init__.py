@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         OpenAIProvider,
         PanelProvider,
     )
+    from llm_qualitative_sort.providers.prompt_template import PromptTemplate, PromptTemplateError
     from llm_qualitative_sort.sorter import QualitativeSorter
     from llm_qualitative_sort.stores.default import default_checkpoint_path
     from llm_qualitative_sort.stores.postgres_cache import PostgresCache
@@ -74,6 +75,8 @@ __all__ = [
     "PermanentProviderError",
     "PostgresCache",
     "ProgressEvent",
+    "PromptTemplate",
+    "PromptTemplateError",
     "ProviderError",
     "QualitativeSorter",
     "RoundResult",
@@ -111,6 +114,7 @@ _HOMES = {
         "BatchOptions", "GoogleProvider", "LLMProvider", "LangChainProvider",
         "MockLLMProvider", "OpenAIProvider", "PanelProvider",
     ),
+    "llm_qualitative_sort.providers.prompt_template": ("PromptTemplate", "PromptTemplateError"),
     "llm_qualitative_sort.stores.postgres_cache": ("PostgresCache",),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
 }

@@ -86,6 +86,7 @@ class JudgeAudit:
         estimated_cost: Their price, when the judge was given prices, else None.
         position_bias: Its lean toward the first-shown text, or None without verdicts.
         order_consistency: How often its two orders of a pair disagreed.
+        tied_calls: Calls it answered "tie" (runs with `ties=True`); see `tie_rate`.
     """
 
     judge: str
@@ -97,6 +98,13 @@ class JudgeAudit:
     estimated_cost: float | None
     position_bias: PositionBias | None
     order_consistency: OrderConsistency
+    tied_calls: int = 0
+
+    @property
+    def tie_rate(self) -> float | None:
+        """Share of its calls with a verdict that were ties; None without verdicts."""
+        verdicts = self.calls - self.failed_calls
+        return round(self.tied_calls / verdicts, 6) if verdicts else None
 
 
 @dataclass(frozen=True)

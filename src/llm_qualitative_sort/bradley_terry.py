@@ -59,7 +59,7 @@ class PlayedCall(Protocol):
 
     @property
     def winner(self) -> str | None:
-        """The winner: "A" (`item_a`), "B" (`item_b`) or None (no verdict)."""
+        """The winner: "A" (`item_a`), "B" (`item_b`), "tie" or None (no verdict)."""
 
 
 class PlayedMatch(Protocol):
@@ -223,7 +223,8 @@ def shown_calls(
     """Every call with a verdict as `(first, second, first_won)` indices into `items`.
 
     "AB" showed `item_a` first, "BA" showed `item_b` first; a call's winner is in the
-    match's own terms ("A" = `item_a`), so the first-shown won when winner and order agree.
+    match's own terms ("A" = `item_a`), so the first-shown won when winner and order agree;
+    a tie is a share of ½.
 
     Raises:
         ValueError: A match names an item not in `items`.
@@ -237,12 +238,28 @@ def shown_calls(
         for call in match.rounds:
             if call.winner is not None:
                 a_first = call.order == "AB"
-                won = 1.0 if (call.winner == "A") == a_first else 0.0
+                won = first_share(call.winner, a_first)
                 rows.append((a, b, won) if a_first else (b, a, won))
     if not rows:
         return np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0)
     firsts, seconds, shares = zip(*rows, strict=True)
     return np.array(firsts, np.intp), np.array(seconds, np.intp), np.array(shares, np.float64)
+
+
+def first_share(winner: str, a_first: bool) -> float:
+    """The share of a call won by the first-shown text, from a verdict in match terms.
+
+    A tie is half a win for each side: the Bradley–Terry likelihood of a tie is then
+    `σ(d)^½ · σ(−d)^½`, which leaves the strength estimates on the scale of the wins and
+    losses (measured against Davidson's tie model in docs/replay_study.md).
+
+    Example:
+        >>> first_share("A", True), first_share("A", False), first_share("tie", False)
+        (1.0, 0.0, 0.5)
+    """
+    if winner == "tie":
+        return 0.5
+    return 1.0 if (winner == "A") == a_first else 0.0
 
 
 def match_scores(items: Sequence[str], matches: Iterable[PlayedMatch]) -> dict[str, float]:
@@ -257,7 +274,7 @@ def call_observations(matches: Iterable[PlayedMatch]) -> list[Observation]:
     for match in matches:
         for call in match.rounds:
             if call.winner is not None:
-                observed.append((match.item_a, match.item_b, 1.0 if call.winner == "A" else 0.0))
+                observed.append((match.item_a, match.item_b, first_share(call.winner, True)))
     return observed
 
 

@@ -17,9 +17,12 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.results.rating import Rating
 
 Side = Literal["A", "B"]
+# A call's verdict: a side, or "tie" (both equally good) in a run that allows ties.
+Verdict = Literal["A", "B", "tie"]
 # The largest token count a journal, cache or checkpoint can store (a signed 64-bit integer).
 TOKENS_LIMIT = 2**63 - 1
 Order = Literal["AB", "BA"]
+TIE: Verdict = "tie"
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,8 @@ class ComparisonResult:
     """What a provider answered for one comparison call.
 
     `winner` is stated in the terms of the call: "A" is the text that was shown first.
+    "tie" says both meet the criterion equally well; it counts only in a run that allows
+    ties (`ties=True`), elsewhere the engine records the call as giving no verdict.
     `None` means the call gave no usable verdict (unparseable or refused answer).
 
     Example:
@@ -34,7 +39,7 @@ class ComparisonResult:
         'A'
     """
 
-    winner: Side | None
+    winner: Verdict | None
     reasoning: str
     raw_response: dict[str, Any] = field(default_factory=dict)
     input_tokens: int = 0
@@ -42,7 +47,7 @@ class ComparisonResult:
 
     def __post_init__(self) -> None:
         # The boundary where a provider's answer enters the tournament: a verdict that is
-        # not exactly "A", "B" or None must never be read as a win (see `check_answer`).
+        # not exactly "A", "B", "tie" or None must never be read as a win.
         problem = answer_problem(self)
         if problem:
             raise InvalidAnswerError(f"invalid ComparisonResult: {problem}")
@@ -56,8 +61,8 @@ def answer_problem(result: Any) -> str:
     """What is wrong with a provider's answer, or "" when it can enter the tournament."""
     if not isinstance(result, ComparisonResult):
         return f"expected a ComparisonResult, got {type(result).__name__}"
-    if result.winner not in ("A", "B", None):
-        return f'winner must be "A", "B" or None, got {result.winner!r}'
+    if result.winner not in ("A", "B", TIE, None):
+        return f'winner must be "A", "B", "tie" or None, got {result.winner!r}'
     if not isinstance(result.reasoning, str):
         return f"reasoning must be a str, got {type(result.reasoning).__name__}"
     if not isinstance(result.raw_response, dict):
@@ -71,12 +76,24 @@ def answer_problem(result: Any) -> str:
     return ""
 
 
+def refused_tie(result: ComparisonResult) -> ComparisonResult:
+    """A "tie" answered in a run without ties, as a call that gave no verdict.
+
+    Never a coin flip: the call counts for neither side and shows as failed, with the
+    reason in `raw_response["problem"]` like any other unusable answer.
+    """
+    raw = dict(result.raw_response, problem="answered 'tie', but this run does not allow ties")
+    return ComparisonResult(None, result.reasoning, raw, result.input_tokens,
+                            result.output_tokens)
+
+
 @dataclass(frozen=True)
 class RoundResult:
     """One LLM call of a match.
 
     `winner` is stated in the match's own terms (`MatchResult.item_a` / `item_b`), whatever
-    the order shown to the LLM; `None` means the call gave no verdict and counted for neither.
+    the order shown to the LLM; "tie" (runs with `ties=True`) is half a win for each side;
+    `None` means the call gave no verdict and counted for neither.
     `cached` is true when the answer came from the user's cache instead of a paid call;
     `batch` when it was paid for through the provider's batch interface (at its price).
     `judge` names the judge that answered (its `model_identity`) when a `PanelProvider`
@@ -84,7 +101,7 @@ class RoundResult:
     """
 
     order: Order
-    winner: Side | None
+    winner: Verdict | None
     reasoning: str
     cached: bool
     input_tokens: int = 0
@@ -97,7 +114,8 @@ class RoundResult:
 class MatchResult:
     """A match: `comparison_rounds` calls, half in each presentation order.
 
-    `winner` is None for a draw (equal numbers of calls won), which costs both items a loss.
+    `winner` is None for a draw (equal numbers of calls won, a tied call counting half for
+    each side), which costs both items a loss.
     """
 
     item_a: str
@@ -157,7 +175,8 @@ class Statistics:
     tokens, cost, position bias and order consistency (one entry for a single provider);
     `agreement` compares every two judges of a panel on the prompts both answered;
     `tied_items` counts the items that share their rank, `largest_tie` the largest tied
-    block. A `Statistics` built by hand has none of them.
+    block. `tied_calls` counts the calls answered "tie" (runs with `ties=True`); a tied
+    call is not a failed one. A `Statistics` built by hand has none of them.
 
     `early_stop` says why a Swiss run with `stop_when_settled` ended before its budget
     (None for every other run).
@@ -181,6 +200,7 @@ class Statistics:
     tied_items: int = 0
     largest_tie: int = 0
     early_stop: EarlyStop | None = None
+    tied_calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -195,12 +215,15 @@ class SortResult:
     whichever ranking was asked for. `intervals` and `top_k_probability` give each item's
     uncertainty from the same fit (its normal approximation). One fit serves them all; it
     is made on first access, so a run ranked by wins pays for it only if they are read.
+    `prompt` names the run's own prompt template and its digest ("NAME sha256:DIGEST", the
+    digest of the template and its context); empty for the default prompt.
     """
 
     rankings: list[tuple[int, list[str]]]
     match_history: list[MatchResult]
     statistics: Statistics
     run_id: str = ""
+    prompt: str = ""
 
     @cached_property
     def scores(self) -> dict[str, float]:

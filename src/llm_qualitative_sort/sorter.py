@@ -11,7 +11,7 @@ import inspect
 import os
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -30,8 +30,15 @@ from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RET
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers._prompt_run import (
+    check_prompt,
+    check_same_prompt,
+    prompt_label,
+    prompt_state,
+)
+from llm_qualitative_sort.providers.base import LLMProvider, offers_ties
 from llm_qualitative_sort.providers.panel import leaf_judges
+from llm_qualitative_sort.providers.prompt_template import PromptTemplate
 from llm_qualitative_sort.results.events import progress_event
 from llm_qualitative_sort.results.from_state import (
     Ranking,
@@ -119,6 +126,20 @@ class QualitativeSorter:
             verdicts. When allowed, every call the new judge makes is recorded under its
             name, so the audit credits each call to the judge that made it; the calls of
             the first judge are priced as unknown (its prices are not stored).
+        ties: Let the judge answer that two texts are equally good (off by default). The
+            prompt and the answer's schema then offer "tie"; a tied call is half a win for
+            each side in the Bradley–Terry fit, and counts for neither in a match's verdict
+            (a match whose calls tie overall is a draw). Without it, a provider that answers
+            "tie" gets no verdict for that call (counted in `failed_calls`).
+        prompt: The judge's prompt, a `PromptTemplate` (None: the default, the same as
+            `PromptTemplate.builtin("en")`). Checked with `context` when the sorter is made;
+            its calls are cached apart from other prompts', and the run stores it. Providers
+            that build their messages themselves (a custom `LLMProvider`, the mock) ignore
+            its text.
+        context: The mapping a template reads as `{{ context.KEY }}` (the question, a
+            reference answer, a rubric...): plain JSON data, stored with the run.
+        allow_prompt_change: Let a resume go on with another template or context than the
+            run's (refused by default, before any call, like another judge).
 
     Example:
         >>> import asyncio
@@ -152,6 +173,10 @@ class QualitativeSorter:
         wait_for_run: float | None = 0.0,
         schedule: str = "rounds",
         allow_judge_change: bool = False,
+        ties: bool = False,
+        prompt: PromptTemplate | None = None,
+        context: Mapping[str, Any] | None = None,
+        allow_prompt_change: bool = False,
     ) -> None:
         if not isinstance(provider, LLMProvider):
             raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
@@ -159,8 +184,11 @@ class QualitativeSorter:
         self.settings = check_settings(
             strategy=strategy, elimination_count=elimination_count,
             comparison_rounds=comparison_rounds, max_concurrent_requests=max_concurrent_requests,
-            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled,
+            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled, ties=ties,
         )
+        if ties and not offers_ties(provider):
+            raise TypeError(f"ties=True: {type(provider).__name__}.compare_call takes no `ties` "
+                            "keyword, so it cannot be offered a tie; add `ties: bool = False`")
         check_seed(seed)
         check_timeout(call_timeout)
         if cache is not None and not isinstance(cache, ComparisonCache):
@@ -174,6 +202,11 @@ class QualitativeSorter:
             raise TypeError("allow_judge_change must be a bool, got "
                             f"{type(allow_judge_change).__name__}")
         self.allow_judge_change = allow_judge_change
+        self.prompt = check_prompt(prompt, context)
+        if not isinstance(allow_prompt_change, bool):
+            raise TypeError("allow_prompt_change must be a bool, got "
+                            f"{type(allow_prompt_change).__name__}")
+        self.allow_prompt_change = allow_prompt_change
         check_retry_policy(retry_policy)
         self.provider = provider
         self.criteria = criteria
@@ -244,6 +277,7 @@ class QualitativeSorter:
                     **self._stored_settings(),
                     "seed": self.seed if self.seed is not None else _seed_for(run_id),
                     "judge": self.provider.model_identity,
+                    **prompt_state(self.prompt),
                 }
             return await self._finish(graph, start, config, stored, journal, started)
 
@@ -331,6 +365,7 @@ class QualitativeSorter:
                 journal=journal,
                 progress=self.on_progress is not None,
                 name_judge=started_by != judge,
+                prompt=self.prompt,
             )
             try:
                 stored = await self._drive(graph, start, config, context)
@@ -347,7 +382,7 @@ class QualitativeSorter:
             costs = {**(costs or {judge: self.provider.estimate_cost}), started_by: _unpriced}
         return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost,
                            batch_discount=batch_discount(self.provider),
-                           judge=started_by, judge_costs=costs)
+                           judge=started_by, judge_costs=costs, prompt=prompt_label(self.prompt))
 
     async def _drive(
         self,
@@ -419,6 +454,7 @@ class QualitativeSorter:
                 "use a new run id for other items"
             )
         self._check_same_judge(stored, run_id)
+        check_same_prompt(stored, self.prompt, run_id, self.allow_prompt_change)
         expected: dict[str, Any] = {"criteria": self.criteria, **self._stored_settings()}
         if self.seed is not None:
             expected["rng_seed"] = self.seed
@@ -426,6 +462,10 @@ class QualitativeSorter:
             raise RunMismatchError(
                 f"run {run_id!r} was started with schedule={stored.get('schedule', 'rounds')!r}"
                 f", not {self.schedule!r}")
+        stored_ties = stored.get("ties", False)
+        if stored_ties != self.settings.ties:
+            raise RunMismatchError(f"run {run_id!r} was started with ties={stored_ties!r}, "
+                                   f"not {self.settings.ties!r}")
         for name, value in expected.items():
             if name in stored and stored[name] != value:
                 raise RunMismatchError(
@@ -460,6 +500,8 @@ class QualitativeSorter:
         if self.strategy != "swiss":  # Swiss-only settings are not stored for other runs
             for name in ("budget", "top_k", "stop_when_settled"):
                 del settings[name]
+        if not self.settings.ties:  # runs without ties store what they always did
+            del settings["ties"]
         return settings
 
     def _where(self) -> str:

@@ -116,13 +116,14 @@ async def test_a_cancelled_error_outside_the_provider_stops_the_run(
 class Slow(LLMProvider):
     """Answers after `started` is set and a long wait (the test cancels the run meanwhile)."""
 
-    def __init__(self) -> None:
+    def __init__(self, delay: float = HANG) -> None:
         super().__init__(model="slow")
         self.started = asyncio.Event()
+        self.delay = delay
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         self.started.set()
-        await asyncio.sleep(HANG)
+        await asyncio.sleep(self.delay)
         return ComparisonResult(winner="A" if item_a > item_b else "B", reasoning="")
 
 
@@ -134,6 +135,7 @@ async def test_cancelling_the_run_still_cancels_it(tmp_path: Path, schedule: str
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, HANG)
+    # The same judge resumes (a run refuses another one), now answering at once.
     resumed = await asyncio.wait_for(
-        sorter(Cancelling(fail_at=0), tmp_path, schedule).resume("r"), HANG)
+        sorter(Slow(delay=0), tmp_path, schedule).resume("r"), HANG)
     assert_complete(resumed)

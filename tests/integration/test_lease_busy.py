@@ -1,7 +1,9 @@
 """A lease file kept locked by a process stopped inside a write (Ctrl-Z mid-commit).
 
 SQLite's own wait for a lock is 30 s; a waiter must not die after it with "database is
-locked", blaming the file: it waits as for a holder, and the event loop keeps running.
+locked", blaming the file: it waits as for a holder, and the event loop keeps running. A run
+already going whose journal commits find the file kept locked stops, naming the likely
+cause (a suspended process) rather than the disk.
 """
 
 from __future__ import annotations
@@ -12,8 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, RunLockedError
+from llm_qualitative_sort import (
+    ComparisonResult,
+    MockLLMProvider,
+    QualitativeSorter,
+    RunLockedError,
+    RunStoppedError,
+)
 from llm_qualitative_sort.leases import SqliteRunLease
+from llm_qualitative_sort.stores import journal as journal_module
 
 ITEMS = [str(i * 7 % 101) for i in range(8)]
 
@@ -51,3 +60,37 @@ async def test_a_locked_lease_file_is_a_locked_run_not_a_damaged_file(tmp_path: 
                 pass
     finally:
         suspended.close()
+
+
+class _LocksTheFileAtItsThirdCall(MockLLMProvider):
+    """Another process stops inside a write to the journal while this run is going."""
+
+    def __init__(self, journal: Path) -> None:
+        super().__init__(seed=1)
+        self.suspended = sqlite3.connect(journal, isolation_level=None)
+
+    async def compare_call(self, item_a: str, item_b: str, criteria: str, *,
+                           repetition: int) -> ComparisonResult:
+        if self.calls == 2:
+            self.suspended.execute("BEGIN IMMEDIATE")  # kept, as by a process stopped there
+        return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
+
+
+async def test_a_run_whose_journal_another_process_keeps_locked_names_that_not_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal_module, "BUSY_MS", 300, raising=False)  # SQLite's 30 s, cut
+    journal = tmp_path / "runs.journal.sqlite3"
+    provider = _LocksTheFileAtItsThirdCall(journal)
+    sorter = QualitativeSorter(provider, criteria="larger", seed=1,
+                               checkpointer=tmp_path / "runs.sqlite3")
+    try:
+        with pytest.raises(RunStoppedError) as stopped:
+            await sorter.sort(ITEMS, run_id="other-run")
+    finally:
+        provider.suspended.close()
+    message = str(stopped.value)
+    assert str(journal) in message
+    assert "suspended in the middle of a write to it" in message
+    assert "`fg`" in message and "then resume this run" in message
+    assert "free space" not in message and "database is locked" not in message

@@ -4,8 +4,10 @@ Every paid call appends `pid|first|second|repetition` to the call log as it star
 pairing `pid|seq|a|b` to the pairing log as it is made. Keys: checkpoint (a path or a DSN),
 run_id, items, latency, concurrency, lease_ttl, call_log, pairing_log, out; optional
 resume, wait_for_run (None waits without limit), hold_file (calls wait, unpaid, until it
-exists; `hold_file + ".waiting"` is created when the first one waits). The result (history as
-[seq, a, b, winner], by item index) or the error goes to `out`; a stopped run exits with 3.
+exists; `hold_file + ".waiting"` holds the number of calls waiting), stop_after (the
+process suspends itself with SIGSTOP once it has started that many paid calls). The result
+(history as [seq, a, b, winner], by item index) or the error goes to `out`; a stopped run
+exits with 3.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,18 +34,27 @@ from llm_qualitative_sort.stores.sqlite import SqliteJournal
 
 
 class LoggingMock(MockLLMProvider):
-    def __init__(self, log: str, hold_file: str, **kwargs: Any) -> None:
+    def __init__(self, log: str, hold_file: str, stop_after: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._log, self._hold = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND), hold_file
+        self._waiting, self._stop_after, self._started = 0, stop_after, 0
 
     async def compare_call(
         self, item_a: str, item_b: str, criteria: str, *, repetition: int
     ) -> ComparisonResult:
         if self._hold:
-            Path(self._hold + ".waiting").touch()
+            self._waiting += 1
+            # The count, replaced whole: a reader never sees half of it.
+            count = Path(f"{self._hold}.waiting.{os.getpid()}")
+            count.write_text(str(self._waiting))
+            count.replace(self._hold + ".waiting")
             while not os.path.exists(self._hold):
                 await asyncio.sleep(0.01)
         os.write(self._log, f"{os.getpid()}|{item_a}|{item_b}|{repetition}\n".encode())
+        self._started += 1
+        if self._started == self._stop_after:
+            # Suspended here, on the event loop between two steps: inside no commit.
+            os.kill(os.getpid(), signal.SIGSTOP)
         return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
 
 
@@ -72,8 +84,8 @@ async def history(checkpoint: str, run_id: str) -> list[list[Any]]:
 async def main(config: dict[str, Any]) -> int:
     lease_base.DEFAULT_TTL = config["lease_ttl"]
     log_pairings(config["pairing_log"])
-    provider = LoggingMock(config["call_log"], config.get("hold_file", ""), seed=11,
-                           latency=config["latency"])
+    provider = LoggingMock(config["call_log"], config.get("hold_file", ""),
+                           config.get("stop_after", 0), seed=11, latency=config["latency"])
     sorter = QualitativeSorter(provider, criteria="the larger number", elimination_count=2,
                                max_concurrent_requests=config["concurrency"], seed=5,
                                schedule="pipelined", checkpointer=config["checkpoint"],

@@ -44,6 +44,8 @@ NOT_RUN_SETTINGS: dict[str, tuple[str | None, str | None, str]] = {
     # Python-only on purpose: the CLI refuses another judge on resume (a mixed ranking is
     # a choice a script makes explicitly), and Studio's threads keep one context.
     "allow_judge_change": (None, None, "resuming with another judge"),
+    # Likewise: the CLI refuses a changed --prompt or --context on resume.
+    "allow_prompt_change": (None, None, "resuming with another prompt"),
 }
 
 

@@ -72,9 +72,26 @@ async def test_an_equal_vote_is_a_seeded_coin_flip_without_ties() -> None:
     assert [await _winner(again, "x", "y", r) for r in range(40)] == winners
 
 
-def test_ties_are_refused_until_tie_verdicts_exist() -> None:
-    with pytest.raises(ValueError, match="ties=True"):
-        ReplayProvider(_topic({("x", "y"): "="}), ties=True)
+async def test_an_equal_vote_is_a_tie_when_the_call_offers_one() -> None:
+    votes = {("x", "y"): "=1=2="}
+    judge = ReplayProvider(_topic(votes), seed=1)
+    calls = [("x", "y", r) for r in range(3)] + [("y", "x", r) for r in range(3)]
+    with_ties = [await judge.compare_call(f"text {a}", f"text {b}", CRITERIA, repetition=r,
+                                          ties=True) for a, b, r in calls]
+    without = [await judge.compare_call(f"text {a}", f"text {b}", CRITERIA, repetition=r)
+               for a, b, r in calls]
+    # The same voters are heard; only the "=" votes differ: a tie, or a coin flip.
+    assert [r.raw_response["vote"] for r in with_ties] == [r.raw_response["vote"]
+                                                             for r in without]
+    for tied, forced in zip(with_ties, without, strict=True):
+        if tied.raw_response["vote"] == "=":
+            assert tied.winner == "tie" and forced.winner in ("A", "B")
+            assert forced.raw_response["coin"] is True
+        else:
+            assert tied.winner == forced.winner
+    assert any(r.winner == "tie" for r in with_ties)
+    direct = ReplayProvider(_topic({("x", "y"): "="}), ties=True)
+    assert (await direct.compare("text x", "text y", CRITERIA)).winner == "tie"
 
 
 def test_texts_without_votes_are_refused_before_any_call() -> None:

@@ -5,7 +5,6 @@ from llm_qualitative_sort._calls.base import (
     Call,
     CallRunner,
     CallSettings,
-    Emit,
     batch_answer,
     call_log,
 )
@@ -19,6 +18,7 @@ def make_runner(settings: CallSettings) -> CallRunner:
     client = settings.provider.batch_client()
     if client is None:
         return LiveAfterBatch(settings, LiveRunner(settings))
+    client.ties = settings.ties
     return BatchRunner(settings, client)
 
 
@@ -28,7 +28,6 @@ __all__ = [
     "Call",
     "CallRunner",
     "CallSettings",
-    "Emit",
     "LiveAfterBatch",
     "LiveRunner",
     "batch_answer",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -19,6 +19,8 @@ from langgraph.types import RetryPolicy
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.prompt_template import PromptSetup
+from llm_qualitative_sort.results.events import EventSink, QuietSink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.journal import CallFacts, CallPlace
 
@@ -70,8 +72,6 @@ class AnswerSink(Protocol):
     ) -> None:
         """Record the answer."""
 
-# Writes a progress payload to the graph's custom stream.
-Emit = Callable[[dict[str, Any]], None]
 
 
 @dataclass
@@ -85,10 +85,14 @@ class CallSettings:
     retry: RetryPolicy
     max_concurrent_requests: int
     call_timeout: float | None = None
-    emit: Emit | None = None
+    # Where batch progress goes; a quiet sink builds none when nobody listens.
+    events: EventSink = field(default_factory=QuietSink)
     # Name the judge in every call's facts: a run resumed by another judge than its first.
     name_judge: bool = False
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    ties: bool = False
+    # The run's own prompt (None: the default); its calls are cached apart.
+    prompt: PromptSetup | None = None
 
 
 class CallRunner(ABC):

@@ -31,10 +31,9 @@ from llm_qualitative_sort.errors import (
     RunDetached,
     TransientProviderError,
 )
-from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
 from llm_qualitative_sort.providers._failures import redact
-from llm_qualitative_sort.results.events import event
+from llm_qualitative_sort.providers._prompt_run import prompt_key
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job
@@ -121,8 +120,11 @@ class _Round:
 
     def _key(self, call: Call) -> CacheKey:
         place = call.place
+        provider = self.settings.provider
+        identity = provider.tie_identity() if self.settings.ties else provider.model_identity
+        identity += prompt_key(self.settings.prompt)
         return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
-                           self.settings.provider.model_identity)
+                           identity)
 
     async def _recover(self) -> None:
         """A batch recorded as submitting may have reached the provider: find it by tag."""
@@ -287,18 +289,8 @@ class _Round:
         return f"round {place.round_number}, match {place.match}, call {place.call}"
 
     def _emit(self, job: BatchJob, status: BatchStatus) -> None:
-        if self.settings.emit is None:
-            return
-        total = len(job.requests)
-        counted = f"{status.completed}/{total} done" if status.completed is not None else (
-            f"{total} requests")
-        round_number = self.calls[0].place.round_number
-        self.settings.emit(event(
-            EventType.BATCH, f"round {round_number}: batch {self._shown(job)} {status.state}, "
-            f"{counted}", status.completed or 0, total, round=round_number,
-            batch_id=self._shown(job), state=status.state, phase=status.phase,
-            requests=total, answered=status.completed, failed=status.failed,
-        ))
+        self.settings.events.batch(self.calls[0].place.round_number, self._shown(job),
+                                   len(job.requests), status)
 
     def _detached(self, running: list[BatchJob]) -> RunDetached:
         place = self.calls[0].place

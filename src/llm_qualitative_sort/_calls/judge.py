@@ -14,7 +14,13 @@ from llm_qualitative_sort._calls.deadlines import Deadlines
 from llm_qualitative_sort._calls.storable import storable_raw
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError, describe
-from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
+from llm_qualitative_sort.models import (
+    TIE,
+    ComparisonResult,
+    InvalidAnswerError,
+    answer_problem,
+    refused_tie,
+)
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.stores.base import RunJournal
@@ -67,6 +73,9 @@ class Judge:
     timeout: float | None = None
     # Name even a single judge in each call's facts (a run resumed by another judge).
     name_judge: bool = False
+    ties: bool = False
+    # Appended to cache identities: a run's own prompt asks another question.
+    prompt_key: str = ""
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
@@ -74,7 +83,7 @@ class Judge:
     def __post_init__(self) -> None:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
         # every call's deadline.
-        self.model_identity = self.provider.model_identity
+        self.model_identity = _identity(self.provider, self.ties) + self.prompt_key
         self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
 
     async def call(self, place: CallPlace, repetition: int) -> Answer:
@@ -91,8 +100,8 @@ class Judge:
         facts: CallFacts = {}
         identity = self.model_identity
         if judge is not self.provider or self.name_judge:
-            identity = judge.model_identity
-            facts = {"judge": identity}
+            facts = {"judge": judge.model_identity}
+            identity = _identity(judge, self.ties) + self.prompt_key
         key = None
         if self.cache is not None:
             key = CacheKey.of(place.first, place.second, self.criteria, repetition, identity)
@@ -138,8 +147,10 @@ class Judge:
         # a cancel (the deadline's, or the run's) then ends this wait at once even when
         # the provider swallows cancellation; the provider's task is cancelled and left
         # to end by itself (see `_abandon`).
+        # Only a run with ties passes `ties`: providers written before ties keep working.
+        offer = {"ties": True} if self.ties else {}
         asked = asyncio.ensure_future(judge.compare_call(
-            place.first, place.second, self.criteria, repetition=repetition))
+            place.first, place.second, self.criteria, repetition=repetition, **offer))
         try:
             result = await _outcome(asked)
         except InvalidAnswerError as exc:
@@ -167,6 +178,8 @@ class Judge:
         problem = answer_problem(result)
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
+        if result.winner == TIE and not self.ties:
+            result = refused_tie(result)
         return storable(result)
 
 
@@ -213,6 +226,11 @@ def storable(result: ComparisonResult) -> ComparisonResult:
     """`result` with a `raw_response` every journal and cache can store (see `_storable`)."""
     raw = storable_raw(result.raw_response)
     return result if raw is result.raw_response else replace(result, raw_response=raw)
+
+
+def _identity(judge: LLMProvider, ties: bool) -> str:
+    # A call that offers a tie asks another question: its answers are cached apart.
+    return judge.tie_identity() if ties else judge.model_identity
 
 
 def _retryable(policy: RetryPolicy, exc: Exception) -> bool:

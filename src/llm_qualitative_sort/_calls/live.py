@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
 from llm_qualitative_sort._calls.judge import CallCancelled, CallsStopped, Judge, stray_cancel
+from llm_qualitative_sort.providers._prompt_run import prompt_key
 
 
 def make_judge(settings: CallSettings) -> Judge:
@@ -28,6 +29,8 @@ def make_judge(settings: CallSettings) -> Judge:
         stop=settings.stop,
         timeout=settings.call_timeout,
         name_judge=settings.name_judge,
+        ties=settings.ties,
+        prompt_key=prompt_key(settings.prompt),
     )
 
 

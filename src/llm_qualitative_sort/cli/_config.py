@@ -56,6 +56,11 @@ class RunConfig:
     budget: int | None = _setting(None, fixed=True)
     top_k: int | None = _setting(None, fixed=True)
     stop_when_settled: bool | None = _setting(None, fixed=True)
+    ties: bool | None = _setting(None, fixed=True)
+    # The judge's prompt: a template file or "builtin:LANG", and the JSON file of its
+    # context. Kept as paths: a resume reads them again, and the run refuses changed ones.
+    prompt: str | None = _setting(None, fixed=True)
+    context: str | None = _setting(None, fixed=True)
     seed: int | None = _setting(None, fixed=True)
     ranking: str | None = _setting(None)
     wait: float = _setting(0.0, stored=False)
@@ -70,6 +75,7 @@ class RunConfig:
     excel: bool | None = _setting(None)
     mkdir: bool | None = _setting(None, stored=False)
     mock_latency: float = _setting(0.0)
+    mock_tie_margin: float = _setting(0.0, fixed=True)
     source: dict[str, Any] = _setting(dict)
     checkpoint: str | None = _setting(None, stored=False, env=True)
     progress: str = _setting("auto", stored=False)
@@ -91,7 +97,8 @@ class RunConfig:
     def settings(self) -> dict[str, Any]:
         """What reports record about the run."""
         shown = ("criteria", "provider", "model", "strategy", "elimination_count",
-                 "comparison_rounds", "budget", "top_k", "stop_when_settled", "seed", "ranking")
+                 "comparison_rounds", "budget", "top_k", "stop_when_settled", "ties", "seed",
+                 "ranking", "prompt", "context")
         settings = {name: getattr(self, name) for name in shown
                     if getattr(self, name) is not None or name in ("model", "seed")}
         if self.judges:

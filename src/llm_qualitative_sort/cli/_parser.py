@@ -139,6 +139,11 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     sort.add_argument("--dedupe", action="store_true",
                       help="drop items that repeat an earlier one (default: refuse them)")
     sort.add_argument("--criteria", help="what makes one text better than another")
+    sort.add_argument("--prompt", metavar="FILE",
+                      help="the judge's prompt: a Jinja2 template file with a ---system--- "
+                      "and a ---user--- section, or builtin:en / builtin:ja")
+    sort.add_argument("--context", metavar="FILE.json",
+                      help="a JSON object the template reads as {{ context.KEY }}")
     judge = sort.add_argument_group("judge")
     judge.add_argument("--provider", choices=PROVIDERS, help="default mock")
     judge.add_argument("--model", help="model name (openai, google, langchain)")
@@ -163,6 +168,8 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                        help="price of a million output tokens")
     judge.add_argument("--mock-latency", type=float, metavar="SECONDS",
                        help="seconds each mock call waits (to watch progress)")
+    judge.add_argument("--mock-tie-margin", type=float, metavar="SCORE",
+                       help="with --ties: the mock ties when its noisy scores differ by less")
     batch = sort.add_argument_group("batch mode (openai, google)")
     batch.add_argument("--batch", action="store_const", const=True,
                        help="send each round as one provider batch: about half the price, "
@@ -196,6 +203,9 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     tournament.add_argument("--stop-when-settled", action="store_const", const=True,
                             help="swiss with --top-k: stop before the budget once the top K "
                             "are separated from the rest")
+    tournament.add_argument("--ties", action="store_const", const=True,
+                            help="let the judge answer that two texts are equally good (a tie "
+                            "is half a win for each in the Bradley-Terry fit)")
     tournament.add_argument("--concurrency", type=int,
                             help="LLM calls in flight at most (default 10)")
     tournament.add_argument("--seed", type=int,

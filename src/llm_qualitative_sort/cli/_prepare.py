@@ -147,7 +147,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         strategy=config.strategy, elimination_count=config.elimination_count,
         comparison_rounds=config.comparison_rounds, max_concurrent_requests=config.concurrency,
         budget=config.budget, top_k=config.top_k,
-        stop_when_settled=bool(config.stop_when_settled),
+        stop_when_settled=bool(config.stop_when_settled), ties=bool(config.ties),
     )
     if texts is not None:
         from llm_qualitative_sort.tournament import STRATEGIES
@@ -157,8 +157,10 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     _check_batch(config, dry_run)
     if config.out:
         check_report_path(config.out, probe=not dry_run, make_dirs=bool(config.mkdir))
+    from llm_qualitative_sort.cli._prompt import load_prompt
     from llm_qualitative_sort.cli._providers import make_provider
 
+    prompt = load_prompt(config)
     provider = make_provider(config)
     # Imported here, not at the top: the schedules load LangGraph, which parsing must not.
     from llm_qualitative_sort.graph.schedules import check_schedule
@@ -178,7 +180,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         rounds = simulated_rounds(settings, len(texts))
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount)
         return None
-    return Plan(config, provider, _cache(config.cache_dir), texts, ids)
+    return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt)
 
 
 def _cache(where: str | None) -> Any:
@@ -200,7 +202,8 @@ def _check_numbers(config: RunConfig) -> None:
     positive = {"--timeout": config.timeout, "--requests-per-second": config.requests_per_second}
     at_least_zero = {"--input-price-per-million": config.input_price_per_million,
                      "--output-price-per-million": config.output_price_per_million,
-                     "--mock-latency": config.mock_latency}
+                     "--mock-latency": config.mock_latency,
+                     "--mock-tie-margin": config.mock_tie_margin}
     for flag, value in positive.items():
         if value is not None and not 0 < value < math.inf:
             raise UsageError(f"{flag} must be a positive, finite number, got {value}")

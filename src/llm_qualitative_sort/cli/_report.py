@@ -70,7 +70,10 @@ def write_cli_report(result: SortResult, config: RunConfig, ids: Sequence[Any],
 
     assert config.out is not None
     texts = items if items is not None else [i for _, group in result.rankings for i in group]
-    return write_report(result, config.out, config.settings(), ids=ids_by_text(texts, ids),
+    settings = config.settings()
+    if result.prompt:  # the template's name and digest, not only the path it was read from
+        settings["prompt"] = result.prompt
+    return write_report(result, config.out, settings, ids=ids_by_text(texts, ids),
                         lang=config.lang, excel=excel_bom(config.out, config.excel),
                         front_end="cli")
 

@@ -48,6 +48,8 @@ class Plan:
     cache: ComparisonCache | None
     texts: list[str] | None
     ids: list[Any] = field(default_factory=list)
+    # The sorter's `prompt` and `context` (see `cli._prompt.load_prompt`).
+    prompt: dict[str, Any] = field(default_factory=dict)
 
 
 def checkpoint_path(config: RunConfig) -> Path | str:
@@ -95,6 +97,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         budget=config.budget,
         top_k=config.top_k,
         stop_when_settled=bool(config.stop_when_settled),
+        ties=bool(config.ties),
         max_concurrent_requests=config.concurrency,
         cache=plan.cache,
         on_progress=progress,
@@ -103,6 +106,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         retry_policy=watched_retry(progress.retrying),
         ranking=_ranking(config.ranking),
         wait_for_run=None if config.wait == math.inf else config.wait,
+        **plan.prompt,
     )
     earlier = await _keep_settings(plan)
     before = _elapsed.elapsed_before(earlier)

@@ -216,6 +216,8 @@ def _settings_text(settings: dict[str, Any]) -> str:
     else:
         parts += [f"N={settings.get('elimination_count')}",
                   f"K={settings.get('comparison_rounds')}"]
+    if settings.get("ties"):
+        parts.append("ties")
     if settings.get("ranking") == "bradley_terry":
         parts.append("bt")
     return " ".join(parts)

@@ -21,8 +21,8 @@ CONFIG_FILE = "llm-qualitative-sort.toml"
 
 _INTS = {"elimination_count", "comparison_rounds", "concurrency", "seed"}
 _FLOATS = {"timeout", "requests_per_second", "input_price_per_million",
-           "output_price_per_million", "mock_latency"}
-_BOOLS = {"excel", "verbose"}
+           "output_price_per_million", "mock_latency", "mock_tie_margin"}
+_BOOLS = {"excel", "verbose", "ties"}
 _TABLES = {"chat_model_args"}
 _LISTS = {"judges"}
 # Settings a config file may give: everything but what names one run or one invocation.

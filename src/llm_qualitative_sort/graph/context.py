@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -12,9 +13,12 @@ from pydantic_core import core_schema
 
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import TransientProviderError
+from llm_qualitative_sort.providers._prompt_run import stored_prompt
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
+from llm_qualitative_sort.providers.prompt_template import PromptSetup
 from llm_qualitative_sort.registry import NAMED_PROVIDERS, ProviderName, build_provider
+from llm_qualitative_sort.results.events import Emit, EventSink, event_sink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 
@@ -83,6 +87,13 @@ class TournamentContext:
     # What a schedule keeps in the process between supersteps (the pipelined schedule's
     # engine, with its calls in flight), by run id.
     live: SkipJsonSchema[dict[str, Any]] = field(default_factory=dict)
+    # The sorter's prompt, which a resume with `allow_prompt_change` uses instead of the
+    # stored one; None (Studio, the API server): the prompt in the run's state.
+    prompt: SkipJsonSchema[PromptSetup | None] = None
+
+    def run_prompt(self, state: Mapping[str, Any]) -> PromptSetup:
+        """The prompt the run's calls are asked with."""
+        return self.prompt if self.prompt is not None else stored_prompt(state)
 
     def resolve_provider(self, seed: int) -> LLMProvider:
         """The provider object; a name is built here (the mock is seeded from the run).
@@ -98,4 +109,12 @@ class TournamentContext:
                        for i, (name, model) in enumerate(judges)]
             return PanelProvider(members, seed=seed)
         return build_provider(self.provider, model=self.model, seed=seed)
+
+    def events(self, write: Emit | None = None) -> EventSink:
+        """The sink of this run's progress events, writing to `write` (None: held).
+
+        The one place `progress` is read: when nobody listens the sink builds no event of
+        a match, a call or a note.
+        """
+        return event_sink(self.progress, write)
 

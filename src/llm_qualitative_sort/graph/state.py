@@ -55,6 +55,7 @@ class TournamentInput(TypedDict):
     budget: NotRequired[int | None]
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
+    ties: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # "wins" or "bradley_terry" (as the sorter's `ranking=`); the strategy's own if absent.
@@ -62,6 +63,10 @@ class TournamentInput(TypedDict):
     # The judge's `model_identity` (never a key): listings and reports name it, and a
     # resume by another judge is refused.
     judge: NotRequired[str]
+    # A judging prompt of the user's ({"name", "system", "user"}; see `PromptTemplate`) or
+    # "builtin:LANG", and the context its `{{ context.KEY }}` reads; absent: the default.
+    prompt: NotRequired[dict[str, str] | str]
+    context: NotRequired[dict[str, Any]]
 
 
 class TournamentOutput(TypedDict):
@@ -88,12 +93,15 @@ class TournamentState(TypedDict):
     budget: NotRequired[int | None]
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
+    ties: NotRequired[bool]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # Only when the input asks for one (Studio); the sorter ranks its result itself.
     ranking: NotRequired[str | None]
     # The judge's `model_identity` (never a key): a resume by another judge is refused.
     judge: NotRequired[str]
+    prompt: NotRequired[dict[str, str]]
+    context: NotRequired[dict[str, Any]]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.
@@ -129,6 +137,7 @@ def run_settings(state: TournamentState) -> Settings:
         budget=state.get("budget"),
         top_k=state.get("top_k"),
         stop_when_settled=state.get("stop_when_settled", False),
+        ties=state.get("ties", False),
     )
 
 

@@ -12,12 +12,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from llm_qualitative_sort.models import ComparisonResult
-from llm_qualitative_sort.providers._prompt import Verdict
+from llm_qualitative_sort.providers._prompt import TieVerdict, Verdict, verdict_model
 
 
 @dataclass
 class _Answer:
-    verdict: Verdict | None
+    verdict: Verdict | TieVerdict | None
     raw: dict[str, Any]
     input_tokens: int = 0
     output_tokens: int = 0
@@ -37,10 +37,13 @@ def _result(answers: list[_Answer]) -> ComparisonResult:
     return ComparisonResult(None, reasoning, raw, tokens_in, tokens_out)
 
 
-def _validated(parsed: Any, error: Any) -> tuple[Verdict | None, str]:
+def _validated(
+    parsed: Any, error: Any, ties: bool = False
+) -> tuple[Verdict | TieVerdict | None, str]:
+    # With `ties` (a run that allows them) "tie" is a valid winner; otherwise it is not.
     if parsed is None:
         return None, f"no parsable verdict ({error or 'empty answer'})"
     try:
-        return Verdict.model_validate(parsed), ""
+        return verdict_model(ties).model_validate(parsed), ""
     except ValidationError as exc:
         return None, f"the answer does not match the verdict schema: {exc.errors()[:2]}"

@@ -132,6 +132,9 @@ class BatchClient(ABC):
         # How many more times a request is asked (in a later batch) when its answer has
         # no usable verdict: the live provider's `reasks`.
         self.reasks = 1
+        # Whether the run's requests offer a tie (set by the batch runner of each round):
+        # the prompt, the schema and the answer's validation follow it.
+        self.ties = False
 
     @abstractmethod
     async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
@@ -182,7 +185,7 @@ class BatchClient(ABC):
             verdict, problem = _validated(None, raw.get("problem"))
         else:
             try:
-                verdict, problem = _validated(json.loads(text), None)
+                verdict, problem = _validated(json.loads(text), None, self.ties)
             except ValueError as exc:
                 verdict, problem = _validated(None, f"the answer is not JSON: {exc}")
         if verdict is not None:

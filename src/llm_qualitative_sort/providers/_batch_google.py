@@ -90,14 +90,14 @@ class GeminiBatchClient(BatchClient):
         return job.name
 
     def _request(self, request: BatchRequest, criteria: str) -> dict[str, Any]:
-        system, user = build_messages(request.first, request.second, criteria)
+        system, user = build_messages(request.first, request.second, criteria, ties=self.ties)
         return {
             "contents": [{"role": "user", "parts": [{"text": user.text}]}],
             "metadata": {"request": request.request_id},
             "config": {
                 "system_instruction": system.text,
                 "response_mime_type": "application/json",
-                "response_json_schema": verdict_schema(),
+                "response_json_schema": verdict_schema(self.ties),
             },
         }
 

@@ -99,7 +99,7 @@ class OpenAIBatchClient(BatchClient):
         return batch.id
 
     def _line(self, request: BatchRequest, criteria: str) -> dict[str, Any]:
-        system, user = build_messages(request.first, request.second, criteria)
+        system, user = build_messages(request.first, request.second, criteria, ties=self.ties)
         body = {
             "model": self.model,
             "messages": [
@@ -108,7 +108,8 @@ class OpenAIBatchClient(BatchClient):
             ],
             "response_format": {
                 "type": "json_schema",
-                "json_schema": {"name": "Verdict", "strict": True, "schema": verdict_schema()},
+                "json_schema": {"name": "Verdict", "strict": True,
+                                "schema": verdict_schema(self.ties)},
             },
         }
         return {"custom_id": request.request_id, "method": "POST", "url": ENDPOINT, "body": body}

@@ -85,7 +85,7 @@ def is_format_rejection(exc: BaseException) -> bool:
     status = _status(exc)
     if status is None or status < 400 or status in _NOT_A_FORMAT_STATUS:
         return False
-    return any(_FORMAT_FIELDS.search(str(cause)) for cause in _chain(exc))
+    return any(_FORMAT_FIELDS.search(message_of(cause)) for cause in _chain(exc))
 
 
 def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderError | None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -36,6 +38,16 @@ Answer with a JSON object with exactly two fields, in this order:
   "winner": "A" or "B".
 """
 
+# With ties offered (runs with `ties=True`): the same prompt, but "tie" is a valid answer.
+TIE_SYSTEM_PROMPT = SYSTEM_PROMPT.replace(
+    "You must choose A or B, even when they are close.",
+    'Choose A or B whenever one meets the criterion better, even slightly; answer "tie" '
+    "only when neither is better.",
+).replace('"winner": "A" or "B".', '"winner": "A", "B" or "tie".')
+# Part of the cache key of calls that offered a tie: a different question from the forced
+# choice, so its answers must not be reused for it (nor the other way round).
+TIE_IDENTITY = "+ties"
+
 
 class Verdict(BaseModel):
     """The judge's structured answer."""
@@ -46,14 +58,31 @@ class Verdict(BaseModel):
     winner: Literal["A", "B"] = Field(description='"A" or "B": the text that meets it better.')
 
 
-def verdict_schema() -> dict[str, Any]:
+class TieVerdict(BaseModel):
+    """The judge's structured answer when a tie is allowed."""
+
+    reasoning: str = Field(
+        description="One to three sentences comparing the texts against the criterion."
+    )
+    winner: Literal["A", "B", "tie"] = Field(
+        description='"A" or "B": the text that meets it better; "tie" if neither does.'
+    )
+
+
+def verdict_model(ties: bool = False) -> type[Verdict] | type[TieVerdict]:
+    """The answer's model: `TieVerdict` when the run offers ties, else `Verdict`."""
+    return TieVerdict if ties else Verdict
+
+
+def verdict_schema(ties: bool = False) -> dict[str, Any]:
     """`Verdict` as a JSON schema, closed to other fields (as OpenAI's strict mode requires).
 
     The clients get this dict rather than the class: given a class, the OpenAI SDK parses
     the answer itself and raises on malformed JSON before LangChain can hand back the raw
     message, its token usage and the parsing error.
     """
-    schema = Verdict.model_json_schema()
+    schema = verdict_model(ties).model_json_schema()
+    schema["title"] = "Verdict"  # the same name the clients always sent
     schema["additionalProperties"] = False
     return schema
 
@@ -66,35 +95,56 @@ def fence_tag(*texts: str) -> str:
             return tag
 
 
-def _fenced(name: str, tag: str, body: str) -> str:
+def fenced(name: str, tag: str, body: str) -> str:
     return f"<<<BEGIN {name} {tag}>>>\n{body}\n<<<END {name} {tag}>>>"
 
 
-def build_messages(item_a: str, item_b: str, criteria: str) -> list[BaseMessage]:
-    """The messages of one comparison call.
+# The run's own prompt (a `PromptTemplate` with its context), set by the comparison node for
+# the calls of a round; None: the fixed prompt above. A context variable reaches every
+# provider (live, batch, panel members) without a new parameter on their interface.
+# It takes (item_a, item_b, criteria, ties) and returns the system and user texts.
+ACTIVE_PROMPT: ContextVar[Callable[[str, str, str, bool], tuple[str, str]] | None] = ContextVar(
+    "llm_qualitative_sort_prompt", default=None)
+
+
+def build_messages(
+    item_a: str, item_b: str, criteria: str, *, ties: bool = False
+) -> list[BaseMessage]:
+    """The messages of one comparison call; with `ties`, "tie" is offered as an answer.
+
+    In a run with its own prompt template (`ACTIVE_PROMPT`), the template's rendering.
 
     Example:
         >>> messages = build_messages("first", "second", "which is shorter")
         >>> "<<<BEGIN TEXT A" in messages[1].text
         True
     """
+    custom = ACTIVE_PROMPT.get()
+    if custom is not None:
+        system_text, user_text = custom(item_a, item_b, criteria, ties)
+        return [SystemMessage(system_text), HumanMessage(user_text)]
     tag = fence_tag(item_a, item_b, criteria)
+    question = (
+        f"Which text, A or B, better meets the criterion? The fence tag is {tag}. "
+        'Reply with the JSON object {"reasoning": ..., "winner": "A" or "B"}.'
+    )
+    if ties:
+        question = question.replace('"A" or "B"}', '"A", "B" or "tie"}')
     user = "\n\n".join(
         [
-            _fenced("CRITERION", tag, criteria),
-            _fenced("TEXT A", tag, item_a),
-            _fenced("TEXT B", tag, item_b),
-            f"Which text, A or B, better meets the criterion? The fence tag is {tag}. "
-            'Reply with the JSON object {"reasoning": ..., "winner": "A" or "B"}.',
+            fenced("CRITERION", tag, criteria),
+            fenced("TEXT A", tag, item_a),
+            fenced("TEXT B", tag, item_b),
+            question,
         ]
     )
-    return [SystemMessage(SYSTEM_PROMPT), HumanMessage(user)]
+    return [SystemMessage(TIE_SYSTEM_PROMPT if ties else SYSTEM_PROMPT), HumanMessage(user)]
 
 
 _FENCED_JSON = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
-def parse_text_verdict(text: str) -> Verdict | None:
+def parse_text_verdict(text: str, ties: bool = False) -> Verdict | TieVerdict | None:
     """A verdict from a plain-text answer, or None.
 
     Strict on purpose: the whole answer must be one JSON object matching `Verdict`
@@ -112,6 +162,6 @@ def parse_text_verdict(text: str) -> Verdict | None:
     if match:
         body = match.group(1)
     try:
-        return Verdict.model_validate(json.loads(body))
+        return verdict_model(ties).model_validate(json.loads(body))
     except (ValueError, ValidationError):
         return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -81,11 +82,20 @@ class LLMProvider(ABC):
         del items
 
     async def compare_call(
-        self, item_a: str, item_b: str, criteria: str, *, repetition: int
+        self, item_a: str, item_b: str, criteria: str, *, repetition: int, ties: bool = False
     ) -> ComparisonResult:
-        """One call of a match; `repetition` counts calls with this same presentation order."""
-        del repetition  # a real LLM samples afresh on every call
+        """One call of a match; `repetition` counts calls with this same presentation order.
+
+        `ties` is passed (as True) only in runs that allow ties: the provider may then
+        answer `winner="tie"`. This default asks `compare`, which offers no tie; a provider
+        that can offer one overrides this method (see `offers_ties`).
+        """
+        del repetition, ties  # a real LLM samples afresh on every call
         return await self.compare(item_a, item_b, criteria)
+
+    def tie_identity(self) -> str:
+        """`model_identity` of the calls that offer a tie: a different question, cached apart."""
+        return f"{self.model_identity}+ties"
 
     def judge_of(self, item_a: str, item_b: str, *, repetition: int) -> LLMProvider:
         """The provider that answers the call showing `item_a` then `item_b`.
@@ -112,3 +122,18 @@ class LLMProvider(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+
+def offers_ties(provider: LLMProvider) -> bool:
+    """Whether `provider.compare_call` takes the `ties` keyword a run with ties passes.
+
+    A subclass that overrides `compare_call` with the signature of earlier versions
+    (without `ties`) would fail on the first call of a run with ties; the sorter refuses
+    such a provider before any call instead.
+    """
+    try:
+        parameters = inspect.signature(provider.compare_call).parameters
+    except (TypeError, ValueError):
+        return False
+    return "ties" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())

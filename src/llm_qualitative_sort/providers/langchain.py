@@ -37,6 +37,7 @@ from llm_qualitative_sort.providers._failures import (
 )
 from llm_qualitative_sort.providers._prompt import (
     PROMPT_VERSION,
+    TieVerdict,
     Verdict,
     build_messages,
     parse_text_verdict,
@@ -154,19 +155,32 @@ class LangChainProvider(LLMProvider):
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Ask the model; ask again (up to `reasks` times) while it gives no verdict."""
+        return await self._compare(item_a, item_b, criteria, ties=False)
+
+    async def compare_call(
+        self, item_a: str, item_b: str, criteria: str, *, repetition: int, ties: bool = False
+    ) -> ComparisonResult:
+        """As `compare`; with `ties`, the prompt and the schema offer "tie" as an answer."""
+        if not ties:
+            return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
+        return await self._compare(item_a, item_b, criteria, ties=True)
+
+    async def _compare(self, item_a: str, item_b: str, criteria: str, *, ties: bool
+                       ) -> ComparisonResult:
         answers: list[_Answer] = []
         for _ in range(1 + self.reasks):
-            answers.append(await self._ask(build_messages(item_a, item_b, criteria)))
+            messages = build_messages(item_a, item_b, criteria, ties=ties)
+            answers.append(await self._ask(messages, ties))
             if answers[-1].verdict is not None:
                 break
         return _result(answers)
 
-    async def _ask(self, messages: list[BaseMessage]) -> _Answer:
+    async def _ask(self, messages: list[BaseMessage], ties: bool = False) -> _Answer:
         rejected: list[dict[str, Any]] = []
         while True:
             index = self._method_index
             try:
-                answer = await self._invoke(self.methods[index], messages)
+                answer = await self._invoke(self.methods[index], messages, ties)
             except Exception as exc:
                 if is_format_rejection(exc) and index + 1 < len(self.methods):
                     # A refusal of the format is not an answer (nothing to pay, nothing to
@@ -188,23 +202,24 @@ class LangChainProvider(LLMProvider):
         detail = redact(" ".join(f"{type(exc).__name__}: {exc}".split()), self._secret())
         return {"method": method, "status": status_of(exc), "error": detail[:300]}
 
-    async def _invoke(self, method: Method, messages: list[BaseMessage]) -> _Answer:
+    async def _invoke(self, method: Method, messages: list[BaseMessage], ties: bool) -> _Answer:
         if self._limiter is not None:
             await self._limiter.aacquire()
-        runnable = self._runnable(method)
+        runnable = self._runnable(method, ties)
         async with asyncio.timeout(self.timeout):
             output = await runnable.ainvoke(messages)
         if method == "text":
             message = cast(AIMessage, output)
-            verdict = parse_text_verdict(message.text)
+            verdict = parse_text_verdict(message.text, ties)
             problem = "" if verdict else "the answer is not a JSON verdict"
         else:
             message = output["raw"]
-            verdict, problem = _validated(output["parsed"], output["parsing_error"])
+            verdict, problem = _validated(output["parsed"], output["parsing_error"], ties)
         return self._answer(method, message, verdict, problem)
 
     def _answer(
-        self, method: Method, message: AIMessage, verdict: Verdict | None, problem: str
+        self, method: Method, message: AIMessage, verdict: Verdict | TieVerdict | None,
+        problem: str,
     ) -> _Answer:
         usage: dict[str, Any] = dict(message.usage_metadata or {})
         raw = {
@@ -232,16 +247,18 @@ class LangChainProvider(LLMProvider):
             redact(problem, self._secret()),
         )
 
-    def _runnable(self, method: Method) -> Runnable[Any, Any]:
+    def _runnable(self, method: Method, ties: bool = False) -> Runnable[Any, Any]:
         state = self._loop_state()
-        if method not in state.runnables:
+        name = f"{method}+ties" if ties else method
+        if name not in state.runnables:
             if method == "text":
-                state.runnables[method] = state.chat
+                state.runnables[name] = state.chat
             else:
-                state.runnables[method] = state.chat.with_structured_output(
-                    verdict_schema(), method=method, include_raw=True, **_strict(state.chat, method)
+                state.runnables[name] = state.chat.with_structured_output(
+                    verdict_schema(ties), method=method, include_raw=True,
+                    **_strict(state.chat, method)
                 )
-        return state.runnables[method]
+        return state.runnables[name]
 
     def _loop_state(self) -> _LoopState:
         loop = asyncio.get_running_loop()

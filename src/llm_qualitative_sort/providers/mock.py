@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from llm_qualitative_sort.errors import TransientProviderError
-from llm_qualitative_sort.models import ComparisonResult, Side
+from llm_qualitative_sort.models import ComparisonResult, Side, Verdict
 from llm_qualitative_sort.providers._mock_flaws import (
     Flaw,
     Flaws,
@@ -94,6 +94,8 @@ class MockLLMProvider(LLMProvider):
         item_bias: sd of each text's fixed bonus when shown first.
         wrong_rate: Share of confident wrong verdicts.
         refusal_rate: Share of refused calls, or a (low, high) range of per-pair shares.
+        tie_margin: In a run that allows ties, a call whose two noisy scores differ by
+            less than this answers "tie" (0: never). Runs without ties ignore it.
 
     Example:
         >>> import asyncio
@@ -119,6 +121,7 @@ class MockLLMProvider(LLMProvider):
         item_bias: float = 0.0,
         wrong_rate: float = 0.0,
         refusal_rate: Share = 0.0,
+        tie_margin: float = 0.0,
     ) -> None:
         super().__init__(model="mock")
         check_share("position_bias", position_bias)
@@ -127,6 +130,9 @@ class MockLLMProvider(LLMProvider):
             raise ValueError(f"noise_stddev must be >= 0, got {noise_stddev!r}")
         self.seed = secrets.randbits(63) if seed is None else seed
         self.noise_stddev = noise_stddev
+        if not tie_margin >= 0:
+            raise ValueError(f"tie_margin must be >= 0, got {tie_margin!r}")
+        self.tie_margin = tie_margin
         self.latency = _check_latency(latency)
         self.position_bias = position_bias
         self.failure_rate = failure_rate
@@ -176,6 +182,10 @@ class MockLLMProvider(LLMProvider):
             f"{self._flaws.identity()}"
         )
 
+    def tie_identity(self) -> str:
+        """Calls that offer a tie: their answers depend on the tie margin too."""
+        return f"{self.model_identity}:tie_margin={self.tie_margin}+ties"
+
     def check_items(self, items: Sequence[str]) -> None:
         """Refuse texts the score cannot value (it raises, or gives a non-finite number).
 
@@ -199,9 +209,13 @@ class MockLLMProvider(LLMProvider):
         return await self.compare_call(item_a, item_b, criteria, repetition=0)
 
     async def compare_call(
-        self, item_a: str, item_b: str, criteria: str, *, repetition: int
+        self, item_a: str, item_b: str, criteria: str, *, repetition: int, ties: bool = False
     ) -> ComparisonResult:
-        """Judge one call; deterministic in (seed, texts, order, repetition)."""
+        """Judge one call; deterministic in (seed, texts, order, repetition).
+
+        With `ties` (a run that allows ties), scores closer than `tie_margin` tie; the
+        draws are the same as without, so ties only replace the closest verdicts.
+        """
         rng = self._draws.rng(item_a, item_b, repetition)
         value_a, value_b = self._value(item_a), self._value(item_b)
         stddev = self._flaws.noise_stddev(abs(value_a - value_b), self.noise_stddev)
@@ -218,7 +232,9 @@ class MockLLMProvider(LLMProvider):
         if bonus:
             noisy_a += bonus
             raw |= {"a": round(noisy_a, 4), "first_bonus": round(bonus, 4)}
-        winner: Side = "A" if biased or noisy_a >= noisy_b else "B"
+        winner: Verdict = "A" if biased or noisy_a >= noisy_b else "B"
+        if ties and not biased and abs(noisy_a - noisy_b) < self.tie_margin:
+            winner = "tie"
         reasoning = f"A scored {noisy_a:.2f}, B scored {noisy_b:.2f}."
         verdict = ComparisonResult(winner=winner, reasoning=reasoning, raw_response=raw)
         flaw = self._flaws.call_flaw(self.seed, item_a, item_b, repetition)

@@ -80,10 +80,13 @@ class PanelProvider(LLMProvider):
         return await self.compare_call(item_a, item_b, criteria, repetition=0)
 
     async def compare_call(
-        self, item_a: str, item_b: str, criteria: str, *, repetition: int
+        self, item_a: str, item_b: str, criteria: str, *, repetition: int, ties: bool = False
     ) -> ComparisonResult:
-        """Ask the judge `judge_of` names."""
+        """Ask the judge `judge_of` names (offering it a tie when the run allows ties)."""
         judge = self.judge_of(item_a, item_b, repetition=repetition)
+        if ties:
+            return await judge.compare_call(item_a, item_b, criteria, repetition=repetition,
+                                            ties=True)
         return await judge.compare_call(item_a, item_b, criteria, repetition=repetition)
 
     def check_items(self, items: Sequence[str]) -> None:

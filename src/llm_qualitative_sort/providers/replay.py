@@ -129,15 +129,16 @@ class ReplayProvider(LLMProvider):
     (drawn afresh). A call showing the pair in the reverse of the stored order flips the
     vote: "1" (stored first won) then means "B".
 
-    Ties: `ties=False` (the only setting supported today) turns an "=" vote into a seeded
-    coin flip keyed on the call. `ties=True` is the branch for tie verdicts: once
-    `ComparisonResult` can say `winner="tie"`, an "=" vote answers a tie instead; until
-    then it is refused at construction rather than silently flipping coins.
+    Ties: in a run that allows ties (`ties=True`, which passes `ties=True` to each call),
+    an "=" vote answers `winner="tie"`; in a run without, a seeded coin flip keyed on the
+    call decides it (marked `"coin": True` in the raw answer). Either way the same vote is
+    drawn, so the two settings replay the same voters. The constructor's `ties=True`
+    makes direct `compare` calls (outside a run) answer ties too.
 
     Args:
         topic: The texts and votes to replay (`load_replay_topic`).
         seed: Seed of the vote choice and of the coin flips.
-        ties: Answer "=" votes with a tie (not yet supported) instead of a coin flip.
+        ties: Answer "=" votes of direct `compare` calls with a tie.
 
     Example:
         >>> import asyncio
@@ -151,9 +152,6 @@ class ReplayProvider(LLMProvider):
 
     def __init__(self, topic: ReplayTopic, seed: int = 0, *, ties: bool = False) -> None:
         super().__init__(model=f"replay:{topic.name}")
-        if ties:
-            raise ValueError("ties=True needs tie verdicts (ComparisonResult(winner='tie')), "
-                             "which this version does not have; use ties=False")
         self.topic = topic
         self.seed = seed
         self.ties = ties
@@ -162,8 +160,11 @@ class ReplayProvider(LLMProvider):
 
     @property
     def model_identity(self) -> str:
-        """Replays share answers only with the same topic, seed and tie setting."""
-        return f"ReplayProvider:{self.topic.name}:seed={self.seed}:ties={self.ties}"
+        """Replays share answers only with the same topic and seed.
+
+        Calls that offer a tie are cached under `tie_identity` (this, marked "+ties").
+        """
+        return f"ReplayProvider:{self.topic.name}:seed={self.seed}"
 
     def check_items(self, items: Sequence[str]) -> None:
         """Refuse texts the topic does not hold, and pairs of them without stored votes.
@@ -182,12 +183,15 @@ class ReplayProvider(LLMProvider):
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Replay as the first repetition of this presentation order."""
-        return await self.compare_call(item_a, item_b, criteria, repetition=0)
+        return await self.compare_call(item_a, item_b, criteria, repetition=0, ties=self.ties)
 
     async def compare_call(
-        self, item_a: str, item_b: str, criteria: str, *, repetition: int
+        self, item_a: str, item_b: str, criteria: str, *, repetition: int, ties: bool = False
     ) -> ComparisonResult:
-        """One stored vote of the pair, in the call's terms; deterministic in the call."""
+        """One stored vote of the pair, in the call's terms; deterministic in the call.
+
+        With `ties` (the run allows ties) an "=" vote is a tie, else a seeded coin flip.
+        """
         del criteria
         a, b = self._id(item_a), self._id(item_b)
         flipped = (a, b) not in self.topic.votes
@@ -203,10 +207,9 @@ class ReplayProvider(LLMProvider):
         self.calls += 1
         raw: dict[str, Any] = {"vote": vote, "flipped": flipped}
         outcome = call_outcome(vote, flipped)
-        if outcome != "tie":
+        if outcome != "tie" or ties:
             return ComparisonResult(outcome, f"stored vote {vote!r}", raw_response=raw)
-        # The tie branch: with ties=True (refused until tie verdicts exist) this would be
-        # ComparisonResult(winner="tie"); without, a coin keyed on the call decides.
+        # A forced choice: a coin keyed on the call decides, as a voter made to choose might.
         coin = keyed_rng(self.seed, "coin", a, b, repetition).random() < 0.5
         winner: Side = "A" if coin else "B"
         return ComparisonResult(winner, "stored vote '=': coin flip",

@@ -234,6 +234,8 @@ def _call(call: RoundResult, side: str, judges: Mapping[str, int], words: Words)
     verdict = words["this"] if call.winner == side else words["other"]
     if call.winner is None:
         verdict = words["no_verdict"]
+    elif call.winner == "tie":
+        verdict = words["tie_verdict"]
     # The judge's reasoning names the texts "A" and "B" in the order it was shown them.
     first = (call.order == "AB") == (side == "A")
     shown = words["shown_first"] if first else words["shown_second"]

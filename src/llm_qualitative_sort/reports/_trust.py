@@ -174,10 +174,11 @@ def _fill(template: str, **values: object) -> str:
 def _judge_table(judges: Sequence[JudgeAudit], words: Words) -> str:
     if not judges:
         return ""
+    ties = any(j.tied_calls for j in judges)  # a run with ties: each judge's tie rate
     head = "".join(f"<th>{escape(words[c])}</th>" for c in (
-        "number_col", "judge", "calls_col", "no_verdict_col", "tokens_col", "cost_col", "first_col",
-        "advantage_col", "disagree_col"))
-    rows = "".join(_judge_row(n, j, words) for n, j in enumerate(judges, 1))
+        "number_col", "judge", "calls_col", "no_verdict_col", *(("tie_col",) if ties else ()),
+        "tokens_col", "cost_col", "first_col", "advantage_col", "disagree_col"))
+    rows = "".join(_judge_row(n, j, words, ties) for n, j in enumerate(judges, 1))
     note = (f'<p class="note">{escape(words["few_mark"].format(few=FEW))}</p>'
             if any(_uncertain(j) for j in judges) else "")
     # In a box of its own width that scrolls sideways: nine columns overflow a phone.
@@ -189,12 +190,13 @@ def _judge_table(judges: Sequence[JudgeAudit], words: Words) -> str:
 _MARK = "*"
 
 
-def _judge_row(number: int, judge: JudgeAudit, words: Words) -> str:
+def _judge_row(number: int, judge: JudgeAudit, words: Words, ties: bool = False) -> str:
     bias, order = judge.position_bias, judge.order_consistency
     cells = [
         _num(str(number)),
         f'<td class="who">{isolated(judge_name(judge.judge))}</td>',
         _num(f"{judge.calls:,}"), _num(f"{judge.failed_calls:,}"),
+        *([_num(_tie_rate(judge))] if ties else []),
         _num(f"{judge.input_tokens:,} / {judge.output_tokens:,}"),
         _num("—" if judge.estimated_cost is None else f"{judge.estimated_cost:.4f}"),
         _num("—" if bias is None else _first_won(bias)),
@@ -204,6 +206,11 @@ def _judge_row(number: int, judge: JudgeAudit, words: Words) -> str:
              + _marked(order.pairs)),
     ]
     return f"<tr>{''.join(cells)}</tr>"
+
+
+def _tie_rate(judge: JudgeAudit) -> str:
+    rate = judge.tie_rate
+    return f"{judge.tied_calls:,}" if rate is None else f"{_percent(rate)} ({judge.tied_calls:,})"
 
 
 def _first_won(bias: PositionBias) -> str:

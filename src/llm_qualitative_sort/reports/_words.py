@@ -17,6 +17,7 @@ EN: Mapping[str, str] = {
     "round": "Round", "opponent": "Opponent", "result": "Result", "calls": "Calls",
     "won": "won", "lost": "lost", "draw": "draw", "tied": "tied ×{n}",
     "this": "this", "other": "opponent", "no_verdict": "no verdict",
+    "tie_verdict": "tie",
     "shown_first": "this item shown first", "shown_second": "this item shown second",
     "cached": "cached",
     "brackets": "How the brackets emptied",
@@ -31,7 +32,7 @@ EN: Mapping[str, str] = {
     "cache_hits": "cache hits", "elapsed_time": "elapsed time", "failed_calls": "failed calls",
     "draws": "draws", "rounds": "rounds", "input_tokens": "input tokens",
     "output_tokens": "output tokens", "estimated_cost": "estimated cost",
-    "batch_calls": "batch calls",
+    "batch_calls": "batch calls", "tied_calls": "tied calls", "tie_col": "Ties",
     "early_stop": "Stopped early: the top {k} were settled{sure} after {used} of {budget} "
                   "judgements; the other {unspent} were not spent.",
     "early_stop_sure": " ({share} expected right)",
@@ -99,7 +100,7 @@ JA: Mapping[str, str] = {
     "rank": "順位", "item": "項目", "id": "ID", "wins": "勝", "losses": "敗",
     "round": "回戦", "opponent": "対戦相手", "result": "結果", "calls": "判定",
     "won": "勝ち", "lost": "負け", "draw": "引き分け", "tied": "{n}件が同順位",
-    "this": "この項目", "other": "相手", "no_verdict": "判定なし",
+    "this": "この項目", "other": "相手", "no_verdict": "判定なし", "tie_verdict": "同等",
     "shown_first": "この項目を先に提示", "shown_second": "この項目を後に提示",
     "cached": "キャッシュ",
     "brackets": "ブラケットの推移",
@@ -114,6 +115,7 @@ JA: Mapping[str, str] = {
     "elapsed_time": "所要時間", "failed_calls": "判定失敗", "draws": "引き分け",
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
     "estimated_cost": "推定コスト", "batch_calls": "バッチ呼び出し",
+    "tied_calls": "引き分け判定", "tie_col": "引き分け判定",
     "early_stop": "早期終了：上位{k}件が確定したため{sure}、予算{budget}判定のうち{used}判定で"
                   "終了しました（残り{unspent}判定は使っていません）。",
     "early_stop_sure": "（正しい見込み{share}）",

@@ -1,5 +1,9 @@
 """The audit of a run's judges from its matches: one pass over the calls, no fit.
 
+Tied calls (runs with `ties=True`) are counted per judge (`JudgeAudit.tied_calls`) and
+left out of the position and order figures and of the agreement between judges: a tie
+picks neither the first- nor the second-shown text.
+
 Pure functions on the public result types. The only costly figure — the position advantage
 of a run of single calls, which needs the fitted strengths — asks for them lazily, so a run
 with both orders in every match (elimination, the default) never fits anything here.
@@ -32,6 +36,7 @@ class _Tally:
     calls: int = 0
     paid: int = 0
     failed: int = 0
+    tied: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     batch_input: int = 0  # of the tokens above, those paid through a provider batch
@@ -124,6 +129,8 @@ def _solo_tally(matches: Sequence[MatchResult]) -> _Tally | None:
                     batch_in += call.input_tokens
                     batch_out += call.output_tokens
         a, b = first.winner, second.winner
+        if a == "tie" or b == "tie":
+            return None  # a run with ties: the general pass counts them
         if a is None or b is None:
             failed += (a is None) + (b is None)
             first_wins += (a is not None and (a == "A") == (first.order == "AB")) + (
@@ -166,6 +173,9 @@ def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: st
         if winner is None:
             tally.failed += 1
             continue
+        if winner == "tie":
+            tally.tied += 1
+            continue
         first_won = (winner == "A") == (call.order == "AB")
         tally.first_wins += first_won
         if judge is not None:  # a panel's call: remember the prompt for the agreement
@@ -183,7 +193,7 @@ def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: st
 
 
 def _add_pair(tally: _Tally, first: RoundResult, second: RoundResult) -> None:
-    if first.winner is None or second.winner is None:
+    if first.winner in (None, "tie") or second.winner in (None, "tie"):
         return
     tally.pairs += 1
     if first.winner != second.winner:
@@ -197,7 +207,7 @@ def _add_pair(tally: _Tally, first: RoundResult, second: RoundResult) -> None:
 
 
 def _add_single(tally: _Tally, match: MatchResult, call: RoundResult) -> None:
-    if call.winner is None:
+    if call.winner in (None, "tie"):
         return
     first, second = ((match.item_a, match.item_b) if call.order == "AB"
                      else (match.item_b, match.item_a))
@@ -205,7 +215,7 @@ def _add_single(tally: _Tally, match: MatchResult, call: RoundResult) -> None:
 
 
 def _merge(total: _Tally, tally: _Tally) -> None:
-    for name in ("calls", "paid", "failed", "input_tokens", "output_tokens", "batch_input",
+    for name in ("calls", "paid", "failed", "tied", "input_tokens", "output_tokens", "batch_input",
                  "batch_output", "first_wins",
                  "pairs", "disagreements", "first_both", "second_both"):
         setattr(total, name, getattr(total, name) + getattr(tally, name))
@@ -221,7 +231,7 @@ def _judge_audit(
 ) -> JudgeAudit:
     return JudgeAudit(
         judge=name, calls=tally.calls, paid_calls=tally.paid, failed_calls=tally.failed,
-        input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
+        tied_calls=tally.tied, input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
         estimated_cost=_judge_cost(tally, estimate, batch_discount),
         position_bias=_position(tally, strengths), order_consistency=_consistency(tally),
     )
@@ -248,7 +258,7 @@ def _consistency(tally: _Tally) -> OrderConsistency:
 
 
 def _position(tally: _Tally, strengths: Strengths | None) -> PositionBias | None:
-    verdicts = tally.calls - tally.failed
+    verdicts = tally.calls - tally.failed - tally.tied
     if tally.pairs or not tally.single:
         return from_swapped_pairs(tally.first_both, tally.second_both, tally.first_wins,
                                   verdicts)

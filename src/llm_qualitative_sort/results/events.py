@@ -1,15 +1,25 @@
 """Progress events as plain dictionaries, written to LangGraph's custom stream.
 
 Plain data so the same events travel over the LangGraph API server; the sorter turns them
-into `ProgressEvent`s with `progress_event`.
+into `ProgressEvent`s with `progress_event`. The nodes and the match book hand what
+happened to an `EventSink`, which builds the events; when nobody listens they get a
+`QuietSink`, which builds none (an event costs more than the orchestration of its call).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.models import EarlyStop, EventType, ProgressEvent
 from llm_qualitative_sort.results.from_state import match_from_log
+
+if TYPE_CHECKING:
+    from llm_qualitative_sort.providers._batch import BatchStatus
+    from llm_qualitative_sort.tournament import Note
+
+# Writes a progress payload to the graph's custom stream.
+Emit = Callable[[dict[str, Any]], None]
 
 
 def event(
@@ -79,3 +89,107 @@ def progress_event(payload: dict[str, Any]) -> ProgressEvent:
         total=payload["total"],
         data=data,
     )
+
+
+class EventSink:
+    """Builds a run's progress events and writes them, for someone who listens.
+
+    Args:
+        write: Where each event goes (the graph's custom stream); None holds the events
+            until `flush` (the pipelined engine's answers arrive between its supersteps).
+    """
+
+    def __init__(self, write: Emit | None = None) -> None:
+        self._held: list[dict[str, Any]] = []
+        self._put: Emit = self._held.append if write is None else write
+
+    def flush(self, write: Emit) -> None:
+        """Write the events held so far to `write`, in order."""
+        held = list(self._held)
+        self._held.clear()  # in place: `_put` may be its `append`
+        for payload in held:
+            write(payload)
+
+    def match_start(self, items: Sequence[str], round_number: int, key: int, a: int, b: int,
+                    completed: int, total: int) -> None:
+        """A match started: "'a' vs 'b'"."""
+        self._put(event(EventType.MATCH_START, f"{_short(items[a])} vs {_short(items[b])}",
+                        completed, total, round=round_number, match=key, item_a=items[a],
+                        item_b=items[b]))
+
+    def match_end(self, items: Sequence[str], round_number: int, key: int, log: list[Any],
+                  journaled: Sequence[int], completed: int, total: int) -> None:
+        """A match closed; `log` is its stored form, `journaled` its calls a resume found."""
+        a, b = log[0], log[1]
+        self._put(event(EventType.MATCH_END, _verdict(items, a, b, log[2]), completed, total,
+                        round=round_number, match=key, item_a=items[a], item_b=items[b],
+                        result=log, journaled=list(journaled)))
+
+    def notes(self, items: Sequence[str], notes: Sequence[Note], completed: int,
+              total: int) -> None:
+        """What a strategy's update did, one event per note, item indices as texts."""
+        for note in notes:
+            data, message = dict(note.data), note.message
+            if note.item is not None:
+                data["item"] = items[note.item]
+                message = f"{_short(items[note.item])}: {message}"
+            for key in note.item_lists:
+                data[key] = [items[i] for i in data[key]]
+            self._put(event(note.kind, message, completed, total, **data))
+
+    def batch(self, round_number: int, batch_id: str, requests: int,
+              status: BatchStatus) -> None:
+        """A provider batch of the round changed state."""
+        counted = (f"{status.completed}/{requests} done" if status.completed is not None
+                   else f"{requests} requests")
+        self._put(event(
+            EventType.BATCH, f"round {round_number}: batch {batch_id} {status.state}, "
+            f"{counted}", status.completed or 0, requests, round=round_number,
+            batch_id=batch_id, state=status.state, phase=status.phase, requests=requests,
+            answered=status.completed, failed=status.failed,
+        ))
+
+    def round_end(self, label: str, played: int, left: int | None, completed: int, total: int,
+                  round_number: int, **extra: Any) -> None:
+        """A round (or a pipelined segment) ended; written even when nobody listens."""
+        self._put(event(EventType.ROUND_END, round_message(label, played, left), completed,
+                        total, round=round_number, matches=played, remaining=left, **extra))
+
+
+class QuietSink(EventSink):
+    """The sink when nobody listens: no event of a match, a call or a note is built.
+
+    A round's end is still written (one per round, and a stream that nobody reads drops it).
+    """
+
+    def match_start(self, items: Sequence[str], round_number: int, key: int, a: int, b: int,
+                    completed: int, total: int) -> None:
+        """Nothing: nobody listens."""
+
+    def match_end(self, items: Sequence[str], round_number: int, key: int, log: list[Any],
+                  journaled: Sequence[int], completed: int, total: int) -> None:
+        """Nothing: nobody listens."""
+
+    def notes(self, items: Sequence[str], notes: Sequence[Note], completed: int,
+              total: int) -> None:
+        """Nothing: nobody listens."""
+
+    def batch(self, round_number: int, batch_id: str, requests: int,
+              status: BatchStatus) -> None:
+        """Nothing: nobody listens."""
+
+
+def event_sink(listening: bool, write: Emit | None = None) -> EventSink:
+    """The sink of a run's events: one that builds them only if someone is `listening`."""
+    return EventSink(write) if listening else QuietSink(write)
+
+
+def _short(text: str) -> str:
+    return repr(text[:30])
+
+
+def _verdict(items: Sequence[str], a: int, b: int, winner: str | None) -> str:
+    if winner is None:
+        return f"draw: {_short(items[a])} = {_short(items[b])}"
+    won, lost = (a, b) if winner == "A" else (b, a)
+    return f"{_short(items[won])} beat {_short(items[lost])}"

@@ -126,6 +126,7 @@ def statistics(
         tied_items=tied_items,
         largest_tie=largest_tie,
         early_stop=early_stop,
+        tied_calls=sum(call.winner == "tie" for call in calls),
     )
 
 
@@ -144,7 +145,7 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
     know; for LangGraph Studio and the API server, whose output is plain data.
     """
     totals = dict.fromkeys(("total_matches", "total_api_calls", "cache_hits", "failed_calls",
-                            "draws", "input_tokens", "output_tokens"), 0)
+                            "draws", "input_tokens", "output_tokens", "tied_calls"), 0)
     totals["rounds"] = len(history)
     for entry in history:
         for _a, _b, winner, calls in entry["matches"]:
@@ -155,6 +156,7 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
             ):
                 totals["cache_hits" if cached else "total_api_calls"] += 1
                 totals["failed_calls"] += call_winner is None
+                totals["tied_calls"] += call_winner == "tie"
                 if not cached:
                     totals["input_tokens"] += tokens_in
                     totals["output_tokens"] += tokens_out
@@ -191,6 +193,7 @@ def sort_result(
     batch_discount: float = 0.5,
     judge: str = "",
     judge_costs: Mapping[str, CostEstimate | None] | None = None,
+    prompt: str = "",
 ) -> SortResult:
     """The `SortResult` of a finished run from its final state.
 
@@ -210,7 +213,7 @@ def sort_result(
                        batch_discount=batch_discount, rankings=rankings, judge=judge,
                        judge_costs=judge_costs, strengths=rating.scores,
                        early_stop=_early_stop(values.get("early_stop")))
-    result = SortResult(rankings, matches, stats, run_id)
+    result = SortResult(rankings, matches, stats, run_id, prompt)
     result.__dict__["_rating"] = rating  # the fits made so far are kept, not made again
     if scores is not None:
         result.__dict__["scores"] = scores

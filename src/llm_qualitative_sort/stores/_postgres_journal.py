@@ -35,6 +35,7 @@ from llm_qualitative_sort._postgres import (
 from llm_qualitative_sort.cache import result_from_dict
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.base import Fence, LeaseHolder
+from llm_qualitative_sort.leases.postgres import IDLE_IN_TRANSACTION_MS, holder_from_row
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
 from llm_qualitative_sort.stores.base import BatchRecords
@@ -51,6 +52,10 @@ _RENEW = (f"UPDATE {LEASES} SET heartbeat = extract(epoch FROM clock_timestamp()
           "WHERE run_id = %s AND token = %s")
 _HOLDER = (f"SELECT run_id, host, pid, started, heartbeat, token, space, "
            f"extract(epoch FROM clock_timestamp()) FROM {LEASES} WHERE run_id = %s")
+# A commit waits this long for the lease row (another transaction holds it: a contender
+# taking the run, ended by the server within IDLE_IN_TRANSACTION_MS if it is suspended)
+# before it fails and is tried again by `check`. The event loop waits meanwhile.
+_LOCK_MS = 3 * IDLE_IN_TRANSACTION_MS
 # [match, call, shown, winner, reasoning, raw answer, input tokens, output tokens, cached,
 # facts (a dict, or None)]
 Entry = list[Any]
@@ -114,7 +119,12 @@ class PostgresJournal:
 
     def _connect(self) -> Any:
         conn = connect(self._dsn, _PURPOSE)
-        conn.execute(f"SET synchronous_commit = {self.synchronous_commit}")
+        # A commit renews (locks) the lease row between two round trips: if this process is
+        # suspended there (Ctrl-Z), the server ends the session, so a takeover is not
+        # blocked until it wakes; it then finds its connection gone and writes nothing.
+        conn.execute(f"SET synchronous_commit = {self.synchronous_commit}; "
+                     f"SET idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}; "
+                     f"SET lock_timeout = {_LOCK_MS}")
         return conn
 
     def _connection(self) -> Any:
@@ -260,11 +270,7 @@ class PostgresJournal:
                 return True
         row = cursor.execute(_HOLDER, (me.run_id,)).fetchone()
         if row is not None:
-            holder = LeaseHolder(*row[:7])
-            shift = time.time() - float(row[7])  # server clock -> this process's clock
-            self._holder = LeaseHolder(holder.run_id, holder.host, holder.pid,
-                                       holder.started + shift, holder.heartbeat + shift,
-                                       holder.token, holder.space)
+            self._holder = holder_from_row(row)
         fence.lost = True
         return False
 
@@ -278,6 +284,7 @@ class PostgresJournal:
         self.confirm()
         if self._failure is not None:
             self.flush()
+            self.confirm()  # that retry may be the one that finds the run taken
         if self._failure is not None:
             raise StorageError(
                 f"cannot write {self._where} ({type(self._failure).__name__}: "

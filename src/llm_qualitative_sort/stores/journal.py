@@ -55,6 +55,9 @@ _RENEW = "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?"
 # the journal stays small, so a copy is cheap, and a long run never grows a large WAL.
 WAL_PAGES = 1024
 WAL_LIMIT = 4 * 1024 * 1024
+# How long a commit waits for the file's write lock (milliseconds) while another process
+# writes; the run stops after a second wait as long (see `Journal.check`).
+BUSY_MS = 30_000
 # Free space (bytes) left by dropped rows above which a finished run's `forget` rewrites the
 # file (VACUUM); below it the pages are simply reused by later runs.
 VACUUM_ABOVE = 1024 * 1024
@@ -128,7 +131,8 @@ class Journal:
             self._file = _identity(path)
             try:
                 for statement in (_PAIRINGS, f"PRAGMA wal_autocheckpoint={WAL_PAGES}",
-                                  f"PRAGMA journal_size_limit={WAL_LIMIT}"):
+                                  f"PRAGMA journal_size_limit={WAL_LIMIT}",
+                                  f"PRAGMA busy_timeout={BUSY_MS}"):
                     self._conn.execute(statement)
             except sqlite3.Error as exc:
                 self._conn.close()
@@ -310,19 +314,28 @@ class Journal:
         self.confirm()
         if self._failure is not None:
             self.flush()
+            self.confirm()  # that retry may be the one that finds the run taken
         failure = self._failure
         if failure is None:
             return
-        if isinstance(failure, sqlite3.Error):
-            raise StorageError(
-                f"cannot write the run journal {self.path} ({describe(failure)}): free space "
-                "on its disk, then resume the run"
-            ) from failure
-        raise StorageError(
-            f"cannot encode an answer for the run journal {self.path} ({describe(failure)}): "
-            "a bug of this library, please report it; the answers not written are asked "
-            "again on resume"
-        ) from failure
+        raise StorageError(self._unwritable(failure)) from failure
+
+    def _unwritable(self, failure: Exception) -> str:
+        """Why the journal cannot be written, and what to do."""
+        if not isinstance(failure, sqlite3.Error):
+            return (f"cannot encode an answer for the run journal {self.path} "
+                    f"({describe(failure)}): a bug of this library, please report it; the "
+                    "answers not written are asked again on resume")
+        if getattr(failure, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY,
+                                                          sqlite3.SQLITE_LOCKED):
+            # Not the disk: another process keeps the file's write lock, which a process
+            # only does for long when it is stopped inside a write.
+            return (f"cannot write the run journal {self.path}: another process kept it "
+                    f"locked for more than {BUSY_MS / 1000:g} s, most likely a process suspended "
+                    "in the middle of a write to it (e.g. with Ctrl-Z; `jobs` lists them): "
+                    "resume that process with `fg` or end it, then resume this run")
+        return (f"cannot write the run journal {self.path} ({describe(failure)}): free space "
+                "on its disk, then resume the run")
 
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""
@@ -394,7 +407,10 @@ class Journal:
     def _unusable(self, exc: Exception) -> str:
         if isinstance(exc, sqlite3.Error):
             return unusable_sqlite(Path(str(self.path)), _PURPOSE, exc)
-        return f"cannot use {self.path} as {_PURPOSE}: a damaged entry ({exc})"
+        # Every resume would read the same row again: the way on is without this file.
+        return (f"cannot use {self.path} as {_PURPOSE}: a damaged entry ({exc}); move the "
+                "journal aside (the calls it holds that no checkpoint has are then asked "
+                "again), then resume the run")
 
     def close(self) -> None:
         """Flush (a last try) and close the file."""

@@ -34,6 +34,7 @@ class Settings:
     budget: int | None = None
     top_k: int | None = None
     stop_when_settled: bool = False
+    ties: bool = False
 
 
 @dataclass(frozen=True)

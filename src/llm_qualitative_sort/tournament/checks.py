@@ -29,6 +29,7 @@ def check_settings(
     budget: Any = None,
     top_k: Any = None,
     stop_when_settled: Any = False,
+    ties: Any = False,
 ) -> Settings:
     """The validated settings of a run; `TypeError`/`ValueError` naming a bad argument.
 
@@ -54,12 +55,14 @@ def check_settings(
         _positive_int("top_k", top_k)
     if not isinstance(stop_when_settled, bool):
         raise TypeError(f"stop_when_settled must be a bool, got {type(stop_when_settled).__name__}")
+    if not isinstance(ties, bool):
+        raise TypeError(f"ties must be a bool, got {type(ties).__name__}")
     if strategy != "swiss":
         _swiss_only(budget=budget, top_k=top_k, stop_when_settled=stop_when_settled or None)
     elif stop_when_settled and top_k is None:
         raise ValueError("stop_when_settled needs top_k: the K whose separation ends the run")
     return Settings(strategy, elimination_count, comparison_rounds, budget, top_k,
-                    stop_when_settled)
+                    stop_when_settled, ties)
 
 
 def _swiss_only(**given: Any) -> None:

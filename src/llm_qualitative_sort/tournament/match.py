@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from llm_qualitative_sort.models import Order, Side
+from llm_qualitative_sort.models import Order, Side, Verdict
 
 
 def presentation_orders(comparison_rounds: int) -> list[tuple[Order, int]]:
@@ -27,14 +27,17 @@ def presentation_orders(comparison_rounds: int) -> list[tuple[Order, int]]:
     return orders
 
 
-def match_winner(call_winners: Iterable[Side | None]) -> Side | None:
+def match_winner(call_winners: Iterable[Verdict | None]) -> Side | None:
     """The side that won more calls; `None` (a draw) when both won as many.
 
-    Calls without a verdict (`None`) count for neither side.
+    Calls without a verdict (`None`) count for neither side; a tied call counts half for
+    each, so it never tips the balance: a match whose calls tie overall is a draw.
 
     Example:
         >>> match_winner(["A", "B", "A", None])
         'A'
+        >>> match_winner(["A", "tie"]), match_winner(["tie", "tie"])
+        ('A', None)
     """
     winners = list(call_winners)
     a_wins, b_wins = winners.count("A"), winners.count("B")

@@ -27,7 +27,7 @@ async def main(dsn: str, thread: str) -> None:
         await saver.setup()
         served = graph.builder.compile(checkpointer=saver)
         await served.ainvoke(START, {"configurable": {"thread_id": thread}},
-                             context=context(0.002))
+                             context=context(0.01))
 
 
 if __name__ == "__main__":

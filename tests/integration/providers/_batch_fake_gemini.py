@@ -111,7 +111,7 @@ def answer(fake: BatchFake, request: Request, position: int, fault: str) -> dict
         code = 500 if fault == "request_error" else 400
         return {"error": {"code": code, "message": f"injected {code}"}, **meta}
     assert request.texts is not None
-    text = fake.verdict_text(request.texts)
+    text = fake.verdict_text(request.texts, request.body)
     if position == 0 and fault == "garbled":
         text = "The first one, clearly."
     candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}]},

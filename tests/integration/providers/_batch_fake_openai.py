@@ -154,7 +154,8 @@ def response(status: int, body: dict[str, Any]) -> dict[str, Any]:
 
 def completion(fake: BatchFake, request: Request, position: int, fault: str) -> dict[str, Any]:
     assert request.texts is not None
-    message: dict[str, Any] = {"role": "assistant", "content": fake.verdict_text(request.texts),
+    message: dict[str, Any] = {"role": "assistant", "content": fake.verdict_text(request.texts,
+                                                                            request.body),
                                "refusal": None}
     if position == 0 and fault == "garbled":
         message["content"] = '{"reasoning": "A is better because'

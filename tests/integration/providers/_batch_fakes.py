@@ -63,6 +63,8 @@ class BatchFake:
     polls_per_state: int = 1
     hold_round: int | None = None
     echo_key: bool = False
+    # Requests whose schema offers a tie get one when the scores differ by less than this.
+    ties_below: float = 0.0
     batches: dict[str, Batch] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     log: list[str] = field(default_factory=list)
@@ -85,8 +87,11 @@ class BatchFake:
     def winner(self, texts: tuple[str, str]) -> str:
         return "A" if self.scores[texts[0]] > self.scores[texts[1]] else "B"
 
-    def verdict_text(self, texts: tuple[str, str]) -> str:
+    def verdict_text(self, texts: tuple[str, str], body: Any = None) -> str:
         winner = self.winner(texts)
+        offered = '"tie"' in json.dumps(body)
+        if offered and abs(self.scores[texts[0]] - self.scores[texts[1]]) < self.ties_below:
+            winner = "tie"
         reasoning = f"{winner} meets the criterion better."
         if self.echo_key:
             reasoning += f" (request carried {self.key})"

@@ -146,3 +146,19 @@ async def test_a_lost_create_answer_adopts_the_batch_found_by_its_tag(kind, tmp_
 
 def test_fast_options_are_what_the_tests_use() -> None:
     assert FAST.poll_interval < 0.01 and FAST.max_poll_interval <= 0.02
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_batch_sort_with_ties_offers_them_and_records_them(kind, tmp_path) -> None:
+    items = make_items(30)
+    scores = hidden_scores(items)
+    with batch_server(kind, scores, ties_below=1.5) as (fake, url):
+        provider = batch_provider(kind, url)
+        result = await sorter(provider, tmp_path, ties=True, **SWISS).sort(items)
+        forced = await sorter(provider, tmp_path, checkpointer=None, **SWISS).sort(items)
+    tied = [(m.item_a, m.item_b) for m in result.match_history for c in m.rounds
+            if c.winner == "tie"]
+    assert tied and result.statistics.tied_calls == len(tied)
+    assert all(abs(scores[a] - scores[b]) < 1.5 for a, b in tied)
+    assert result.statistics.failed_calls == 0 and result.statistics.batch_calls > 0
+    assert forced.statistics.tied_calls == 0 and forced.statistics.failed_calls == 0

@@ -15,34 +15,16 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from llm_qualitative_sort._calls import Call, CallSettings, call_log
+from llm_qualitative_sort._calls import CallSettings
 from llm_qualitative_sort._calls.live import CallPool, make_judge
-from llm_qualitative_sort.graph.state import TournamentState
-from llm_qualitative_sort.models import ComparisonResult, EventType
-from llm_qualitative_sort.results.events import event, round_message
-from llm_qualitative_sort.stores.journal import CallFacts, CallPlace, text_digest
-from llm_qualitative_sort.tournament import Note, Strategy, match_winner, presentation_orders
-
-_FLIP = {"A": "B", "B": "A", None: None}
-
-
-@dataclass
-class _Match:
-    """An open match: its players, its first repetition, the segment it was paired in."""
-
-    seq: int
-    a: int
-    b: int
-    first_repetition: int
-    segment: int
-    groups: tuple[int, int]  # the players' groups when it started (see `busy_groups`)
-    logs: list[Any]
-    pending: int
-    journaled: list[int]  # its calls answered by the journal (a resumed run), by number
+from llm_qualitative_sort.graph.nodes._book import MatchBook, OpenMatch
+from llm_qualitative_sort.graph.state import MatchLog, TournamentState
+from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.results.events import Emit, EventSink
+from llm_qualitative_sort.stores.journal import CallFacts
+from llm_qualitative_sort.tournament import Strategy
 
 
 class Pipeline:
@@ -53,31 +35,32 @@ class Pipeline:
         strategy: The run's strategy (must support pipelined play).
         settings: How calls are made.
         run_id: The run.
-        progress: Whether to build progress events.
+        events: Where progress goes: a sink that holds its events (no writer) until each
+            segment writes them to the graph's stream.
     """
 
     def __init__(self, state: TournamentState, strategy: Strategy, settings: CallSettings,
-                 run_id: str, progress: bool) -> None:
+                 run_id: str, events: EventSink) -> None:
         self.items, self.strategy, self.run_id = state["items"], strategy, run_id
-        self.journal, self.progress = settings.journal, progress
-        self.orders = presentation_orders(state["comparison_rounds"])
+        self.journal, self.events = settings.journal, events
         self.standing = _copy(state["standing"])
-        self.segment, self.completed = state["round"], state["completed"]
+        self.segment = state["round"]
+        # The bound on the matches left is kept up to date per match.
+        self.book = MatchBook(self.items, state["comparison_rounds"], run_id, self.journal,
+                              strategy, state["completed"],
+                              strategy.remaining_matches(self.standing), events, self.segment)
         self.next_seq = state.get("paired", 0)
-        self.open: dict[int, _Match] = {}
         self.busy = [0] * len(self.items)
         self.busy_groups: Counter[int] = Counter()
+        self.groups: dict[int, tuple[int, int]] = {}  # of each open match (see `busy_groups`)
         self.open_by_segment: Counter[int] = Counter()
-        self.closed: list[tuple[int, list[Any]]] = []
-        self.events: list[dict[str, Any]] = []
+        self.closed: list[tuple[int, MatchLog]] = []
         self.pool = CallPool(make_judge(settings), settings.max_concurrent_requests,
                              self._answered, on_failure=self._wake)
         self.active = False
         self._waiter: asyncio.Future[None] | None = None
         self._quota = 0
-        self._digests: dict[int, str] = {}
         self.free: set[int] = set()
-        self._bound = strategy.remaining_matches(self.standing)  # kept up to date per match
         self._reopen(state)
 
     def _reopen(self, state: TournamentState) -> None:
@@ -91,28 +74,31 @@ class Pipeline:
         self.free = {i for i in range(len(self.items))
                      if not self.busy[i] and self.strategy.is_active(self.standing, i)}
 
-    async def play_segment(self, emit: Any) -> dict[str, Any]:
+    async def play_segment(self, write: Emit) -> dict[str, Any]:
         """Play until about a round's worth of matches has closed; return the state update."""
         self.segment += 1
+        self.book.round_number = self.segment
         self.rng = self.strategy.rng(self.segment, "pipelined")
-        self._quota = self.completed + max(1, self.strategy.players_left(self.standing) // 2)
+        self._quota = self.book.completed + max(1, self.strategy.players_left(self.standing) // 2)
         self.active = True
         try:
             self._pair()
             while not self._segment_over():
                 self._waiter = asyncio.get_running_loop().create_future()
-                self._emit(emit)
+                self.events.flush(write)
                 await self._waiter
-            self._emit(emit)
+            self.events.flush(write)
             if self.pool.failure is not None:
                 await self.pool.drain()  # let the calls in flight finish, then raise
         finally:
             self.active = False
-        return self._snapshot(emit)
+        update = self._snapshot()
+        self.events.flush(write)
+        return update
 
     def finished(self) -> bool:
         """Whether the tournament is over (nothing open, the strategy says so)."""
-        return not self.open and self.strategy.finished(self.standing)
+        return not self.book.open and self.strategy.finished(self.standing)
 
     def close(self) -> None:
         """Stop: nothing new starts, calls in flight are cancelled."""
@@ -122,9 +108,9 @@ class Pipeline:
     def _segment_over(self) -> bool:
         if self.pool.failure is not None or self.finished():
             return True
-        if not self.open and not self.pool.in_flight:
+        if not self.book.open and not self.pool.in_flight:
             raise RuntimeError("pipelined play stalled: no match open and none paired")
-        return self.completed >= self._quota
+        return self.book.completed >= self._quota
 
     def _pair(self) -> None:
         if not self.active or len(self.free) < 2 or self.pool.failure is not None:
@@ -140,129 +126,65 @@ class Pipeline:
             self._start(seq, match.a, match.b, match.first_repetition, self.segment)
 
     def _start(self, seq: int, a: int, b: int, first_repetition: int, segment: int) -> None:
-        groups = (self.strategy.group_of(self.standing, a),
-                  self.strategy.group_of(self.standing, b))
-        match = _Match(seq, a, b, first_repetition, segment, groups,
-                       [None] * len(self.orders), len(self.orders), [])
-        self.open[seq] = match
+        groups = self.groups[seq] = (self.strategy.group_of(self.standing, a),
+                                     self.strategy.group_of(self.standing, b))
         for player, group in zip((a, b), groups, strict=True):
             self.busy[player] += 1
             self.busy_groups[group] += 1
             self.free.discard(player)
         self.open_by_segment[segment] += 1
-        if self.progress:
-            self.events.append(self._event(EventType.MATCH_START, seq, a, b, None))
-        width = len(self.orders)
-        for number, (order, repetition) in enumerate(self.orders):
-            first, second = (a, b) if order == "AB" else (b, a)
-            place = CallPlace(self.run_id, segment, seq, number, self.items[first],
-                              self.items[second], self._digest(first) + self._digest(second))
-            if self.journal.entry(place) is not None:
-                match.journaled.append(number)
-            self.pool.submit(seq * width + number, Call(place, first_repetition + repetition))
+        for index, call in self.book.start(seq, a, b, first_repetition, segment):
+            self.pool.submit(index, call)
 
     def _answered(
         self, index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
     ) -> None:
-        seq, number = divmod(index, len(self.orders))
-        match = self.open[seq]
-        order = self.orders[number][0]
-        winner = result.winner if order == "AB" else _FLIP[result.winner]
-        match.logs[number] = call_log(order, winner, result, cached, facts)
-        match.pending -= 1
-        if not match.pending:
+        match = self.book.answer(index, result, cached, facts)
+        if match is not None:
             self._close(match)
 
-    def _close(self, match: _Match) -> None:
-        del self.open[match.seq]
-        self.open_by_segment[match.segment] -= 1
-        for player, group in zip((match.a, match.b), match.groups, strict=True):
+    def _close(self, match: OpenMatch) -> None:
+        log = self.book.close(match)
+        self.open_by_segment[match.round_number] -= 1
+        for player, group in zip((match.a, match.b), self.groups.pop(match.key), strict=True):
             self.busy[player] -= 1
             self.busy_groups[group] -= 1
-        winner = match_winner(c[1] for c in match.logs)
-        log = [match.a, match.b, winner, match.logs]
         notes = self.strategy.apply_match(self.standing, log)
-        self.completed += 1
-        self._bound = max(self._bound - self.strategy.match_cost(winner), 0)
-        self.closed.append((match.seq, log))
+        self.closed.append((match.key, log))
         for player in (match.a, match.b):
             if not self.busy[player] and self.strategy.is_active(self.standing, player):
                 self.free.add(player)
-        if self.progress:
-            self.events.append(self._event(EventType.MATCH_END, match.seq, match.a, match.b,
-                                           log, match.journaled))
-            self.events += [self._note_event(note) for note in notes]
+        self.events.notes(self.items, notes, self.book.completed, self.book.total)
         self._pair()
-        if self.completed >= self._quota or self.finished():
+        if self.book.completed >= self._quota or self.finished():
             self._wake()
 
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
-    def _snapshot(self, emit: Any) -> dict[str, Any]:
+    def _snapshot(self) -> dict[str, Any]:
         closed, self.closed = self.closed, []
         settled = sorted(s for s, count in self.open_by_segment.items() if count == 0)
         for segment in settled:
             del self.open_by_segment[segment]
         left = self.strategy.players_left(self.standing)
-        self._bound = self.strategy.remaining_matches(self.standing)
-        total = self.completed + self._bound
-        message = round_message(f"segment {self.segment}", len(closed), left)
-        emit(event(EventType.ROUND_END, message, self.completed, total, round=self.segment,
-                   matches=len(closed), remaining=left))
+        self.book.bound = self.strategy.remaining_matches(self.standing)
+        self.events.round_end(f"segment {self.segment}", len(closed), left, self.book.completed,
+                              self.book.total, self.segment)
         return {
             "history": [{"round": self.segment, "matches": [log for _, log in closed],
                          "bye": None, "seqs": [seq for seq, _ in closed]}],
             "standing": _copy(self.standing),
-            "completed": self.completed,
+            "completed": self.book.completed,
             "round": self.segment,
-            "in_flight": [[m.seq, m.a, m.b, m.first_repetition, m.segment]
-                          for m in self.open.values()],
+            "in_flight": [[m.key, m.a, m.b, m.first_repetition, m.round_number]
+                          for m in self.book.open.values()],
             "paired": self.next_seq,
             "settled": settled,
         }
-
-    def _emit(self, emit: Any) -> None:
-        events, self.events = self.events, []
-        for payload in events:
-            emit(payload)
-
-    def _event(self, kind: EventType, seq: int, a: int, b: int, log: Any,
-               journaled: Sequence[int] = ()) -> dict[str, Any]:
-        total = self.completed + self._bound
-        items = self.items
-        extra: dict[str, Any] = {}
-        if log is None:
-            message = f"{items[a][:30]!r} vs {items[b][:30]!r}"
-        else:
-            message, extra = _verdict(items, a, b, log[2]), {"result": log,
-                                                             "journaled": list(journaled)}
-        return event(kind, message, self.completed, total, round=self.segment, match=seq,
-                     item_a=items[a], item_b=items[b], **extra)
-
-    def _note_event(self, note: Note) -> dict[str, Any]:
-        total = self.completed + self._bound
-        data, message = dict(note.data), note.message
-        if note.item is not None:
-            data["item"] = self.items[note.item]
-            message = f"{self.items[note.item][:30]!r}: {message}"
-        return event(note.kind, message, self.completed, total, **data)
-
-    def _digest(self, item: int) -> str:
-        found = self._digests.get(item)
-        if found is None:
-            found = self._digests[item] = text_digest(self.items[item])
-        return found
 
 
 def _copy(standing: dict[str, Any]) -> dict[str, Any]:
     return {key: list(value) if isinstance(value, list) else value
             for key, value in standing.items()}
-
-
-def _verdict(items: list[str], a: int, b: int, winner: Any) -> str:
-    if winner is None:
-        return f"draw: {items[a][:30]!r} = {items[b][:30]!r}"
-    won, lost = (a, b) if winner == "A" else (b, a)
-    return f"{items[won][:30]!r} beat {items[lost][:30]!r}"

@@ -16,6 +16,7 @@ from llm_qualitative_sort._calls import CallSettings
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._pipeline import Pipeline
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
+from llm_qualitative_sort.providers.prompt_template import using_prompt
 
 
 async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
@@ -29,11 +30,13 @@ async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
             cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
             max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
             name_judge=ctx.name_judge,
+            ties=state.get("ties", False), prompt=ctx.run_prompt(state),
         )
         pipeline = ctx.live[run_id] = Pipeline(state, run_strategy(state), settings, run_id,
-                                               ctx.progress)
+                                               ctx.events())
     try:
-        return await pipeline.play_segment(runtime.stream_writer)
+        with using_prompt(ctx.run_prompt(state)):  # the calls' tasks inherit the run's prompt
+            return await pipeline.play_segment(runtime.stream_writer)
     except (asyncio.CancelledError, Exception):
         pipeline.close()  # no call goes on paying for a run that stopped
         del ctx.live[run_id]

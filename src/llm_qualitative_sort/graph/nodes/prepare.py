@@ -7,6 +7,7 @@ from typing import Any
 
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.graph.state import TournamentState
+from llm_qualitative_sort.providers._prompt_run import input_prompt
 from llm_qualitative_sort.tournament import strategy_for
 from llm_qualitative_sort.tournament.checks import (
     check_criteria,
@@ -32,6 +33,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         budget=state.get("budget"),
         top_k=state.get("top_k"),
         stop_when_settled=state.get("stop_when_settled", False),
+        ties=state.get("ties", False),
     )
     seed = state.get("seed")
     check_seed(seed)
@@ -54,6 +56,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         "round": 0,
         "completed": 0,
     }
+    update.update(input_prompt(state))  # a built-in named by its language: its text
     canonical = sorted(items)
     if canonical != items:
         update["items"] = canonical

@@ -13,8 +13,6 @@ from langgraph.runtime import Runtime
 
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
-from llm_qualitative_sort.models import EventType
-from llm_qualitative_sort.results.events import event, round_message
 
 
 async def update(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
@@ -27,23 +25,14 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     finished = strategy.finished(changed.standing)
     # A run that ends before its bound (a settled top K) ends its total here, so a bar fills.
     total = completed + (0 if finished else strategy.remaining_matches(changed.standing))
-    items, emit = state["items"], runtime.stream_writer
-    progress = runtime.context.progress if runtime.context else True
-    for note in changed.notes if progress else []:
-        data, message = dict(note.data), note.message
-        if note.item is not None:
-            data["item"] = items[note.item]
-            message = f"{items[note.item][:30]!r}: {message}"
-        for key in note.item_lists:
-            data[key] = [items[i] for i in data[key]]
-        emit(event(note.kind, message, completed, total, **data))
+    events = (runtime.context or TournamentContext()).events(runtime.stream_writer)
+    events.notes(state["items"], changed.notes, completed, total)
     left = strategy.players_left(changed.standing) if strategy.eliminates else None
     stop = strategy.early_stop(changed.standing) if finished else None
     # Plain data, as every payload (it travels over the API server); see `progress_event`.
     extra = {} if stop is None else {"early_stop": asdict(stop)}
-    emit(event(EventType.ROUND_END, round_message(f"round {state['round']}", played, left),
-               completed, total, round=state["round"], matches=played, remaining=left,
-               **extra))
+    events.round_end(f"round {state['round']}", played, left, completed, total, state["round"],
+                     **extra)
     return {"standing": changed.standing, "completed": completed}
 
 

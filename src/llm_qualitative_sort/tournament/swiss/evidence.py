@@ -18,8 +18,8 @@ class Evidence:
     """Every call of a run, as arrays for the rating model and as counts for pairing.
 
     `first`, `second` and `first_won` hold one entry per call that gave a verdict, in the
-    order shown to the judge. `meetings` counts every call per unordered pair (verdict or
-    not), `shown_first` counts per item how often it was shown first minus second.
+    order shown to the judge (a tie is ½). `meetings` counts every call per unordered pair
+    (verdict or not), `shown_first` counts per item how often it was shown first minus second.
     """
 
     first: np.ndarray
@@ -55,7 +55,8 @@ def gather_evidence(history: Iterable[Any], n_items: int) -> Evidence:
                 if winner is not None:
                     first.append(shown)
                     second.append(other)
-                    won.append(1.0 if (winner == "A") == (shown == a) else 0.0)
+                    won.append(0.5 if winner == "tie" else
+                               1.0 if (winner == "A") == (shown == a) else 0.0)
     return Evidence(
         np.asarray(first, dtype=np.intp),
         np.asarray(second, dtype=np.intp),

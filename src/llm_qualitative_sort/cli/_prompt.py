@@ -1,0 +1,55 @@
+"""`--prompt FILE` and `--context FILE.json`: the judge's prompt, checked before any call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._exits import UsageError
+
+BUILTIN_PREFIX = "builtin:"
+
+
+def load_prompt(config: RunConfig) -> dict[str, Any]:
+    """The sorter's `prompt` and `context` arguments the run's settings name (checked).
+
+    `--prompt` is a template file (a `---system---` and a `---user---` section) or
+    `builtin:en` / `builtin:ja`; `--context` a JSON file holding one object.
+
+    Raises:
+        UsageError: A file that cannot be read, a context that is not a JSON object, or a
+            template that does not render with it (the message names the line and variable).
+    """
+    from llm_qualitative_sort.providers._prompt_run import check_prompt
+    from llm_qualitative_sort.providers.prompt_template import (
+        PromptTemplate,
+        PromptTemplateError,
+    )
+
+    template = None
+    try:
+        if config.prompt and config.prompt.startswith(BUILTIN_PREFIX):
+            template = PromptTemplate.builtin(config.prompt.removeprefix(BUILTIN_PREFIX))
+        elif config.prompt:
+            template = PromptTemplate.from_file(config.prompt)
+        context = _context(config.context) if config.context else None
+        check_prompt(template, context)
+    except OSError as exc:
+        raise UsageError(f"cannot read {exc.filename}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--prompt {config.prompt}: not UTF-8 text ({exc.reason})") from None
+    except (PromptTemplateError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    return {"prompt": template, "context": context}
+
+
+def _context(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except ValueError as exc:
+        raise UsageError(f"--context {path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"--context {path}: expected a JSON object, got {type(data).__name__}")
+    return data

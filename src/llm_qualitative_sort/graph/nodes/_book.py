@@ -1,0 +1,126 @@
+"""The match book: the open matches of both schedules, from their first call to their verdict.
+
+One place defines a stored match and its calls (see `graph.state.MatchLog`): a match starts
+(its calls are placed and named), takes its answers one call at a time (each stored in match
+terms), and closes when its last call is in (its verdict, its stored form). The rounds
+schedule opens a round's matches at once; the pipelined schedule opens them as players free
+up. Both tell the run's `EventSink` what happened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from llm_qualitative_sort._calls import Call, call_log
+from llm_qualitative_sort.graph.state import MatchLog
+from llm_qualitative_sort.models import ComparisonResult, Verdict
+from llm_qualitative_sort.results.events import EventSink
+from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.journal import CallFacts, CallPlace, text_digest
+from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
+
+# A call shown BA answers in its own terms; the match stores it in its own: a tie stays a
+# tie either way round (anything but "A", "B", "tie" or None is a KeyError here, never a
+# verdict).
+_FLIP: dict[Verdict | None, Verdict | None] = {"A": "B", "B": "A", "tie": "tie", None: None}
+
+
+@dataclass
+class OpenMatch:
+    """A match whose calls are not all answered yet.
+
+    `key` numbers it among the matches of its round (rounds) or among the run's pairings
+    (pipelined); `round_number` is the journal round its calls are placed in.
+    """
+
+    key: int
+    a: int
+    b: int
+    first_repetition: int
+    round_number: int
+    logs: list[Any]  # each call's `CallLog`, None until answered
+    pending: int
+    journaled: list[int] = field(default_factory=list)  # calls a resumed run found answered
+
+
+class MatchBook:
+    """The open matches of a run, the count of closed ones and the bound on those left.
+
+    Call `index` of a match is `key × calls per match + its number`: the key of its answer.
+
+    Args:
+        items: The run's texts.
+        comparison_rounds: Calls per match.
+        run_id: The run (names each call's place in the journal).
+        journal: The run journal (tells which calls a resumed run finds answered).
+        strategy: The run's strategy (how much a closed match shrinks the bound).
+        completed: Matches closed before.
+        bound: An upper bound on the matches left (`Strategy.remaining_matches`).
+        events: Where progress goes.
+        round_number: The round (or segment) events name.
+    """
+
+    def __init__(self, items: list[str], comparison_rounds: int, run_id: str,
+                 journal: RunJournal, strategy: Strategy, completed: int, bound: int,
+                 events: EventSink, round_number: int) -> None:
+        self.items, self.run_id, self.journal = items, run_id, journal
+        self.strategy, self.events = strategy, events
+        self.orders = presentation_orders(comparison_rounds)
+        self.width = len(self.orders)
+        self.completed, self.bound, self.round_number = completed, bound, round_number
+        self.open: dict[int, OpenMatch] = {}
+        self._digests: dict[int, str] = {}
+
+    @property
+    def total(self) -> int:
+        """The matches closed plus the bound on those left (a progress bar's total)."""
+        return self.completed + self.bound
+
+    def start(self, key: int, a: int, b: int, first_repetition: int,
+              round_number: int) -> list[tuple[int, Call]]:
+        """Open a match; return its calls, each with its index."""
+        self.events.match_start(self.items, self.round_number, key, a, b, self.completed,
+                                self.completed + self.bound)
+        match = self.open[key] = OpenMatch(key, a, b, first_repetition, round_number,
+                                           [None] * self.width, self.width)
+        digest_a, digest_b = self._digest(a), self._digest(b)
+        shown = {"AB": digest_a + digest_b, "BA": digest_b + digest_a}
+        calls: list[tuple[int, Call]] = []
+        for number, (order, repetition) in enumerate(self.orders):
+            first, second = (a, b) if order == "AB" else (b, a)
+            place = CallPlace(self.run_id, round_number, key, number, self.items[first],
+                              self.items[second], shown[order])
+            if self.journal.entry(place) is not None:
+                match.journaled.append(number)
+            calls.append((key * self.width + number,
+                          Call(place, first_repetition + repetition)))
+        return calls
+
+    def answer(self, index: int, result: ComparisonResult, cached: bool,
+               facts: CallFacts | None = None) -> OpenMatch | None:
+        """Store call `index`'s answer; return its match when that was its last call."""
+        key, number = divmod(index, self.width)
+        match = self.open[key]
+        order = self.orders[number][0]
+        winner = result.winner if order == "AB" else _FLIP[result.winner]
+        match.logs[number] = call_log(order, winner, result, cached, facts)
+        match.pending -= 1
+        return None if match.pending else match
+
+    def close(self, match: OpenMatch) -> MatchLog:
+        """Close a match whose calls are all in: its verdict, in its stored form."""
+        del self.open[match.key]
+        winner = match_winner(call[1] for call in match.logs)
+        log: list[Any] = [match.a, match.b, winner, match.logs]
+        self.completed += 1
+        self.bound = max(self.bound - self.strategy.match_cost(winner), 0)
+        self.events.match_end(self.items, self.round_number, match.key, log, match.journaled,
+                              self.completed, self.completed + self.bound)
+        return log
+
+    def _digest(self, item: int) -> str:
+        found = self._digests.get(item)
+        if found is None:
+            found = self._digests[item] = text_digest(self.items[item])
+        return found

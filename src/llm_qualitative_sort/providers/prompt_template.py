@@ -1,0 +1,259 @@
+"""A user's own judging prompt: a Jinja2 template with a system part and a user part.
+
+The template is rendered in a sandbox, with undefined variables as errors, and is checked
+whole before any call (`PromptTemplate.check`). The two texts and the criterion never pass
+through Jinja2: the template is rendered with random placeholders in their place, and the
+placeholders are then replaced by the fenced texts, so a text holding `{{ ... }}` is judged
+as text and cannot reach the template's variables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, meta, nodes
+from jinja2.sandbox import SandboxedEnvironment
+
+from llm_qualitative_sort.providers._prompt import ACTIVE_PROMPT, fence_tag, fenced
+from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
+
+# What a template may name: the fenced texts and criterion, the fence tag, whether a tie is
+# on offer, and the run's context mapping.
+VARIABLES = frozenset({"text_a", "text_b", "criteria", "tag", "ties", "context"})
+_FENCES = {"text_a": "TEXT A", "text_b": "TEXT B", "criteria": "CRITERION"}
+_SECTION = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
+_ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
+                            autoescape=False)
+
+
+class PromptTemplateError(ValueError):
+    """A template that cannot be used, named with its part, line and variable."""
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    r"""A judging prompt: a system template and a user template (Jinja2).
+
+    Variables: `{{ text_a }}` and `{{ text_b }}` (the two texts, inserted fenced as data;
+    both must be shown), `{{ criteria }}` (fenced too), `{{ tag }}` (the fence tag of the
+    call), `{{ ties }}` (whether "tie" is a valid answer) and `{{ context.KEY }}` (the run's
+    context mapping). The judge must still answer with the JSON verdict
+    `{"reasoning": ..., "winner": "A" | "B"}` ("tie" too when offered).
+
+    Args:
+        system: The system message's template.
+        user: The user message's template.
+        name: Named in errors, reports and the stored run.
+        lines: First line of each part in the file it came from (for error messages).
+
+    Example:
+        >>> template = PromptTemplate(system="Judge by {{ context.rubric }}.",
+        ...                           user="{{ text_a }}\\n{{ text_b }}\\n{{ criteria }}")
+        >>> template.check({"rubric": "accuracy"})
+        >>> system, user = template.render("x", "{{ y }}", "c", context={"rubric": "accuracy"})
+        >>> system, "{{ y }}" in user
+        ('Judge by accuracy.', True)
+    """
+
+    system: str
+    user: str
+    name: str = "custom"
+    lines: tuple[int, int] = field(default=(1, 1), compare=False)
+
+    @classmethod
+    def builtin(cls, lang: str = "en") -> PromptTemplate:
+        """The built-in prompt in `lang` ("en": the default prompt, byte for byte; "ja")."""
+        if lang not in BUILTIN:
+            raise PromptTemplateError(f"no built-in prompt in {lang!r}; choose from "
+                                      f"{sorted(BUILTIN)}")
+        system, user = BUILTIN[lang]
+        return cls(system=system, user=user, name=f"builtin:{lang}")
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> PromptTemplate:
+        """A template from a text file with a `---system---` and a `---user---` section.
+
+        Each marker stands alone on its line; a section runs to the next marker or the end
+        of the file, without the newline just before the next marker.
+        """
+        path = Path(path)
+        text = path.read_text(encoding="utf-8")
+        found = list(_SECTION.finditer(text))
+        parts: dict[str, tuple[str, int]] = {}
+        for index, marker in enumerate(found):
+            end = found[index + 1].start() if index + 1 < len(found) else len(text)
+            body = text[marker.end() + 1:end]
+            if index + 1 < len(found):
+                body = body.removesuffix("\n")
+            if marker.group(1) in parts:
+                raise PromptTemplateError(f"prompt template {str(path)!r}: two "
+                                          f"---{marker.group(1)}--- sections")
+            parts[marker.group(1)] = (body, text.count("\n", 0, marker.end()) + 2)
+        missing = [name for name in ("system", "user") if name not in parts]
+        if missing or text[:found[0].start()].strip():
+            raise PromptTemplateError(
+                f"prompt template {str(path)!r}: expected a ---system--- line then a "
+                "---user--- line, each starting its section, and nothing before them")
+        return cls(system=parts["system"][0], user=parts["user"][0], name=str(path),
+                   lines=(parts["system"][1], parts["user"][1]))
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the two parts: names this template's text in cache keys and runs."""
+        return _sha256([self.system, self.user])
+
+    def to_dict(self) -> dict[str, str]:
+        """Plain data (a run's state, Studio's input)."""
+        return {"name": self.name, "system": self.system, "user": self.user}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PromptTemplate:
+        """The template `to_dict` gave (`name` optional)."""
+        return cls(system=str(data["system"]), user=str(data["user"]),
+                   name=str(data.get("name", "custom")))
+
+    def check(self, context: Mapping[str, Any] | None = None) -> None:
+        """Refuse, before any call, a template that cannot render with `context`.
+
+        Raises:
+            PromptTemplateError: A syntax error, a variable other than the known ones, a
+                `context` key the mapping lacks, any other rendering error, or a template
+                that never shows `{{ text_a }}` and `{{ text_b }}` as they are. The message
+                names the template, its part, the line and the variable.
+        """
+        context = dict(context or {})
+        for part in ("system", "user"):
+            self._check_names(part, context)
+        for ties in (False, True):
+            system, user = self._rendered(context, ties, {})
+            shown = system + user
+            for name in ("text_a", "text_b"):
+                if _placeholder(name, {}) not in shown:
+                    raise PromptTemplateError(
+                        f"prompt template {self.name!r} never shows {{{{ {name} }}}} as it "
+                        f"is (ties={ties}): the judge would not see the text")
+
+    def render(self, item_a: str, item_b: str, criteria: str, *,
+               context: Mapping[str, Any] | None = None, ties: bool = False) -> tuple[str, str]:
+        """The system and user texts of one call, with the texts fenced as data."""
+        tag = fence_tag(item_a, item_b, criteria)
+        salt = {"salt": secrets.token_hex(8)}
+        system, user = self._rendered(dict(context or {}), ties, salt, tag)
+        values = {"text_a": item_a, "text_b": item_b, "criteria": criteria}
+        for name, value in values.items():
+            block = fenced(_FENCES[name], tag, value)
+            system = system.replace(_placeholder(name, salt), block)
+            user = user.replace(_placeholder(name, salt), block)
+        return system, user
+
+    def _rendered(self, context: dict[str, Any], ties: bool, salt: dict[str, str],
+                  tag: str = "TAG") -> tuple[str, str]:
+        values: dict[str, Any] = {name: _placeholder(name, salt) for name in _FENCES}
+        values.update(tag=tag, ties=ties, context=context)
+        system = self._render_part("system", values)
+        return system, self._render_part("user", values)
+
+    def _render_part(self, part: str, values: dict[str, Any]) -> str:
+        source = getattr(self, part)
+        try:
+            return _ENV.from_string(source).render(values)
+        except TemplateSyntaxError as exc:
+            raise self._error(part, exc.lineno, exc.message or str(exc)) from None
+        except TemplateError as exc:
+            raise self._error(part, _template_line(exc), str(exc)) from None
+
+    def _check_names(self, part: str, context: dict[str, Any]) -> None:
+        source = getattr(self, part)
+        try:
+            tree = _ENV.parse(source)
+        except TemplateSyntaxError as exc:
+            raise self._error(part, exc.lineno, exc.message or str(exc)) from None
+        unknown = sorted(meta.find_undeclared_variables(tree) - VARIABLES)
+        for node in tree.find_all(nodes.Name):
+            if node.name in unknown:
+                raise self._error(part, node.lineno, f"unknown variable {node.name!r} "
+                                  f"(known: {', '.join(sorted(VARIABLES))})")
+        for line, key in _context_keys(tree):
+            if key not in context:
+                raise self._error(part, line, f"context has no key {key!r} "
+                                  f"(given: {sorted(context) or 'none'})")
+
+    def _error(self, part: str, line: int | None, what: str) -> PromptTemplateError:
+        start = self.lines[0 if part == "system" else 1]
+        where = f"line {start + line - 1}" if line is not None else "unknown line"
+        return PromptTemplateError(f"prompt template {self.name!r}, {part} part, {where}: "
+                                   f"{what}")
+
+
+@dataclass(frozen=True)
+class PromptSetup:
+    """A template with the run's context: what the calls of a run are asked."""
+
+    template: PromptTemplate
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the template's text and the context (what the judge is shown)."""
+        return _sha256([self.template.system, self.template.user, dict(self.context)])
+
+    @property
+    def is_default(self) -> bool:
+        """Whether this asks exactly the default prompt (then nothing is keyed apart)."""
+        return self.digest == PromptSetup(PromptTemplate.builtin("en")).digest
+
+    def messages(self, item_a: str, item_b: str, criteria: str, ties: bool) -> tuple[str, str]:
+        """The system and user texts of one call."""
+        return self.template.render(item_a, item_b, criteria, context=self.context, ties=ties)
+
+
+@contextmanager
+def using_prompt(setup: PromptSetup | None) -> Iterator[None]:
+    """Ask the calls made (and tasks started) inside with `setup`; None: the default."""
+    active: Callable[[str, str, str, bool], tuple[str, str]] | None = None
+    if setup is not None and not setup.is_default:
+        active = setup.messages
+    token = ACTIVE_PROMPT.set(active)
+    try:
+        yield
+    finally:
+        ACTIVE_PROMPT.reset(token)
+
+
+def _placeholder(name: str, salt: dict[str, str]) -> str:
+    # Random per call, so no template or context value can collide with it by chance.
+    return f"\x00{salt.get('salt', 'check')}:{name}\x00"
+
+
+def _context_keys(tree: nodes.Template) -> Iterator[tuple[int, str]]:
+    """The line and key of each `context.KEY` and `context["KEY"]` in `tree`."""
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        if not isinstance(node, (nodes.Getattr, nodes.Getitem)):
+            continue
+        if not (isinstance(node.node, nodes.Name) and node.node.name == "context"):
+            continue
+        if isinstance(node, nodes.Getattr):
+            yield node.lineno, node.attr
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            yield node.lineno, node.arg.value
+
+
+def _template_line(exc: BaseException) -> int | None:
+    """The template line a rendering error was raised at (Jinja2 rewrites the traceback)."""
+    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__)
+             if frame.filename == "<template>"]
+    return lines[-1] if lines else None
+
+
+def _sha256(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()

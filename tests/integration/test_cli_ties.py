@@ -1,0 +1,63 @@
+"""`sort --ties`: the judge may answer a tie; the run keeps the setting when resumed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llm_qualitative_sort import PermanentProviderError
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, main
+from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers import MockLLMProvider
+
+ITEMS = [str(v) for v in range(0, 200, 7)]
+
+
+def _sort(tmp_path: Path, *args: str) -> int:
+    return main(["sort", str(tmp_path / "items.txt"), "--criteria", "larger", "--seed", "1",
+                 "--strategy", "swiss", "--progress", "none",
+                 "--checkpoint", str(tmp_path / "runs.db"), *args])
+
+
+def test_sort_with_ties_reports_tied_calls_and_resumes_with_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "items.txt").write_text("\n".join(ITEMS), encoding="utf-8")
+    assert _sort(tmp_path, "--ties", "--mock-tie-margin", "8", "--run-id", "whole",
+                 "--out", str(tmp_path / "whole.json")) == EXIT_OK
+    whole = json.loads((tmp_path / "whole.json").read_text("utf-8"))
+    assert whole["settings"]["ties"] is True
+    assert whole["statistics"]["tied_calls"] > 0
+
+    original = MockLLMProvider.compare_call
+
+    async def breaking(self: MockLLMProvider, *args: Any, **kwargs: Any) -> ComparisonResult:
+        if self.calls >= 40:
+            raise PermanentProviderError("killed")
+        return await original(self, *args, **kwargs)
+
+    monkeypatch.setattr(MockLLMProvider, "compare_call", breaking)
+    assert _sort(tmp_path, "--ties", "--mock-tie-margin", "8", "--run-id", "cut") == EXIT_STOPPED
+    monkeypatch.setattr(MockLLMProvider, "compare_call", original)
+    assert main(["sort", "--resume", "cut", "--progress", "none", "--checkpoint",
+                 str(tmp_path / "runs.db"), "--out", str(tmp_path / "cut.json")]) == EXIT_OK
+    cut = json.loads((tmp_path / "cut.json").read_text("utf-8"))
+    assert cut["settings"]["ties"] is True
+    assert cut["statistics"]["tied_calls"] == whole["statistics"]["tied_calls"]
+    assert cut["rankings"] == whole["rankings"]
+    capsys.readouterr()
+    assert main(["runs", "list", "--checkpoint", str(tmp_path / "runs.db")]) == EXIT_OK
+    listed = [line for line in capsys.readouterr().out.splitlines()
+              if line.startswith(("whole", "cut"))]
+    assert len(listed) == 2 and all(" ties " in line for line in listed)
+
+
+def test_without_ties_reports_say_nothing_of_them(tmp_path: Path) -> None:
+    (tmp_path / "items.txt").write_text("\n".join(ITEMS), encoding="utf-8")
+    assert _sort(tmp_path, "--mock-tie-margin", "8", "--out", str(tmp_path / "r.json")) == EXIT_OK
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert "ties" not in report["settings"]
+    assert report["statistics"]["tied_calls"] == 0 and report["statistics"]["failed_calls"] == 0
