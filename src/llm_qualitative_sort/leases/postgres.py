@@ -39,6 +39,11 @@ IDLE_IN_TRANSACTION_MS = 2000
 # How long taking a run waits for a lease row locked by another transaction before asking
 # again later (`RunLease._take` polls, keeping to its `wait`).
 ACQUIRE_LOCK_MS = 500
+# Taking a run is a few awaited statements, and between two of them this process's event
+# loop may be held up (a journal commit waiting its lock time, a busy machine): a session
+# ended for 2 s of idleness there failed a healthy worker ("server closed the connection").
+# A contender suspended inside this short transaction blocks the others at most this long.
+ACQUIRE_IDLE_MS = 15_000
 # Both as transaction-local settings (one statement; safe behind transaction poolers).
 _BOUNDS = ("SELECT set_config('lock_timeout', %s, true), "
            "set_config('idle_in_transaction_session_timeout', %s, true)")
@@ -75,7 +80,7 @@ class PostgresRunLease(RunLease):
                 inside a journal commit, or suspended in one until the server ends it).
         """
         async with self._transaction(busy=True) as conn:
-            await conn.execute(_BOUNDS, (str(ACQUIRE_LOCK_MS), str(IDLE_IN_TRANSACTION_MS)))
+            await conn.execute(_BOUNDS, (str(ACQUIRE_LOCK_MS), str(ACQUIRE_IDLE_MS)))
             await conn.execute(
                 f"INSERT INTO {LEASES} ({_COLUMNS}) VALUES (%s, %s, %s, {_NOW}, {_NOW}, %s, %s) "
                 "ON CONFLICT (run_id) DO NOTHING",
