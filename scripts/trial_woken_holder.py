@@ -8,7 +8,7 @@ one exception, counted apart, is A stopped inside an SQLite write, which keeps t
 locked until A wakes. Counted per trial: paid calls A started once woken (must be 0),
 pairings A made once woken that the resumed run kept, items played after their
 elimination, and whether C finished.
-The scenario lives in tests/integration/woken_holder.py.
+The scenario lives in tests/system/woken_holder.py.
 
     python scripts/trial_woken_holder.py --trials 20 \\
         --dsn postgresql://postgres@127.0.0.1:5432/postgres
@@ -27,7 +27,7 @@ from pathlib import Path
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integration"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "system"))
 
 from woken_holder import Outcome, Scenario  # noqa: E402
 

@@ -262,12 +262,6 @@ def first_share(winner: str, a_first: bool) -> float:
     return 1.0 if (winner == "A") == a_first else 0.0
 
 
-def match_scores(items: Sequence[str], matches: Iterable[PlayedMatch]) -> dict[str, float]:
-    """Centred strengths (with the position term), rounded to `DIGITS`, per item."""
-    fit = fit_bradley_terry(len(items), *shown_calls(items, matches), uncertainty=False)
-    return {item: round(float(s), DIGITS) for item, s in zip(items, fit.strengths, strict=True)}
-
-
 def call_observations(matches: Iterable[PlayedMatch]) -> list[Observation]:
     """One observation per call that gave a verdict, in the match's own terms."""
     observed: list[Observation] = []

@@ -22,18 +22,27 @@ spec = find_spec(PACKAGE)  # finds the package without running its __init__
 assert spec is not None and spec.origin is not None
 ROOT = Path(spec.origin).parent
 
-# Loaded once before forking: what every child would otherwise import again. None of them
-# imports the package, so each child still imports the package's modules from nothing.
-PRELOAD = ["numpy", "scipy.sparse", "scipy.linalg", "scipy.special", "pydantic", "aiosqlite",
-           "ormsgpack", "langchain_core.language_models", "langchain_core.messages",
-           "langchain_core.runnables", "langgraph.graph", "langgraph.checkpoint.sqlite.aio"]
+# Loaded once before forking: the third-party modules the package's modules load, found by a
+# first interpreter that imports them all, in the order they finished loading. The forking
+# interpreter never imports the package, so each child still imports the package's modules
+# from nothing (and the third-party ones it needs are already there, which keeps this quick).
+DISCOVER = r"""
+import importlib, json, sys
+for module in sys.argv[1:]:
+    try:
+        importlib.import_module(module)
+    except BaseException:
+        pass
+print(json.dumps([name for name in sys.modules
+                  if name.split(".")[0] not in ("llm_qualitative_sort", "__main__")]))
+"""
 
 CHILD = r"""
 import importlib, json, os, sys, traceback
 for name in json.loads(sys.argv[1]):
     try:
         importlib.import_module(name)
-    except ImportError:
+    except BaseException:
         pass
 assert not [m for m in sys.modules if m.split(".")[0] == "llm_qualitative_sort"]
 failures = {}
@@ -71,7 +80,10 @@ def test_every_module_imports_cold_in_a_fresh_interpreter() -> None:
     modules = _modules()
     assert len(modules) > 100  # the walk found the package
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(PRELOAD), *modules],
+    found = subprocess.run([sys.executable, "-c", DISCOVER, *modules], capture_output=True,
+                           text=True, env=env, timeout=600, check=True)
+    preload = json.loads(found.stdout.splitlines()[-1])
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(preload), *modules],
                           capture_output=True, text=True, env=env, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     failures = json.loads(done.stdout.splitlines()[-1])

@@ -138,8 +138,3 @@ def setting_names(*, fixed: bool | None = None, env: bool | None = None) -> list
 def env_variable(name: str) -> str:
     """The environment variable that gives the default of setting `name`."""
     return ENV_PREFIX + name.upper()
-
-
-def absolute(path: str | None) -> str | None:
-    """`path` made absolute, so it means the same from any directory."""
-    return None if path is None else str(Path(path).resolve())

@@ -4,7 +4,6 @@ from collections.abc import Iterator
 
 import pytest
 from _fakes import FakeJudge, GeminiDialect, OpenAIDialect, serve
-from _local_model import LocalModel, Unavailable, required, start
 from _setup import KEY, hidden_scores, make_items
 
 
@@ -40,16 +39,3 @@ def served(
     """(provider kind, its fake server's state, its base URL) for each kind in turn."""
     judge, url = gemini_judge if request.param == "google" else openai_judge
     return request.param, judge, url
-
-
-@pytest.fixture(scope="session")
-def local_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
-    """SmolLM2 behind llama-cpp-python's OpenAI-compatible server, once per session."""
-    try:
-        model = start(tmp_path_factory.mktemp("local-model") / "server.log")
-    except Unavailable as exc:
-        if required():
-            pytest.fail(f"no local model server: {exc}")
-        pytest.skip(f"no local model server: {exc}")
-    yield model
-    model.stop()
