@@ -111,8 +111,11 @@ class RunConfig:
 
     def settings(self) -> dict[str, Any]:
         """What reports record about the run."""
-        shown = ("criteria", "provider", "model", "strategy", "elimination_count",
-                 "comparison_rounds", "budget", "top_k", "stop_when_settled", "ties", "seed",
+        # Imported here: the strategies load numpy, which parsing the command line must not.
+        from llm_qualitative_sort.tournament import flat_keywords
+
+        # The strategies' settings by their flat keywords, as a stored run keeps them.
+        shown = ("criteria", "provider", "model", "strategy", *flat_keywords(), "ties", "seed",
                  "ranking", "prompt", "context")
         settings = {name: getattr(self, name) for name in shown
                     if getattr(self, name) is not None or name in ("model", "seed")}
