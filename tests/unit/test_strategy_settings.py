@@ -91,7 +91,7 @@ def test_flat_keywords_make_the_same_settings_object() -> None:
      r"elimination_count=2 contradicts strategy=Elimination\(...\): its losses is 3"),
     (Swiss(), {"comparison_rounds": 2}, ValueError, "comparison_rounds=2 contradicts"),
     (Elimination(), {"budget": 10}, TypeError, "budget is not a setting of Elimination"),
-    (Swiss(), {"elimination_count": 2}, TypeError, "elimination_count is not a setting of Swiss"),
+    (Swiss(), {"elimination_count": 3}, TypeError, "elimination_count is not a setting of Swiss"),
 ])
 def test_a_settings_object_with_a_flat_keyword_that_says_otherwise_is_refused(
     strategy: Any, flat: dict[str, Any], error: type[Exception], message: str,
@@ -111,6 +111,10 @@ def test_a_flat_keyword_that_says_the_same_is_taken() -> None:
                                strategy=Swiss(budget=40, top_k=3), budget=40, top_k=3)
     assert sorter.settings == Swiss(budget=40, top_k=3)
     assert (sorter.strategy, sorter.comparison_rounds) == ("swiss", 1)
+    # Another strategy's default says nothing either, as beside a name.
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", checkpointer=None,
+                               strategy=Elimination(losses=3), stop_when_settled=False)
+    assert sorter.settings == Elimination(losses=3) and sorter.elimination_count == 3
 
 
 def test_the_stored_keys_are_the_flat_keys_runs_have_always_stored() -> None:

@@ -56,6 +56,8 @@ def _beside(settings: StrategySettings, given: dict[str, Any]) -> StrategySettin
     """`settings`, after refusing the flat keywords given beside it that say otherwise."""
     fields = {settings.keyword(name): name for name in settings.field_names()}
     for keyword, value in given.items():
+        if keyword not in fields and value == _owner(keyword)[1]:
+            continue  # another strategy's default says nothing (stop_when_settled=False)
         if keyword not in fields:
             raise TypeError(f"{keyword} is not a setting of {type(settings).__name__}: "
                             f"strategy={settings!r} holds all the strategy's settings")
