@@ -1,7 +1,7 @@
 """Swiss pairing variants replayed on UKPConvArg1: which pairs should a Swiss round choose?
 
 Data: UKPConvArg1 (Habernal & Gurevych, ACL 2016, https://aclanthology.org/P16-1150),
-CC-BY 4.0. Drives `Swiss.plan` / `update` directly with `ReplayProvider` as the judge (one
+CC-BY 4.0. Drives `SwissStrategy.plan` / `update` directly with `ReplayProvider` as the judge (one
 call per match, no graph), replacing only the choice of pairs in the Swiss phase:
 
 - neighbours: the product's pairing (strength neighbours, no rematch while avoidable);
@@ -41,8 +41,8 @@ from llm_qualitative_sort.providers import (  # noqa: E402
     load_replay_topic,
 )
 from llm_qualitative_sort.tournament import match_winner  # noqa: E402
-from llm_qualitative_sort.tournament.base import RoundPlan, Settings, Standing  # noqa: E402
-from llm_qualitative_sort.tournament.swiss import Swiss  # noqa: E402
+from llm_qualitative_sort.tournament.base import RoundPlan, Standing  # noqa: E402
+from llm_qualitative_sort.tournament.swiss import Swiss, SwissStrategy  # noqa: E402
 from llm_qualitative_sort.tournament.swiss.evidence import (  # noqa: E402
     gather_evidence,
     pair_key,
@@ -82,7 +82,7 @@ def random_matching(items: Sequence[int], meetings: Counter[tuple[int, int]],
     return best[1]
 
 
-class Variant(Swiss):
+class Variant(SwissStrategy):
     """Swiss with another choice of pairs in the Swiss phase (refinement unchanged)."""
 
     pairing = "neighbours"
@@ -137,7 +137,7 @@ def play(topic: ReplayTopic, seed: int, budget: int, pairing: str, ties: bool) -
     n = len(topic.ids)
     judge = ReplayProvider(topic, seed=seed)
     variant = type("V", (Variant,), {"pairing": pairing, "gold": gold_strengths(topic)})
-    strategy = variant(Settings(strategy="swiss", comparison_rounds=1, budget=budget), n, seed)
+    strategy = variant(Swiss(calls_per_match=1, budget=budget), n, seed)
     standing = strategy.start()
     history: list[dict[str, Any]] = []
     round_number = 0

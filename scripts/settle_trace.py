@@ -32,9 +32,9 @@ Row = tuple[int, str, float, float]  # calls, phase, expected, measured Top-10
 
 async def trace(judge: str, seed: int) -> list[Row]:
     rows: list[Row] = []
-    update = strategy.Swiss.update
+    update = strategy.SwissStrategy.update
 
-    def recording(self: strategy.Swiss, standing: Any, history: Any) -> Any:
+    def recording(self: strategy.SwissStrategy, standing: Any, history: Any) -> Any:
         result = update(self, standing, history)
         new = result.standing
         top = strength_order(new["strengths"])[:10]
@@ -42,7 +42,7 @@ async def trace(judge: str, seed: int) -> list[Row]:
                      sum(i in TRUE_TOP for i in top) / 10))
         return result
 
-    strategy.Swiss.update = recording  # type: ignore[method-assign]
+    strategy.SwissStrategy.update = recording  # type: ignore[method-assign]
     strategy.top_k_settled = lambda *args, **kwargs: False  # type: ignore[assignment]
     provider = (MockLLMProvider(seed=seed) if judge == "spec"
                 else MockLLMProvider.realistic(seed=seed))
@@ -52,7 +52,7 @@ async def trace(judge: str, seed: int) -> list[Row]:
                                 stop_when_settled=True, checkpointer=None,
                                 max_concurrent_requests=1000).sort(ITEMS)
     finally:
-        strategy.Swiss.update = update  # type: ignore[method-assign]
+        strategy.SwissStrategy.update = update  # type: ignore[method-assign]
     return rows
 
 

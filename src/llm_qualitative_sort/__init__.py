@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.sorter import QualitativeSorter
     from llm_qualitative_sort.stores.default import default_checkpoint_path
     from llm_qualitative_sort.stores.postgres_cache import PostgresCache
+    from llm_qualitative_sort.tournament.elimination.settings import Elimination
+    from llm_qualitative_sort.tournament.swiss.settings import Swiss
 
 __all__ = [
     "BatchOptions",
@@ -61,6 +63,7 @@ __all__ = [
     "CacheKey",
     "ComparisonCache",
     "ComparisonResult",
+    "Elimination",
     "EventType",
     "FileCache",
     "GoogleProvider",
@@ -87,6 +90,7 @@ __all__ = [
     "SortResult",
     "Statistics",
     "StorageError",
+    "Swiss",
     "TransientProviderError",
     "__version__",
     "build_graph",
@@ -117,6 +121,8 @@ _HOMES = {
     "llm_qualitative_sort.providers.prompt_template": ("PromptTemplate", "PromptTemplateError"),
     "llm_qualitative_sort.stores.postgres_cache": ("PostgresCache",),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
+    "llm_qualitative_sort.tournament.elimination.settings": ("Elimination",),
+    "llm_qualitative_sort.tournament.swiss.settings": ("Swiss",),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -5,74 +5,50 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import dataclasses
-import hashlib
-import inspect
-import os
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort.cache import ComparisonCache
-from llm_qualitative_sort.errors import (
-    RunDetached,
-    RunMismatchError,
-    RunStoppedError,
-    StorageError,
+from llm_qualitative_sort._arguments import (
+    DEFAULT_CHECKPOINTER,
+    Checkpointer,
+    check_flag,
+    check_hooks,
+    check_judge,
+    open_store,
 )
-from llm_qualitative_sort.graph import TournamentContext, TournamentGraph, build_graph
+from llm_qualitative_sort._drive import ProgressCallback, Tee, finish
+from llm_qualitative_sort._resume import RunPlan, stored_run
+from llm_qualitative_sort.cache import ComparisonCache
+from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
-from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers._prompt_run import (
-    check_prompt,
-    check_same_prompt,
-    prompt_label,
-    prompt_state,
-)
-from llm_qualitative_sort.providers.base import LLMProvider, offers_ties
-from llm_qualitative_sort.providers.panel import leaf_judges
+from llm_qualitative_sort.providers._prompt_run import check_prompt
+from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.prompt_template import PromptTemplate
-from llm_qualitative_sort.results.events import progress_event
 from llm_qualitative_sort.results.from_state import (
     Ranking,
-    batch_discount,
-    sort_result,
     trivial_result,
 )
-from llm_qualitative_sort.results.stops import stop_reason
-from llm_qualitative_sort.stores import RunJournal, store_for
-from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE, default_checkpointer
-from llm_qualitative_sort.tournament import STRATEGIES
+from llm_qualitative_sort.tournament import StrategySettings, strategy_class
 from llm_qualitative_sort.tournament.checks import (
+    check_concurrency,
     check_criteria,
     check_items,
     check_ranking,
     check_retry_policy,
     check_run_id,
     check_seed,
-    check_settings,
+    check_strategy,
     check_timeout,
     check_wait,
-    checkpoint_problem,
 )
-
-ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
-Checkpointer = str | os.PathLike[str] | BaseCheckpointSaver[Any] | None
-
-
-class _Default:
-    def __repr__(self) -> str:
-        return "<default: embedded SQLite file>"
-
-
-DEFAULT_CHECKPOINTER: Any = _Default()
 
 
 class QualitativeSorter:
@@ -81,18 +57,16 @@ class QualitativeSorter:
     Args:
         provider: The judge.
         criteria: What "better" means, in the user's words.
-        strategy: "elimination" (the multi-elimination tournament, the default) or
-            "swiss" (Swiss rounds on Bradley–Terry strengths: better rankings per call).
-        elimination_count: Losses that eliminate (N); 1 single, 2 double elimination.
-        comparison_rounds: Calls per match, a positive even number, half in each order;
-            with strategy="swiss" also 1 (each item shown first in about half its calls).
-            None (default) takes the strategy's own: 2 for elimination (both orders of
-            every pair); 1 for Swiss, which ranks better per call that way.
-        budget: Swiss only: the judgements a run may use (paid calls and cache hits); by
-            default what elimination with N=2 and two calls per match would make, 2·(2n−1).
-        top_k: Swiss only: refine the top K with the last part of the budget.
-        stop_when_settled: Swiss only, with `top_k`: stop before the budget once the top K
-            are separated from the rest (see `tournament.swiss.settle`).
+        strategy: The tournament and its settings, checked when made: `Elimination()` (the
+            multi-elimination tournament, the default) or `Swiss(budget=..., top_k=...)`
+            (Swiss rounds on Bradley–Terry strengths: better rankings per call). Or a name,
+            "elimination" or "swiss", with the flat keywords below (None: the default).
+        elimination_count: `Elimination.losses`, given flat (None: the default).
+        comparison_rounds: `calls_per_match` of either strategy, given flat.
+        budget: `Swiss.budget`, given flat.
+        top_k: `Swiss.top_k`, given flat.
+        stop_when_settled: `Swiss.stop_when_settled`, given flat. Beside a settings object,
+            a flat keyword that says otherwise is refused.
         max_concurrent_requests: Upper bound on LLM calls in flight.
         call_timeout: Seconds one call may take before it counts as a transient failure
             (retried), at most 10**9; None for no bound.
@@ -156,12 +130,12 @@ class QualitativeSorter:
         provider: LLMProvider,
         *,
         criteria: str,
-        strategy: str = "elimination",
-        elimination_count: int = 2,
+        strategy: str | StrategySettings = "elimination",
+        elimination_count: int | None = None,
         comparison_rounds: int | None = None,
         budget: int | None = None,
         top_k: int | None = None,
-        stop_when_settled: bool = False,
+        stop_when_settled: bool | None = None,
         max_concurrent_requests: int = 10,
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         cache: ComparisonCache | None = None,
@@ -178,38 +152,26 @@ class QualitativeSorter:
         context: Mapping[str, Any] | None = None,
         allow_prompt_change: bool = False,
     ) -> None:
-        if not isinstance(provider, LLMProvider):
-            raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
+        check_judge(provider, ties)
         check_criteria(criteria)
-        self.settings = check_settings(
-            strategy=strategy, elimination_count=elimination_count,
-            comparison_rounds=comparison_rounds, max_concurrent_requests=max_concurrent_requests,
-            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled, ties=ties,
-        )
-        if ties and not offers_ties(provider):
-            raise TypeError(f"ties=True: {type(provider).__name__}.compare_call takes no `ties` "
-                            "keyword, so it cannot be offered a tie; add `ties: bool = False`")
+        # The one settings object of the run: what the graph, the stored run and the
+        # reports read (a name and flat keywords become the same object).
+        self.settings: StrategySettings = check_strategy(
+            strategy, elimination_count=elimination_count, comparison_rounds=comparison_rounds,
+            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled)
+        check_concurrency(max_concurrent_requests)
         check_seed(seed)
         check_timeout(call_timeout)
-        if cache is not None and not isinstance(cache, ComparisonCache):
-            raise TypeError(f"cache must be a ComparisonCache, got {type(cache).__name__}")
-        if on_progress is not None and not callable(on_progress):
-            raise TypeError("on_progress must be callable")
-        self.ranking: Ranking = check_ranking(ranking, STRATEGIES[strategy].native_ranking)
-        self.schedule = check_schedule(schedule, STRATEGIES[strategy], provider)
+        check_hooks(cache, on_progress)
+        played_by = strategy_class(self.settings)
+        self.ranking: Ranking = check_ranking(ranking, played_by.native_ranking)
+        self.schedule = check_schedule(schedule, played_by, provider)
         check_wait(wait_for_run)
-        if not isinstance(allow_judge_change, bool):
-            raise TypeError("allow_judge_change must be a bool, got "
-                            f"{type(allow_judge_change).__name__}")
-        self.allow_judge_change = allow_judge_change
+        self.allow_judge_change = check_flag("allow_judge_change", allow_judge_change)
         self.prompt = check_prompt(prompt, context)
-        if not isinstance(allow_prompt_change, bool):
-            raise TypeError("allow_prompt_change must be a bool, got "
-                            f"{type(allow_prompt_change).__name__}")
-        self.allow_prompt_change = allow_prompt_change
+        self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)
-        self.provider = provider
-        self.criteria = criteria
+        self.provider, self.criteria, self.ties = provider, criteria, ties
         self.max_concurrent_requests = max_concurrent_requests
         self.call_timeout = call_timeout
         self.cache = cache
@@ -217,29 +179,27 @@ class QualitativeSorter:
         self.seed = seed
         self.retry_policy = retry_policy
         self.wait_for_run = wait_for_run
-        named = "checkpointer"
-        if checkpointer is DEFAULT_CHECKPOINTER:
-            checkpointer = default_checkpointer()
-            named = f"the default checkpointer (${CHECKPOINT_VARIABLE} or the data directory)"
-        problem = checkpoint_problem(checkpointer)
-        if problem is not None:
-            raise StorageError(f"{named} {problem}")
-        self._store = store_for(checkpointer)
+        self._store = open_store(checkpointer)
 
     @property
     def strategy(self) -> str:
         """The tournament strategy's name."""
-        return self.settings.strategy
+        return self.settings.name
 
     @property
     def elimination_count(self) -> int:
-        """Losses that eliminate (elimination)."""
-        return self.settings.elimination_count
+        """Losses that eliminate (elimination; what a run of another strategy stores)."""
+        return int(self.settings.state()["elimination_count"])
 
     @property
     def comparison_rounds(self) -> int:
         """Calls per match."""
-        return self.settings.comparison_rounds
+        return self.settings.calls
+
+    def _plan(self) -> RunPlan:
+        return RunPlan(self.criteria, self.settings, self.schedule, self.ties, self.seed,
+                       self.provider.model_identity, self.prompt, self.allow_judge_change,
+                       self.allow_prompt_change)
 
     async def sort(self, items: Sequence[str], run_id: str | None = None) -> SortResult:
         """Rank `items`, best first.
@@ -262,24 +222,16 @@ class QualitativeSorter:
         run_id = check_run_id(run_id) if run_id is not None else uuid.uuid4().hex
         if len(texts) < 2:
             return trivial_result(texts, run_id, time.perf_counter() - started)
-        STRATEGIES[self.strategy].check(self.settings, len(texts))
+        strategy_class(self.settings).check(self.settings, len(texts))
+        plan = self._plan()
         async with self._store.open(run_id, wait=self.wait_for_run) as (saver, journal):
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
-            stored = await _stored_run(graph, config)
-            start: dict[str, Any] | None = None
+            stored = await stored_run(graph, config)
             if stored:
-                self._check_same_run(stored, texts, run_id)
-            else:
-                start = {
-                    "items": texts,
-                    "criteria": self.criteria,
-                    **self._stored_settings(),
-                    "seed": self.seed if self.seed is not None else _seed_for(run_id),
-                    "judge": self.provider.model_identity,
-                    **prompt_state(self.prompt),
-                }
-            return await self._finish(graph, start, config, stored, journal, started)
+                plan.check_same_run(stored, texts, run_id)
+            start = None if stored else plan.start(texts, run_id)
+            return await finish(self, graph, start, config, stored, journal, started)
 
     async def astream(
         self, items: Sequence[str], run_id: str | None = None
@@ -302,7 +254,7 @@ class QualitativeSorter:
         """
         events: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
         worker = copy.copy(self)  # shares the store, so in-memory runs stay resumable
-        worker.on_progress = _Tee(events, self.on_progress)
+        worker.on_progress = Tee(events, self.on_progress)
         task = asyncio.create_task(worker.sort(items, run_id))
         task.add_done_callback(lambda _: events.put_nowait(None))
         try:
@@ -329,222 +281,18 @@ class QualitativeSorter:
         async with self._store.open(run_id, wait=self.wait_for_run) as (saver, journal):
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
-            stored = await _stored_run(graph, config)
+            stored = await stored_run(graph, config)
             if not stored:
                 raise KeyError(
-                    f"no run {run_id!r} in {self._where()} (a run killed before its input "
+                    f"no run {run_id!r} in {self._store.where} (a run killed before its input "
                     "was saved must be started again with sort(items, run_id=...))"
                 )
-            self._check_same_run(stored, stored["items"], run_id)
-            return await self._finish(graph, None, config, stored, journal, started)
+            self._plan().check_same_run(stored, stored["items"], run_id)
+            return await finish(self, graph, None, config, stored, journal, started)
 
-    async def _finish(
-        self,
-        graph: TournamentGraph,
-        start: dict[str, Any] | None,
-        config: RunnableConfig,
-        stored: dict[str, Any],
-        journal: RunJournal,
-        started: float,
-    ) -> SortResult:
-        run_id = str(config["configurable"]["thread_id"])
-        judge = self.provider.model_identity
-        # Calls that name no judge are the first judge's (a single judge names none).
-        started_by = str((start or stored).get("judge") or judge)
-        # Not `snapshot.next`: it is empty too when the last task saved its writes before
-        # a crash and its successors were never scheduled. Only the ranking node writes
-        # `rankings`, so its presence is what marks a finished run.
-        if start is not None or "rankings" not in stored:
-            context = TournamentContext(
-                provider=self.provider,
-                max_concurrent_requests=self.max_concurrent_requests,
-                call_timeout=self.call_timeout,
-                cache=self.cache,
-                retry=self.retry_policy,
-                run_id=run_id,
-                journal=journal,
-                progress=self.on_progress is not None,
-                name_judge=started_by != judge,
-                prompt=self.prompt,
-            )
-            try:
-                stored = await self._drive(graph, start, config, context)
-            finally:
-                for live in context.live.values():
-                    live.close()  # no call goes on after the run returns or stops
-            # The stream ends after LangGraph has saved the last checkpoint, which holds
-            # the whole history: the journal's copy of this run is no longer needed.
-            journal.forget(run_id)
-        elapsed = time.perf_counter() - started
-        judges = leaf_judges(self.provider)
-        costs = {j.model_identity: j.estimate_cost for j in judges} if len(judges) > 1 else None
-        if started_by != judge:  # taken over by another judge: the first one's prices are unknown
-            costs = {**(costs or {judge: self.provider.estimate_cost}), started_by: _unpriced}
-        return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost,
-                           batch_discount=batch_discount(self.provider),
-                           judge=started_by, judge_costs=costs, prompt=prompt_label(self.prompt))
-
-    async def _drive(
-        self,
-        graph: TournamentGraph,
-        start: dict[str, Any] | None,
-        config: RunnableConfig,
-        context: TournamentContext,
-    ) -> dict[str, Any]:
-        """Run the graph to its end and return the final state.
-
-        The final state comes from the stream ("values" of the keys a result needs), not
-        from `aget_state`, which would rebuild the history from every stored checkpoint.
-        """
-        try:
-            final = await self._stream(graph, start, config, context)
-            if "rankings" not in final and await reroute_lost_step(graph, config):
-                final = await self._stream(graph, None, config, context)
-            if "rankings" not in final:
-                raise RuntimeError("the graph stopped without ranking the items")
-        except (KeyboardInterrupt, asyncio.CancelledError) as exc:
-            exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)")
-            exc.run_id = context.run_id  # type: ignore[union-attr]
-            raise
-        except RunDetached:
-            raise  # batch mode with detach: the batch is recorded, the run waits at the provider
-        except Exception as exc:
-            reason = stop_reason(exc, self.provider, context.journal, self._store.path)
-            raise RunStoppedError(reason, run_id=context.run_id) from exc
-        return final
-
-    async def _stream(
-        self,
-        graph: TournamentGraph,
-        start: dict[str, Any] | None,
-        config: RunnableConfig,
-        context: TournamentContext,
-    ) -> dict[str, Any]:
-        modes: list[Any] = ["values", "custom"] if self.on_progress is not None else ["values"]
-        start_input: Any = start
-        final: dict[str, Any] = {}
-        stream: AsyncGenerator[Any, None] = graph.astream(  # type: ignore[assignment]
-            start_input,
-            config,
-            context=context,
-            stream_mode=modes,
-            output_keys=["items", "history", "rankings", "early_stop"],
-            durability="async",
-        )
-        # Close the stream here, not at garbage collection: when the callback raises,
-        # the graph must finish its cleanup before the connections are closed.
-        async with contextlib.aclosing(stream):
-            async for mode, chunk in stream:
-                if mode == "custom":
-                    await self._notify(chunk)
-                else:
-                    final = chunk
-        return final
-
-    async def _notify(self, payload: dict[str, Any]) -> None:
-        assert self.on_progress is not None
-        outcome = self.on_progress(progress_event(payload))
-        if inspect.isawaitable(outcome):
-            await outcome
-
-    def _check_same_run(self, stored: dict[str, Any], texts: Sequence[str], run_id: str) -> None:
-        if sorted(texts) != sorted(stored["items"]):
-            raise RunMismatchError(
-                f"run {run_id!r} holds {len(stored['items'])} other items; "
-                "use a new run id for other items"
-            )
-        self._check_same_judge(stored, run_id)
-        check_same_prompt(stored, self.prompt, run_id, self.allow_prompt_change)
-        expected: dict[str, Any] = {"criteria": self.criteria, **self._stored_settings()}
-        if self.seed is not None:
-            expected["rng_seed"] = self.seed
-        if stored.get("schedule", "rounds") != self.schedule:
-            raise RunMismatchError(
-                f"run {run_id!r} was started with schedule={stored.get('schedule', 'rounds')!r}"
-                f", not {self.schedule!r}")
-        stored_ties = stored.get("ties", False)
-        if stored_ties != self.settings.ties:
-            raise RunMismatchError(f"run {run_id!r} was started with ties={stored_ties!r}, "
-                                   f"not {self.settings.ties!r}")
-        for name, value in expected.items():
-            if name in stored and stored[name] != value:
-                raise RunMismatchError(
-                    f"run {run_id!r} was started with {name}={stored[name]!r}, "
-                    f"not {value!r}"
-                )
-
-    def _check_same_judge(self, stored: dict[str, Any], run_id: str) -> None:
-        """Refuse to go on with a judge other than the one that started the run.
-
-        Its verdicts would be mixed with the first judge's into one ranking (and the audit
-        would credit them all to one judge). Runs stored before the judge was recorded
-        are not checked.
-        """
-        started_by, judge = stored.get("judge"), self.provider.model_identity
-        if started_by is None or started_by == judge:
-            return
-        if not self.allow_judge_change:
-            raise RunMismatchError(
-                f"run {run_id!r} was started by the judge {started_by!r}, not {judge!r}: "
-                "resume it with the judge that started it, start a new run, or pass "
-                "allow_judge_change=True to go on with this judge (the ranking then mixes "
-                "both judges' verdicts)"
-            )
+    @property
+    def store_path(self) -> Path | None:
+        """The SQLite checkpoint file of the runs, or None for other stores."""
+        return self._store.path
 
 
-    def _stored_settings(self) -> dict[str, Any]:
-        """The settings a run keeps in its state (and must keep when resumed)."""
-        settings = dataclasses.asdict(self.settings)
-        if self.schedule != "rounds":  # runs stored before schedules existed have none
-            settings["schedule"] = self.schedule
-        if self.strategy != "swiss":  # Swiss-only settings are not stored for other runs
-            for name in ("budget", "top_k", "stop_when_settled"):
-                del settings[name]
-        if not self.settings.ties:  # runs without ties store what they always did
-            del settings["ties"]
-        return settings
-
-    def _where(self) -> str:
-        return self._store.where
-
-
-class _Tee:
-    """Puts each event on a queue, then passes it to the user's callback, if any."""
-
-    def __init__(
-        self, queue: asyncio.Queue[ProgressEvent | None], then: ProgressCallback | None
-    ) -> None:
-        self._queue = queue
-        self._then = then
-
-    async def __call__(self, event: ProgressEvent) -> None:
-        self._queue.put_nowait(event)
-        if self._then is not None:
-            outcome = self._then(event)
-            if inspect.isawaitable(outcome):
-                await outcome
-
-
-async def _stored_run(graph: TournamentGraph, config: RunnableConfig) -> dict[str, Any]:
-    """The stored state of a run, or {} if none was saved.
-
-    A process killed right after starting can leave a checkpoint whose input writes never
-    reached the disk; its items read back empty, and it counts as not started.
-    """
-    values = (await graph.aget_state(config)).values
-    return dict(values) if values.get("items") else {}
-
-
-def _unpriced(input_tokens: int, output_tokens: int) -> float | None:
-    """The price function of a judge whose prices are not known."""
-    return None
-
-
-def _seed_for(run_id: str) -> int:
-    """The seed of a run started without one, derived from its id.
-
-    Not drawn at random: a run killed before its input reached the disk is started again
-    under the same id, and must pair as before so that its journaled calls replay.
-    """
-    digest = hashlib.sha256(f"llm-qualitative-sort/seed/{run_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1

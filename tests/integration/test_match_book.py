@@ -20,12 +20,12 @@ from llm_qualitative_sort.graph.nodes.prepare import prepare
 from llm_qualitative_sort.graph.state import run_strategy
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 from llm_qualitative_sort.tournament import Note
-from llm_qualitative_sort.tournament.elimination.strategy import Elimination
+from llm_qualitative_sort.tournament.elimination.strategy import EliminationStrategy
 
 ITEMS = [f"text number {n}" for n in range(9)]
 
 
-class _Noting(Elimination):
+class _Noting(EliminationStrategy):
     """Elimination that also reports the two players of each match as an item list."""
 
     def apply_match(self, standing: dict[str, Any], match: Sequence[Any]) -> list[Note]:

@@ -3,21 +3,21 @@
 import io
 
 from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
-from llm_qualitative_sort.tournament import Settings
+from llm_qualitative_sort.tournament import Elimination, StrategySettings, Swiss
 
 
-def _matches_line(settings: Settings) -> str:
+def _matches_line(settings: StrategySettings) -> str:
     out = io.StringIO()
     print_estimate(estimate(40, settings), None, out)
     return out.getvalue().splitlines()[1]
 
 
 def test_elimination_may_play_fewer_matches_through_draws() -> None:
-    assert _matches_line(Settings()) == "matches: 78 … 79 (fewer when matches are drawn)"
+    assert _matches_line(Elimination()) == "matches: 78 … 79 (fewer when matches are drawn)"
 
 
 def test_swiss_plays_its_budget_or_stops_when_the_top_is_settled() -> None:
-    assert _matches_line(Settings(strategy="swiss", comparison_rounds=1)) == "matches: 158 … 158"
-    settled = Settings(strategy="swiss", comparison_rounds=1, top_k=5, stop_when_settled=True)
+    assert _matches_line(Swiss(calls_per_match=1)) == "matches: 158 … 158"
+    settled = Swiss(calls_per_match=1, top_k=5, stop_when_settled=True)
     assert _matches_line(settled) == (
         "matches: 0 … 158 (fewer if the top K are settled before the budget is spent)")

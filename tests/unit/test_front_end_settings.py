@@ -1,7 +1,8 @@
 """Every run setting of `QualitativeSorter` is offered by the command line and by Studio.
 
-The settings are walked from the signature, so a new one fails here until both front ends
-offer it (or it is listed below as Python-only, with the reason).
+The settings are walked from the signature, and each strategy's own settings from the
+fields of its settings class (`Elimination`, `Swiss`), so a new one fails here until both
+front ends offer it (or it is listed below as Python-only, with the reason).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from llm_qualitative_sort.cli import main
 from llm_qualitative_sort.cli._parser import build_parser
 from llm_qualitative_sort.graph import TournamentContext, build_graph
 from llm_qualitative_sort.registry import NAMED_PROVIDERS
+from llm_qualitative_sort.tournament import STRATEGIES, StrategySettings, flat_keywords
 
 # Parameters that are not a run setting, or that a front end gives in its own way. Each is
 # (the command line's flag, the Studio context's key, why); None where a front end has none.
@@ -55,7 +57,31 @@ def _sorter_parameters() -> list[str]:
 
 
 def _run_settings() -> list[str]:
-    return [name for name in _sorter_parameters() if name not in NOT_RUN_SETTINGS]
+    """The sorter's run settings, but for the strategies' own (walked from their classes)."""
+    return [name for name in _sorter_parameters()
+            if name not in NOT_RUN_SETTINGS and name not in flat_keywords()]
+
+
+def _strategy_fields() -> list[tuple[str, str]]:
+    """(strategy, field) for every field of every strategy's settings class."""
+    return [(name, field) for name, strategy in STRATEGIES.items()
+            for field in strategy.settings_class.field_names()]
+
+
+def _keyword(strategy: str, field: str) -> str:
+    return STRATEGIES[strategy].settings_class.keyword(field)
+
+
+# A value other than the default of each strategy setting, with what it needs beside it: a
+# new field fails here until it has one (and so is tested through every front end).
+SAMPLES: dict[tuple[str, str], dict[str, Any]] = {
+    ("elimination", "losses"): {"losses": 3},
+    ("elimination", "calls_per_match"): {"calls_per_match": 4},
+    ("swiss", "budget"): {"budget": 30},
+    ("swiss", "top_k"): {"top_k": 2},
+    ("swiss", "stop_when_settled"): {"stop_when_settled": True, "top_k": 2},
+    ("swiss", "calls_per_match"): {"calls_per_match": 2},
+}
 
 
 def _sort_flags() -> set[str]:
@@ -79,6 +105,67 @@ def test_the_command_line_has_a_flag_for_every_run_setting(name: str) -> None:
 @pytest.mark.parametrize("name", _run_settings())
 def test_the_studio_input_has_a_key_for_every_run_setting(name: str) -> None:
     assert name in build_graph().get_input_jsonschema()["properties"]
+
+
+@pytest.mark.parametrize(("strategy", "field"), _strategy_fields())
+def test_every_strategy_setting_is_a_sorter_keyword_a_flag_and_a_studio_key(
+    strategy: str, field: str
+) -> None:
+    keyword = _keyword(strategy, field)
+    assert keyword in _sorter_parameters()
+    assert "--" + keyword.replace("_", "-") in _sort_flags()
+    assert keyword in build_graph().get_input_jsonschema()["properties"]
+
+
+def _argv(values: dict[str, Any], strategy: str) -> list[str]:
+    argv = []
+    for field, value in values.items():
+        flag = "--" + _keyword(strategy, field).replace("_", "-")
+        argv += [flag] if value is True else [flag, str(value)]
+    return argv
+
+
+def _cli_strategy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> Any:
+    """The `strategy=` the command line gives the sorter for `extra` flags."""
+    given: dict[str, Any] = {}
+
+    class Stop(Exception):
+        pass
+
+    def capture(provider: Any, **kwargs: Any) -> None:
+        given.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr("llm_qualitative_sort.cli._run.QualitativeSorter", capture)
+    (tmp_path / "a.txt").write_text("1\n2\n3\n4\n", encoding="utf-8")
+    main(["sort", str(tmp_path / "a.txt"), "--criteria", "larger", "--progress", "none",
+          "--checkpoint", str(tmp_path / "r.db"), *extra])
+    return given["strategy"]
+
+
+@pytest.mark.parametrize(("strategy", "field"), _strategy_fields())
+def test_the_command_line_builds_each_strategy_setting_into_its_settings_object(
+    strategy: str, field: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    values = SAMPLES[(strategy, field)]
+    made = _cli_strategy(tmp_path, monkeypatch, "--strategy", strategy,
+                         *_argv(values, strategy))
+    assert made == STRATEGIES[strategy].settings_class(**values)
+    assert getattr(made, field) != getattr(STRATEGIES[strategy].settings_class(), field)
+
+
+@pytest.mark.parametrize(("strategy", "field"), _strategy_fields())
+async def test_studio_reads_each_strategy_setting_as_the_sorter_does(
+    strategy: str, field: str
+) -> None:
+    values = SAMPLES[(strategy, field)]
+    settings = STRATEGIES[strategy].settings_class(**values)
+    flat = {_keyword(strategy, name): value for name, value in values.items()}
+    sorter = QualitativeSorter(MockLLMProvider(seed=3), criteria="larger", seed=3,
+                               strategy=settings, checkpointer=None)
+    result = await sorter.sort(ITEMS)
+    graph = await _graph_rankings(strategy=strategy, ranking=sorter.ranking, **flat)
+    assert [(rank, list(group)) for rank, group in graph] == result.rankings
 
 
 @pytest.mark.parametrize("name", sorted(NOT_RUN_SETTINGS))
@@ -110,6 +197,9 @@ def test_the_command_line_passes_every_run_setting_to_the_sorter(
     main(["sort", str(tmp_path / "a.txt"), "--criteria", "larger", "--progress", "none",
           "--checkpoint", str(tmp_path / "r.db")])
     assert given and set(_run_settings()) <= set(given)
+    # The strategies' own settings come as one settings object (see the tests above).
+    assert isinstance(given["strategy"], StrategySettings)
+    assert not set(flat_keywords()) & set(given)
 
 
 def test_studio_names_the_registrys_providers() -> None:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.registry import NAMED_PROVIDERS, PROVIDER_NAMES
+
+if TYPE_CHECKING:
+    from llm_qualitative_sort.tournament import StrategySettings
 
 PROGRAM = "llm-qualitative-sort"
 ENV_PREFIX = "LLM_QUALITATIVE_SORT_"
@@ -94,10 +97,25 @@ class RunConfig:
         kept = {f.name: getattr(self, f.name) for f in fields(self) if f.metadata["stored"]}
         return {name: redact(value) if is_dsn(value) else value for name, value in kept.items()}
 
+    def strategy_settings(self) -> StrategySettings:
+        """The strategy's settings object that the flags describe (`--budget` → `budget`...).
+
+        Raises:
+            TypeError, ValueError: A bad setting, named as its flag's keyword.
+        """
+        # Imported here: the strategies load numpy, which parsing the command line must not.
+        from llm_qualitative_sort.tournament import flat_keywords
+        from llm_qualitative_sort.tournament.checks import check_strategy
+
+        return check_strategy(self.strategy, **{k: getattr(self, k) for k in flat_keywords()})
+
     def settings(self) -> dict[str, Any]:
         """What reports record about the run."""
-        shown = ("criteria", "provider", "model", "strategy", "elimination_count",
-                 "comparison_rounds", "budget", "top_k", "stop_when_settled", "ties", "seed",
+        # Imported here: the strategies load numpy, which parsing the command line must not.
+        from llm_qualitative_sort.tournament import flat_keywords
+
+        # The strategies' settings by their flat keywords, as a stored run keeps them.
+        shown = ("criteria", "provider", "model", "strategy", *flat_keywords(), "ties", "seed",
                  "ranking", "prompt", "context")
         settings = {name: getattr(self, name) for name in shown
                     if getattr(self, name) is not None or name in ("model", "seed")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TextIO
 
-from llm_qualitative_sort.tournament import Settings, strategy_for
+from llm_qualitative_sort.tournament import StrategySettings, strategy_for
 
 
 @dataclass(frozen=True)
@@ -28,20 +28,21 @@ class Estimate:
         return self.max_matches * self.calls_per_match
 
 
-def estimate(items: int, settings: Settings) -> Estimate:
+def estimate(items: int, settings: StrategySettings) -> Estimate:
     """The matches and calls the strategy can take on `items` items (none for fewer than 2).
 
     Elimination plays the specification's N·n−N … N·n−1 matches; Swiss what its budget
     pays for.
 
     Example:
-        >>> estimate(16, Settings()).max_calls
+        >>> from llm_qualitative_sort.tournament import Elimination, Swiss
+        >>> estimate(16, Elimination()).max_calls
         62
-        >>> estimate(16, Settings(strategy="swiss", comparison_rounds=1)).max_calls
+        >>> estimate(16, Swiss()).max_calls
         62
     """
     fewest, most = strategy_for(settings, items, seed=0).match_bounds()
-    return Estimate(items, fewest, most, settings.comparison_rounds)
+    return Estimate(items, fewest, most, settings.calls)
 
 
 def print_estimate(

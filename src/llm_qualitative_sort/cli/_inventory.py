@@ -22,6 +22,7 @@ from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.results.from_state import history_matches, statistics
 from llm_qualitative_sort.stores import StoredRuns, StoreError, store_for
+from llm_qualitative_sort.tournament import flat_keywords
 
 __all__ = ["LeaseLiveness", "Liveness", "RunInventory", "RunSummary", "StoreError", "priced"]
 
@@ -204,8 +205,7 @@ def _time(stamp: str) -> datetime:
 
 def _tournament_settings(values: dict[str, Any]) -> dict[str, Any]:
     """The settings the checkpoint itself holds (authoritative over any catalog copy)."""
-    names = ("criteria", "strategy", "elimination_count", "comparison_rounds", "budget",
-             "top_k", "stop_when_settled", "ties")
+    names = ("criteria", "strategy", *flat_keywords(), "ties")
     settings = {name: values[name] for name in names if name in values}
     settings["seed"] = values.get("rng_seed")
     if isinstance(values.get("judge"), str):

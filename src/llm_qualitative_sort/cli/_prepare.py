@@ -30,7 +30,8 @@ from llm_qualitative_sort.cli._settings import (
     read_environment,
 )
 from llm_qualitative_sort.registry import BATCH_PROVIDERS
-from llm_qualitative_sort.tournament.checks import check_settings
+from llm_qualitative_sort.tournament import strategy_class
+from llm_qualitative_sort.tournament.checks import check_concurrency, check_ties
 
 Prepared = tuple[RunConfig, list[str] | None, list[Any]]
 _FLAG_NAMES = {f.name for f in fields(RunConfig)} - {"run_id", "resume", "chat_model_args"}
@@ -143,16 +144,11 @@ async def _stored(path: Any, run_id: str) -> Any:
 def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
                   args: argparse.Namespace) -> Plan | None:
     dry_run = bool(getattr(args, "dry_run", False))
-    settings = check_settings(
-        strategy=config.strategy, elimination_count=config.elimination_count,
-        comparison_rounds=config.comparison_rounds, max_concurrent_requests=config.concurrency,
-        budget=config.budget, top_k=config.top_k,
-        stop_when_settled=bool(config.stop_when_settled), ties=bool(config.ties),
-    )
+    settings = config.strategy_settings()
+    check_concurrency(config.concurrency)
+    check_ties(bool(config.ties))
     if texts is not None:
-        from llm_qualitative_sort.tournament import STRATEGIES
-
-        STRATEGIES[settings.strategy].check(settings, len(texts))
+        strategy_class(settings).check(settings, len(texts))
     _check_numbers(config)
     _check_batch(config, dry_run)
     if config.out:
@@ -164,12 +160,11 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     provider = make_provider(config)
     # Imported here, not at the top: the schedules load LangGraph, which parsing must not.
     from llm_qualitative_sort.graph.schedules import check_schedule
-    from llm_qualitative_sort.tournament import STRATEGIES
 
     # The sorter's own check (a pipelined schedule needs elimination and live calls), made
     # before anything is stored or called.
     try:
-        check_schedule(config.schedule, STRATEGIES[settings.strategy], provider)
+        check_schedule(config.schedule, strategy_class(settings), provider)
     except ValueError as exc:
         raise UsageError(f"--schedule {config.schedule}: {exc}") from exc
     if dry_run:

@@ -12,21 +12,22 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from llm_qualitative_sort.tournament import Settings, presentation_orders, strategy_for
+from llm_qualitative_sort.tournament import StrategySettings, presentation_orders, strategy_for
 
 
-def simulated_rounds(settings: Settings, n_items: int, seed: int = 0) -> int:
+def simulated_rounds(settings: StrategySettings, n_items: int, seed: int = 0) -> int:
     """The rounds of a run without draws (0 for fewer than two items).
 
     Example:
-        >>> simulated_rounds(Settings(elimination_count=1), 16)
+        >>> from llm_qualitative_sort.tournament import Elimination
+        >>> simulated_rounds(Elimination(losses=1), 16)
         4
     """
     if n_items < 2:
         return 0
     strategy = strategy_for(settings, n_items, seed)
     strength = random.Random(seed).sample(range(n_items), n_items)
-    orders = presentation_orders(settings.comparison_rounds)
+    orders = presentation_orders(settings.calls)
     standing = strategy.start()
     history: list[dict[str, Any]] = []
     while not strategy.finished(standing):

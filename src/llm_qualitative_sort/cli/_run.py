@@ -90,13 +90,8 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
     sorter = QualitativeSorter(
         plan.provider,
         criteria=config.criteria,
-        strategy=config.strategy,
+        strategy=config.strategy_settings(),  # --strategy, --budget...: one settings object
         schedule=config.schedule,
-        elimination_count=config.elimination_count,
-        comparison_rounds=config.comparison_rounds,
-        budget=config.budget,
-        top_k=config.top_k,
-        stop_when_settled=bool(config.stop_when_settled),
         ties=bool(config.ties),
         max_concurrent_requests=config.concurrency,
         cache=plan.cache,

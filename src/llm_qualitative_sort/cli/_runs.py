@@ -25,6 +25,7 @@ from llm_qualitative_sort.cli._run import (
 from llm_qualitative_sort.cli._settings import layered, read_config_file, read_environment
 from llm_qualitative_sort.reports._text import judge_name
 from llm_qualitative_sort.stores import store_for
+from llm_qualitative_sort.tournament import shown_settings
 
 Target = Path | str  # an SQLite file or a PostgreSQL URI
 
@@ -224,7 +225,7 @@ def _settings_text(settings: dict[str, Any]) -> str:
 
 
 def _details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
-    settings = dict(s.settings)
+    settings = shown_settings(s.settings)  # a Swiss run's N is not a setting of it
     rows: list[tuple[str, Any]] = [
         ("run id", s.run_id), ("state", s.state + (f" ({s.holder})" if s.holder else "")),
         ("started", _when(s.started)), ("last saved", _when(s.updated)), ("items", s.items),
@@ -234,8 +235,6 @@ def _details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
         ("tokens", f"{s.input_tokens} in, {s.output_tokens} out"),
         ("cost", "—" if s.cost is None else f"{s.cost:.4f}"), ("checkpoint", path),
     ]
-    if settings.get("strategy") == "swiss":  # no loss brackets: N is not a setting of it
-        settings.pop("elimination_count", None)
     rows += [(name.replace("_", " "), _value_text(value)) for name, value in settings.items()
              if value not in (None, {}, [])]
     if s.state not in ("finished", "running"):

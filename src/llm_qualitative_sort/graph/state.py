@@ -14,7 +14,12 @@ from typing import Annotated, Any, NotRequired
 from langgraph.channels.delta import DeltaChannel
 from typing_extensions import TypedDict
 
-from llm_qualitative_sort.tournament import Settings, Strategy, strategy_for
+from llm_qualitative_sort.tournament import (
+    Strategy,
+    StrategySettings,
+    settings_from_state,
+    strategy_for,
+)
 
 # A call as stored: [order, winner in match terms, reasoning, cached, input tokens, output
 # tokens], then, only when it has any, a dict of the call's facts ({"judge": identity} when a
@@ -128,19 +133,11 @@ class TournamentState(TypedDict):
     run_id: NotRequired[str]
 
 
-def run_settings(state: TournamentState) -> Settings:
-    """The run's settings as the strategies take them (defaults for keys never set)."""
-    return Settings(
-        strategy=state.get("strategy", "elimination"),
-        elimination_count=state.get("elimination_count", 2),
-        comparison_rounds=state.get("comparison_rounds", 2),
-        budget=state.get("budget"),
-        top_k=state.get("top_k"),
-        stop_when_settled=state.get("stop_when_settled", False),
-        ties=state.get("ties", False),
-    )
+def run_settings(state: TournamentState) -> StrategySettings:
+    """The run's strategy settings, read back from its flat keys (defaults for keys never set)."""
+    return settings_from_state(state)
 
 
-def run_strategy(state: TournamentState) -> Strategy:
+def run_strategy(state: TournamentState) -> Strategy[Any]:
     """The strategy playing this run."""
     return strategy_for(run_settings(state), len(state["items"]), state["rng_seed"])

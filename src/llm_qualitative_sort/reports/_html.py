@@ -22,6 +22,7 @@ from llm_qualitative_sort.reports._text import display_width, isolated, page_lan
 from llm_qualitative_sort.reports._trust import trust_section
 from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
 from llm_qualitative_sort.reports._words import words as words_in
+from llm_qualitative_sort.tournament import shown_settings
 
 # Even if some text escaped escaping, the page could neither run script nor fetch anything.
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -64,11 +65,10 @@ def to_html(
         True
     """
     made_by = check_front_end(front_end)
-    settings = dict(settings or {})
+    # Only the named strategy's own settings (a Swiss run's N is not a setting of it).
+    settings = shown_settings(settings or {})
     words = words_in(lang)
     swiss = settings.get("strategy") == "swiss"
-    if swiss:  # no loss brackets: its N is not a setting of the run
-        settings.pop("elimination_count", None)
     by_score = swiss or settings.get("ranking") == "bradley_terry"
     n_losses = int(settings.get("elimination_count") or infer_elimination_count(result))
     table = standings(result)

@@ -1,9 +1,11 @@
 """Tournament strategies: pure rules that decide the matches, read results, stop and rank.
 
-`base.py` is the seam (`Strategy`); each strategy is a subpackage beside it —
-`elimination/` (the specification's multi-elimination, the default) and `swiss/` (Swiss
-rounds on Bradley–Terry strengths) — and `match.py` holds what every strategy shares: the
-presentation orders of a match's calls and its verdict. Plain functions on plain data
+`base.py` is the seam (`Strategy`) and `settings.py` the base of every strategy's settings
+(`StrategySettings`); each strategy is a subpackage beside them, with its settings class and
+its `Strategy` — `elimination/` (`Elimination`: the specification's multi-elimination, the
+default) and `swiss/` (`Swiss`: Swiss rounds on Bradley–Terry strengths) — registered in
+`registry.py`; `match.py` holds what every strategy shares: the presentation orders of a
+match's calls and its verdict. Plain functions on plain data
 (items are indices), with no graph and no LLM, so the rules can be tested on their own.
 """
 
@@ -11,7 +13,6 @@ from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
     RoundPlan,
-    Settings,
     Standing,
     Strategy,
     Update,
@@ -19,6 +20,7 @@ from llm_qualitative_sort.tournament.base import (
 from llm_qualitative_sort.tournament.elimination import (
     BracketChange,
     Elimination,
+    EliminationStrategy,
     Pairing,
     active_players,
     apply_round,
@@ -29,42 +31,46 @@ from llm_qualitative_sort.tournament.elimination import (
     round_rng,
 )
 from llm_qualitative_sort.tournament.match import match_winner, presentation_orders
-from llm_qualitative_sort.tournament.swiss import Swiss
-
-STRATEGIES: dict[str, type[Strategy]] = {"elimination": Elimination, "swiss": Swiss}
-
-
-def strategy_for(settings: Settings, n_items: int, seed: int) -> Strategy:
-    """The strategy that plays `settings` (its name is `settings.strategy`).
-
-    Example:
-        >>> strategy_for(Settings(), n_items=8, seed=1).name
-        'elimination'
-    """
-    return STRATEGIES[settings.strategy](settings, n_items, seed)
-
+from llm_qualitative_sort.tournament.registry import (
+    STRATEGIES,
+    flat_keywords,
+    settings_class,
+    settings_from_state,
+    shown_settings,
+    strategy_class,
+    strategy_for,
+)
+from llm_qualitative_sort.tournament.settings import StrategySettings
+from llm_qualitative_sort.tournament.swiss import Swiss, SwissStrategy
 
 __all__ = [
     "STRATEGIES",
     "BracketChange",
     "Elimination",
+    "EliminationStrategy",
     "Note",
     "Pairing",
     "PlannedMatch",
     "RoundPlan",
-    "Settings",
     "Standing",
     "Strategy",
+    "StrategySettings",
     "Swiss",
+    "SwissStrategy",
     "Update",
     "active_players",
     "apply_round",
     "competition_ranks",
     "final_ranks",
+    "flat_keywords",
     "match_winner",
     "pair_round",
     "presentation_orders",
     "remaining_match_bound",
     "round_rng",
+    "settings_class",
+    "settings_from_state",
+    "shown_settings",
+    "strategy_class",
     "strategy_for",
 ]

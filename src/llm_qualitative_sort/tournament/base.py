@@ -4,7 +4,8 @@ A strategy is pure: plain data in, plain data out, no graph, no LLM, no I/O. The
 nodes call it — `pairing` asks for the next `RoundPlan`, `update` hands it the round just
 played, the loop asks whether it has `finished`, `ranking` asks for the final ranks — and
 keep what it returns, a JSON-ready `Standing`, in the checkpointed state. A new strategy is
-one subpackage of `tournament/` implementing `Strategy`, registered in `tournament/__init__`.
+one subpackage of `tournament/`: its settings class (a `StrategySettings`) and its
+`Strategy`, registered in `tournament/registry.py`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from llm_qualitative_sort.models import EarlyStop, EventType, Side
+from llm_qualitative_sort.tournament.settings import StrategySettings
 
 # A strategy's own state between rounds: plain JSON-ready data (lists, numbers, strings).
 Standing = dict[str, Any]
@@ -24,17 +26,7 @@ Standing = dict[str, Any]
 PlayedMatch = Sequence[Any]
 
 
-@dataclass(frozen=True)
-class Settings:
-    """How a run plays, as validated from the user's arguments (see `tournament.checks`)."""
-
-    strategy: str = "elimination"
-    elimination_count: int = 2
-    comparison_rounds: int = 2
-    budget: int | None = None
-    top_k: int | None = None
-    stop_when_settled: bool = False
-    ties: bool = False
+S = TypeVar("S", bound=StrategySettings)
 
 
 @dataclass(frozen=True)
@@ -83,21 +75,21 @@ class Update:
     notes: list[Note] = field(default_factory=list)
 
 
-class Strategy(ABC):
+class Strategy(ABC, Generic[S]):
     """Plays a tournament among `n_items` items (indices 0 … n−1) with `settings`.
 
     Args:
-        settings: The run's settings.
+        settings: The run's settings, of the strategy's own `settings_class`.
         n_items: How many items take part.
         seed: The run's seed; every random choice derives from it (and the round number),
             so a resumed run plays exactly as an uninterrupted one.
     """
 
     name: ClassVar[str]
+    # Its settings (`name` is the same): what the user gives, what a run stores.
+    settings_class: ClassVar[type[StrategySettings]]
     # How its `rank` orders items: "wins" or "bradley_terry" (strengths fitted to the calls).
     native_ranking: ClassVar[str]
-    # Calls per match when the user gives none.
-    default_comparison_rounds: ClassVar[int] = 2
     # Whether it can play without round barriers (`pair_free` and `apply_match`), and if
     # not, why (for the error that refuses schedule="pipelined").
     pipelined: ClassVar[bool] = False
@@ -105,13 +97,13 @@ class Strategy(ABC):
     # Whether players drop out (progress then says how many are left).
     eliminates: ClassVar[bool] = False
 
-    def __init__(self, settings: Settings, n_items: int, seed: int) -> None:
+    def __init__(self, settings: S, n_items: int, seed: int) -> None:
         self.settings = settings
         self.n_items = n_items
         self.seed = seed
 
     @classmethod
-    def check(cls, settings: Settings, n_items: int) -> None:
+    def check(cls, settings: S, n_items: int) -> None:
         """Raise `ValueError` naming the argument when `settings` cannot play `n_items`."""
         del settings, n_items  # every setting is fine unless a strategy says otherwise
 

@@ -8,67 +8,85 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from llm_qualitative_sort.tournament import STRATEGIES, Settings
+from llm_qualitative_sort.tournament.elimination.settings import MAX_LOSSES
+from llm_qualitative_sort.tournament.registry import STRATEGIES, settings_class
+from llm_qualitative_sort.tournament.settings import StrategySettings, positive_int
 
 Ranking = Literal["wins", "bradley_terry"]
 
-# Bounds that keep a run finite and storable: a match of more calls, or more lives, is
-# never what anyone meant, and the seed must fit the 64-bit integers checkpoints store.
-MAX_COMPARISON_ROUNDS = 100
-MAX_ELIMINATION_COUNT = 1000
+# The seed must fit the 64-bit integers checkpoints store.
 SEED_RANGE = (-(2**63), 2**63 - 1)
-MAX_BUDGET = 10**9
+# A flat keyword that the strategies without it have always taken (checked, then unused).
+_TOLERATED = "elimination_count"
 
 
-def check_settings(
-    *,
-    elimination_count: Any = 2,
-    comparison_rounds: Any = None,
-    max_concurrent_requests: Any = 1,
-    strategy: Any = "elimination",
-    budget: Any = None,
-    top_k: Any = None,
-    stop_when_settled: Any = False,
-    ties: Any = False,
-) -> Settings:
-    """The validated settings of a run; `TypeError`/`ValueError` naming a bad argument.
+def check_strategy(strategy: Any = "elimination", **flat: Any) -> StrategySettings:
+    """The settings of a run: `strategy` (a name or a settings object) with flat keywords.
 
-    `comparison_rounds=None` takes the strategy's own default (2 for elimination, 1 for
-    Swiss).
+    `flat` holds the sorter's flat keywords (`elimination_count`, `comparison_rounds`,
+    `budget`, ...; None: not given). With a strategy's name they make its settings, as
+    `Swiss(budget=...)` would, the errors naming the keyword. With a settings object, a
+    flat keyword that says otherwise, or belongs to another strategy, is an error.
+
+    Example:
+        >>> check_strategy("swiss", budget=40, top_k=None)
+        Swiss(budget=40, top_k=None, stop_when_settled=False, calls_per_match=1)
+        >>> check_strategy(check_strategy("swiss", top_k=3), top_k=4)
+        Traceback (most recent call last):
+        ...
+        ValueError: top_k=4 contradicts strategy=Swiss(...): its top_k is 3; give it in one place
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}, "
-                         f"got {strategy!r}")
-    if comparison_rounds is None:
-        comparison_rounds = STRATEGIES[strategy].default_comparison_rounds
-    _positive_int("elimination_count", elimination_count, MAX_ELIMINATION_COUNT)
-    _positive_int("comparison_rounds", comparison_rounds, MAX_COMPARISON_ROUNDS)
-    _positive_int("max_concurrent_requests", max_concurrent_requests)
-    if comparison_rounds % 2 and not (strategy == "swiss" and comparison_rounds == 1):
-        raise ValueError(
-            f"comparison_rounds must be even (half the calls in each order), got "
-            f"{comparison_rounds}; only strategy='swiss' allows 1 call per match"
-        )
-    if budget is not None:
-        _positive_int("budget", budget, MAX_BUDGET)
-    if top_k is not None:
-        _positive_int("top_k", top_k)
-    if not isinstance(stop_when_settled, bool):
-        raise TypeError(f"stop_when_settled must be a bool, got {type(stop_when_settled).__name__}")
+    given = {name: value for name, value in flat.items() if value is not None}
+    if isinstance(strategy, StrategySettings):
+        return _beside(strategy, given)
+    chosen = settings_class(strategy)
+    for keyword, value in given.items():
+        if keyword in chosen.keywords():
+            continue
+        if keyword == _TOLERATED:
+            positive_int(keyword, value, MAX_LOSSES)
+            continue
+        owner, default = _owner(keyword)
+        if value != default:
+            raise ValueError(f"{keyword} applies to strategy={owner!r} only")
+    return chosen.from_keywords(given)
+
+
+def _beside(settings: StrategySettings, given: dict[str, Any]) -> StrategySettings:
+    """`settings`, after refusing the flat keywords given beside it that say otherwise."""
+    fields = {settings.keyword(name): name for name in settings.field_names()}
+    for keyword, value in given.items():
+        if keyword not in fields and value == _owner(keyword)[1]:
+            continue  # another strategy's default says nothing (stop_when_settled=False)
+        if keyword not in fields:
+            raise TypeError(f"{keyword} is not a setting of {type(settings).__name__}: "
+                            f"strategy={settings!r} holds all the strategy's settings")
+        if getattr(settings, fields[keyword]) != value:
+            raise ValueError(f"{keyword}={value!r} contradicts strategy="
+                             f"{type(settings).__name__}(...): its {fields[keyword]} is "
+                             f"{getattr(settings, fields[keyword])!r}; give it in one place")
+    return settings
+
+
+def _owner(keyword: str) -> tuple[str, Any]:
+    """The strategy whose settings have `keyword`, and that field's default."""
+    for name, strategy in STRATEGIES.items():
+        owned = strategy.settings_class
+        for field in owned.field_names():
+            if owned.keyword(field) == keyword:
+                return name, owned.__dataclass_fields__[field].default
+    raise TypeError(f"unknown strategy setting {keyword!r}")
+
+
+def check_ties(ties: Any) -> None:
+    """Refuse a `ties` that is not a bool."""
     if not isinstance(ties, bool):
         raise TypeError(f"ties must be a bool, got {type(ties).__name__}")
-    if strategy != "swiss":
-        _swiss_only(budget=budget, top_k=top_k, stop_when_settled=stop_when_settled or None)
-    elif stop_when_settled and top_k is None:
-        raise ValueError("stop_when_settled needs top_k: the K whose separation ends the run")
-    return Settings(strategy, elimination_count, comparison_rounds, budget, top_k,
-                    stop_when_settled, ties)
 
 
-def _swiss_only(**given: Any) -> None:
-    for name, value in given.items():
-        if value is not None:
-            raise ValueError(f"{name} applies to strategy='swiss' only")
+def check_concurrency(value: Any) -> None:
+    """Refuse a `max_concurrent_requests` that is not a positive int."""
+    positive_int("max_concurrent_requests", value)
 
 
 def check_seed(seed: Any) -> None:
@@ -122,15 +140,6 @@ def _encodable(name: str, text: str) -> None:
             f"{name} is not valid Unicode text: {exc.reason} at character {exc.start} "
             f"({_preview(text)})"
         ) from None
-
-
-def _positive_int(name: str, value: Any, most: int | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    if most is not None and value > most:
-        raise ValueError(f"{name} must be at most {most}, got {value}")
 
 
 def _preview(text: str, width: int = 60) -> str:
@@ -199,7 +208,7 @@ def check_retry_policy(policy: Any) -> None:
     if not isinstance(policy, RetryPolicy):
         raise TypeError("retry_policy must be a langgraph.types.RetryPolicy, got "
                         f"{type(policy).__name__}: {policy!r}")
-    _positive_int("retry_policy.max_attempts", policy.max_attempts)
+    positive_int("retry_policy.max_attempts", policy.max_attempts)
     for name in ("initial_interval", "max_interval"):
         _seconds(f"retry_policy.{name}", getattr(policy, name), zero=True)
     factor = policy.backoff_factor

@@ -62,7 +62,7 @@ class MatchBook:
     """
 
     def __init__(self, items: list[str], comparison_rounds: int, run_id: str,
-                 journal: RunJournal, strategy: Strategy, completed: int, bound: int,
+                 journal: RunJournal, strategy: Strategy[Any], completed: int, bound: int,
                  events: EventSink, round_number: int) -> None:
         self.items, self.run_id, self.journal = items, run_id, journal
         self.strategy, self.events = strategy, events

@@ -39,7 +39,7 @@ class Pipeline:
             segment writes them to the graph's stream.
     """
 
-    def __init__(self, state: TournamentState, strategy: Strategy, settings: CallSettings,
+    def __init__(self, state: TournamentState, strategy: Strategy[Any], settings: CallSettings,
                  run_id: str, events: EventSink) -> None:
         self.items, self.strategy, self.run_id = state["items"], strategy, run_id
         self.journal, self.events = settings.journal, events

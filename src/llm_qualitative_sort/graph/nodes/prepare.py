@@ -8,13 +8,14 @@ from typing import Any
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.providers._prompt_run import input_prompt
-from llm_qualitative_sort.tournament import strategy_for
+from llm_qualitative_sort.tournament import flat_keywords, strategy_for
 from llm_qualitative_sort.tournament.checks import (
     check_criteria,
     check_items,
     check_ranking,
     check_seed,
-    check_settings,
+    check_strategy,
+    check_ties,
 )
 
 
@@ -26,15 +27,10 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
                          'expected {"items": ["text", ...], "criteria": "what makes one better"}')
     items = check_items(state["items"])
     check_criteria(state["criteria"])
-    settings = check_settings(
-        strategy=state.get("strategy", "elimination"),
-        elimination_count=state.get("elimination_count", 2),
-        comparison_rounds=state.get("comparison_rounds"),
-        budget=state.get("budget"),
-        top_k=state.get("top_k"),
-        stop_when_settled=state.get("stop_when_settled", False),
-        ties=state.get("ties", False),
-    )
+    # The input's flat keys make the strategy's settings object, as the sorter's do.
+    settings = check_strategy(state.get("strategy", "elimination"),
+                              **{key: state.get(key) for key in flat_keywords()})
+    check_ties(state.get("ties", False))
     seed = state.get("seed")
     check_seed(seed)
     rng_seed = secrets.randbits(63) if seed is None else seed
@@ -45,10 +41,10 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     ranking = state.get("ranking")
     if ranking is not None:
         check_ranking(ranking, strategy.native_ranking)
+    stored = settings.state()
     update: dict[str, Any] = {
-        "strategy": settings.strategy,
-        "elimination_count": settings.elimination_count,
-        "comparison_rounds": settings.comparison_rounds,
+        # The keys runs have always written here (the strategy's others come in the input).
+        **{key: stored[key] for key in ("strategy", "elimination_count", "comparison_rounds")},
         "rng_seed": rng_seed,
         "schedule": schedule,
         "item_count": len(items),

@@ -12,7 +12,7 @@ SCHEDULES: dict[str, type[Schedule]] = {"rounds": Rounds, "pipelined": Pipelined
 __all__ = ["SCHEDULES", "Pipelined", "Rounds", "Schedule", "check_schedule"]
 
 
-def check_schedule(schedule: Any, strategy: type[Strategy], provider: Any) -> str:
+def check_schedule(schedule: Any, strategy: type[Strategy[Any]], provider: Any) -> str:
     """The schedule's name, or `ValueError` when it is unknown or cannot play the run."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, "

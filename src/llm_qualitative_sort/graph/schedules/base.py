@@ -23,7 +23,7 @@ class Schedule(ABC):
     entry: ClassVar[str]
 
     @classmethod
-    def check(cls, strategy: type[Strategy], provider: Any) -> None:
+    def check(cls, strategy: type[Strategy[Any]], provider: Any) -> None:
         """Raise `ValueError` when this schedule cannot play `strategy` with `provider`."""
         del strategy, provider
 

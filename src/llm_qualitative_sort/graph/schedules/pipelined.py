@@ -30,7 +30,7 @@ class Pipelined(Schedule):
     entry = "play"
 
     @classmethod
-    def check(cls, strategy: type[Strategy], provider: Any) -> None:
+    def check(cls, strategy: type[Strategy[Any]], provider: Any) -> None:
         """Only strategies with pipelined rules, and only live calls."""
         if not strategy.pipelined:
             raise ValueError(f"schedule='pipelined' cannot play strategy={strategy.name!r}: "

@@ -1,4 +1,4 @@
-"""Multi-elimination (the specification's tournament): brackets, pairing, ranking, strategy."""
+"""Multi-elimination (the specification's tournament): settings, brackets, pairing, strategy."""
 
 from llm_qualitative_sort.tournament.elimination.brackets import (
     BracketChange,
@@ -10,11 +10,13 @@ from llm_qualitative_sort.tournament.elimination.brackets import (
 from llm_qualitative_sort.tournament.elimination.free import pair_free_players
 from llm_qualitative_sort.tournament.elimination.pairing import Pairing, pair_round, round_rng
 from llm_qualitative_sort.tournament.elimination.ranking import competition_ranks, final_ranks
-from llm_qualitative_sort.tournament.elimination.strategy import Elimination
+from llm_qualitative_sort.tournament.elimination.settings import Elimination
+from llm_qualitative_sort.tournament.elimination.strategy import EliminationStrategy
 
 __all__ = [
     "BracketChange",
     "Elimination",
+    "EliminationStrategy",
     "Pairing",
     "active_players",
     "apply_match",

@@ -21,7 +21,6 @@ from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
     RoundPlan,
-    Settings,
     Standing,
     Strategy,
     Update,
@@ -41,6 +40,7 @@ from llm_qualitative_sort.tournament.swiss.refine import (
     focus_items,
     wave_pairs,
 )
+from llm_qualitative_sort.tournament.swiss.settings import Swiss
 from llm_qualitative_sort.tournament.swiss.settle import (
     SAMPLES,
     expected_top_k_share,
@@ -63,14 +63,17 @@ def default_budget(n_items: int, comparison_rounds: int = 2) -> int:
     return 2 * (2 * n_items - 1)
 
 
-class Swiss(Strategy):
-    """Swiss rounds on Bradley–Terry strengths, with optional top-K refinement and early stop."""
+class SwissStrategy(Strategy[Swiss]):
+    """Swiss rounds on Bradley–Terry strengths, with optional top-K refinement and early stop.
+
+    One call per match (the settings' default) on twice the pairings beats AB/BA pairs at
+    equal calls (see the strategy study (docs/benchmarks/strategies.md): τ-b 0.907 against
+    0.761 at the N=2 budget).
+    """
 
     name = "swiss"
+    settings_class = Swiss
     native_ranking = "bradley_terry"
-    # One call per match on twice the pairings beats AB/BA pairs at equal calls (see the
-    # strategy study (docs/benchmarks/strategies.md): τ-b 0.907 against 0.761 at the N=2 budget).
-    default_comparison_rounds = 1
     not_pipelined_because = (
         "Swiss pairs every item with its neighbour in strengths refitted to all calls after "
         "each round; items paired as soon as they are free would meet whoever else happens "
@@ -78,17 +81,17 @@ class Swiss(Strategy):
     )
 
     @classmethod
-    def check(cls, settings: Settings, n_items: int) -> None:
+    def check(cls, settings: Swiss, n_items: int) -> None:
         """Top K must leave someone outside; the budget must pay for one match."""
         if settings.top_k is not None and settings.top_k >= n_items:
             raise ValueError(f"top_k must be smaller than the number of items ({n_items}), "
                              f"got {settings.top_k}")
-        if cls._budget(settings, n_items) < settings.comparison_rounds:
-            raise ValueError(f"budget must pay for one match ({settings.comparison_rounds} "
+        if cls._budget(settings, n_items) < settings.calls:
+            raise ValueError(f"budget must pay for one match ({settings.calls} "
                              f"calls), got {settings.budget}")
 
     @staticmethod
-    def _budget(settings: Settings, n_items: int) -> int:
+    def _budget(settings: Swiss, n_items: int) -> int:
         return settings.budget if settings.budget is not None else default_budget(n_items)
 
     @property
@@ -126,7 +129,7 @@ class Swiss(Strategy):
             pairs = pairs[: self._affordable(self.swiss_budget - standing["used"])]
         else:
             pairs = self._wave(standing, evidence)
-        if self.settings.comparison_rounds == 1:
+        if self.settings.calls == 1:
             pairs = orient(pairs, list(evidence.shown_first), rng)
         return RoundPlan(self._fresh(pairs, evidence.meetings), bye)
 
@@ -138,11 +141,11 @@ class Swiss(Strategy):
                             self.settings.top_k)
         left = self.budget - standing["used"]
         per_wave = math.ceil(left / max(self.refine_plan.waves - standing["waves"], 1))
-        calls = self._affordable(min(per_wave, left)) * self.settings.comparison_rounds
-        return wave_pairs(focus, self.settings.comparison_rounds, calls, evidence.meetings)
+        calls = self._affordable(min(per_wave, left)) * self.settings.calls
+        return wave_pairs(focus, self.settings.calls, calls, evidence.meetings)
 
     def _affordable(self, calls: int) -> int:
-        return max(calls, 0) // self.settings.comparison_rounds
+        return max(calls, 0) // self.settings.calls
 
     def _fresh(self, pairs: list[tuple[int, int]], meetings: Counter[tuple[int, int]]
                ) -> list[PlannedMatch]:
@@ -153,14 +156,14 @@ class Swiss(Strategy):
         for a, b in pairs:
             key = pair_key(a, b)
             planned.append(PlannedMatch(a, b, meetings[key] + seen[key]))
-            seen[key] += self.settings.comparison_rounds
+            seen[key] += self.settings.calls
         return planned
 
     def update(self, standing: Standing, history: Sequence[Any]) -> Update:
         """Refit the strengths to every call so far; move to refinement; test for a stop."""
         evidence = gather_evidence(history, self.n_items)
         k = self.settings.top_k
-        cost = self.settings.comparison_rounds
+        cost = self.settings.calls
         refining = k is not None and self.swiss_budget - evidence.calls < cost
         need_errors = k is not None and (refining or self.settings.stop_when_settled)
         fit = fit_bradley_terry(self.n_items, evidence.first, evidence.second,
@@ -212,12 +215,12 @@ class Swiss(Strategy):
     def finished(self, standing: Standing) -> bool:
         """Over when the budget cannot pay for another match, or the top K are settled."""
         left = self.budget - standing["used"]
-        return bool(standing["settled"]) or left < self.settings.comparison_rounds
+        return bool(standing["settled"]) or left < self.settings.calls
 
     def early_stop(self, standing: Standing) -> EarlyStop | None:
         """The top K settled while the budget could still pay for a match."""
         used = int(standing["used"])
-        if not standing["settled"] or self.budget - used < self.settings.comparison_rounds:
+        if not standing["settled"] or self.budget - used < self.settings.calls:
             return None
         assert self.settings.top_k is not None  # settling needs a top K
         return EarlyStop(self.settings.top_k, used, self.budget, standing.get("expected"))

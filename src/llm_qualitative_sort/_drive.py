@@ -1,0 +1,198 @@
+"""Driving the tournament graph to its end: the stream, progress callbacks, stops.
+
+`finish` plays a run of a `QualitativeSorter` (`Runner`) on to its `SortResult`; `drive`
+runs the graph (from its input, or on from its checkpoint) and returns the final state,
+turning a failure into `RunStoppedError` with the reason and the run's id. `Tee` feeds
+`QualitativeSorter.astream`'s queue and then the user's callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import RetryPolicy
+
+from llm_qualitative_sort.cache import ComparisonCache
+from llm_qualitative_sort.errors import RunDetached, RunStoppedError
+from llm_qualitative_sort.graph import TournamentContext, TournamentGraph
+from llm_qualitative_sort.graph.recovery import reroute_lost_step
+from llm_qualitative_sort.models import ProgressEvent, SortResult
+from llm_qualitative_sort.providers._prompt_run import prompt_label
+from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.panel import leaf_judges
+from llm_qualitative_sort.providers.prompt_template import PromptSetup
+from llm_qualitative_sort.results.events import progress_event
+from llm_qualitative_sort.results.from_state import Ranking, batch_discount, sort_result
+from llm_qualitative_sort.results.stops import stop_reason
+from llm_qualitative_sort.stores import RunJournal
+
+ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
+
+
+class Runner(Protocol):
+    """What `finish` reads of a `QualitativeSorter`."""
+
+    provider: LLMProvider
+    max_concurrent_requests: int
+    call_timeout: float | None
+    cache: ComparisonCache | None
+    retry_policy: RetryPolicy
+    on_progress: ProgressCallback | None
+    prompt: PromptSetup
+    ranking: Ranking
+
+    @property
+    def store_path(self) -> Path | None:
+        """The SQLite checkpoint file, or None for other stores."""
+
+
+async def finish(
+    sorter: Runner,
+    graph: TournamentGraph,
+    start: dict[str, Any] | None,
+    config: RunnableConfig,
+    stored: dict[str, Any],
+    journal: RunJournal,
+    started: float,
+) -> SortResult:
+    """Play the run on to its end unless it has ended, and return its `SortResult`.
+
+    `start` is a new run's input (None to go on from the checkpoint); `stored` the state
+    stored so far; `started` when the caller began (`time.perf_counter()`).
+    """
+    run_id = str(config["configurable"]["thread_id"])
+    judge = sorter.provider.model_identity
+    # Calls that name no judge are the first judge's (a single judge names none).
+    started_by = str((start or stored).get("judge") or judge)
+    # Not `snapshot.next`: it is empty too when the last task saved its writes before
+    # a crash and its successors were never scheduled. Only the ranking node writes
+    # `rankings`, so its presence is what marks a finished run.
+    if start is not None or "rankings" not in stored:
+        context = TournamentContext(
+            provider=sorter.provider,
+            max_concurrent_requests=sorter.max_concurrent_requests,
+            call_timeout=sorter.call_timeout,
+            cache=sorter.cache,
+            retry=sorter.retry_policy,
+            run_id=run_id,
+            journal=journal,
+            progress=sorter.on_progress is not None,
+            name_judge=started_by != judge,
+            prompt=sorter.prompt,
+        )
+        try:
+            stored = await drive(graph, start, config, context,
+                                 on_progress=sorter.on_progress, provider=sorter.provider,
+                                 store_path=sorter.store_path)
+        finally:
+            for live in context.live.values():
+                live.close()  # no call goes on after the run returns or stops
+        # The stream ends after LangGraph has saved the last checkpoint, which holds
+        # the whole history: the journal's copy of this run is no longer needed.
+        journal.forget(run_id)
+    elapsed = time.perf_counter() - started
+    judges = leaf_judges(sorter.provider)
+    costs = {j.model_identity: j.estimate_cost for j in judges} if len(judges) > 1 else None
+    if started_by != judge:  # taken over by another judge: the first one's prices are unknown
+        costs = {**(costs or {judge: sorter.provider.estimate_cost}), started_by: _unpriced}
+    return sort_result(stored, run_id, elapsed, sorter.ranking, sorter.provider.estimate_cost,
+                       batch_discount=batch_discount(sorter.provider),
+                       judge=started_by, judge_costs=costs, prompt=prompt_label(sorter.prompt))
+
+
+
+def _unpriced(input_tokens: int, output_tokens: int) -> float | None:
+    """The price function of a judge whose prices are not known."""
+    return None
+
+
+
+async def drive(
+    graph: TournamentGraph,
+    start: dict[str, Any] | None,
+    config: RunnableConfig,
+    context: TournamentContext,
+    *,
+    on_progress: ProgressCallback | None,
+    provider: LLMProvider,
+    store_path: Path | None,
+) -> dict[str, Any]:
+    """Run the graph to its end and return the final state.
+
+    The final state comes from the stream ("values" of the keys a result needs), not
+    from `aget_state`, which would rebuild the history from every stored checkpoint.
+    """
+    try:
+        final = await _stream(graph, start, config, context, on_progress)
+        if "rankings" not in final and await reroute_lost_step(graph, config):
+            final = await _stream(graph, None, config, context, on_progress)
+        if "rankings" not in final:
+            raise RuntimeError("the graph stopped without ranking the items")
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)")
+        exc.run_id = context.run_id  # type: ignore[union-attr]
+        raise
+    except RunDetached:
+        raise  # batch mode with detach: the batch is recorded, the run waits at the provider
+    except Exception as exc:
+        reason = stop_reason(exc, provider, context.journal, store_path)
+        raise RunStoppedError(reason, run_id=context.run_id) from exc
+    return final
+
+
+async def _stream(
+    graph: TournamentGraph,
+    start: dict[str, Any] | None,
+    config: RunnableConfig,
+    context: TournamentContext,
+    on_progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    modes: list[Any] = ["values", "custom"] if on_progress is not None else ["values"]
+    start_input: Any = start
+    final: dict[str, Any] = {}
+    stream: AsyncGenerator[Any, None] = graph.astream(  # type: ignore[assignment]
+        start_input,
+        config,
+        context=context,
+        stream_mode=modes,
+        output_keys=["items", "history", "rankings", "early_stop"],
+        durability="async",
+    )
+    # Close the stream here, not at garbage collection: when the callback raises,
+    # the graph must finish its cleanup before the connections are closed.
+    async with contextlib.aclosing(stream):
+        async for mode, chunk in stream:
+            if mode == "custom":
+                assert on_progress is not None
+                await _notify(on_progress, progress_event(chunk))
+            else:
+                final = chunk
+    return final
+
+
+async def _notify(callback: ProgressCallback, event: ProgressEvent) -> None:
+    outcome = callback(event)
+    if inspect.isawaitable(outcome):
+        await outcome
+
+
+class Tee:
+    """Puts each event on a queue, then passes it to the user's callback, if any."""
+
+    def __init__(
+        self, queue: asyncio.Queue[ProgressEvent | None], then: ProgressCallback | None
+    ) -> None:
+        self._queue = queue
+        self._then = then
+
+    async def __call__(self, event: ProgressEvent) -> None:
+        self._queue.put_nowait(event)
+        if self._then is not None:
+            await _notify(self._then, event)

@@ -1,0 +1,135 @@
+"""A stored run and the sorter that takes it up: what it stores, what must match on resume.
+
+A run keeps its items, criterion, strategy settings, schedule, ties, seed, judge and prompt
+in its state. Resuming it (or sorting its items again under its id) with anything that
+shapes the result set otherwise is refused before any call (`RunMismatchError`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from llm_qualitative_sort.errors import RunMismatchError
+from llm_qualitative_sort.graph import TournamentGraph
+from llm_qualitative_sort.providers._prompt_run import check_same_prompt, prompt_state
+from llm_qualitative_sort.providers.prompt_template import PromptSetup
+from llm_qualitative_sort.tournament import StrategySettings
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a sorter asks of a run, beside its items (as `QualitativeSorter` holds it)."""
+
+    criteria: str
+    settings: StrategySettings
+    schedule: str
+    ties: bool
+    seed: int | None
+    judge: str
+    prompt: PromptSetup
+    allow_judge_change: bool
+    allow_prompt_change: bool
+
+    def stored_settings(self) -> dict[str, Any]:
+        """The settings a run keeps in its state (and must keep when resumed).
+
+        The keys runs have always stored: the strategy's (`StrategySettings.state`), then
+        `ties` only when on and `schedule` only when not "rounds" (runs stored before
+        either existed have none).
+        """
+        settings = self.settings.state()
+        if self.ties:
+            settings["ties"] = True
+        if self.schedule != "rounds":
+            settings["schedule"] = self.schedule
+        return settings
+
+    def start(self, texts: list[str], run_id: str) -> dict[str, Any]:
+        """The input of a new run of `texts` under `run_id` (seeded from it if no seed)."""
+        return {
+            "items": texts,
+            "criteria": self.criteria,
+            **self.stored_settings(),
+            "seed": self.seed if self.seed is not None else seed_for(run_id),
+            "judge": self.judge,
+            **prompt_state(self.prompt),
+        }
+
+    def check_same_run(self, stored: Mapping[str, Any], texts: Sequence[str],
+                       run_id: str) -> None:
+        """Refuse a stored run of other items, judge, prompt or settings than this plan's."""
+        if sorted(texts) != sorted(stored["items"]):
+            raise RunMismatchError(
+                f"run {run_id!r} holds {len(stored['items'])} other items; "
+                "use a new run id for other items"
+            )
+        self.check_same_judge(stored, run_id)
+        check_same_prompt(stored, self.prompt, run_id, self.allow_prompt_change)
+        # Only the keys this strategy's settings own: a Swiss run's stored
+        # `elimination_count` has never been one of its settings.
+        owned = self.settings.owned_keys()
+        expected: dict[str, Any] = {"criteria": self.criteria, **{
+            k: v for k, v in self.settings.state().items() if k in owned}}
+        if self.seed is not None:
+            expected["rng_seed"] = self.seed
+        if stored.get("schedule", "rounds") != self.schedule:
+            raise RunMismatchError(
+                f"run {run_id!r} was started with schedule={stored.get('schedule', 'rounds')!r}"
+                f", not {self.schedule!r}")
+        stored_ties = stored.get("ties", False)
+        if stored_ties != self.ties:
+            raise RunMismatchError(f"run {run_id!r} was started with ties={stored_ties!r}, "
+                                   f"not {self.ties!r}")
+        for name, value in expected.items():
+            if name in stored and stored[name] != value:
+                raise RunMismatchError(
+                    f"run {run_id!r} was started with {name}={stored[name]!r}, "
+                    f"not {value!r}"
+                )
+
+    def check_same_judge(self, stored: Mapping[str, Any], run_id: str) -> None:
+        """Refuse to go on with a judge other than the one that started the run.
+
+        Its verdicts would be mixed with the first judge's into one ranking (and the audit
+        would credit them all to one judge). Runs stored before the judge was recorded
+        are not checked.
+        """
+        started_by = stored.get("judge")
+        if started_by is None or started_by == self.judge:
+            return
+        if not self.allow_judge_change:
+            raise RunMismatchError(
+                f"run {run_id!r} was started by the judge {started_by!r}, not {self.judge!r}: "
+                "resume it with the judge that started it, start a new run, or pass "
+                "allow_judge_change=True to go on with this judge (the ranking then mixes "
+                "both judges' verdicts)"
+            )
+
+
+async def stored_run(graph: TournamentGraph, config: RunnableConfig) -> dict[str, Any]:
+    """The stored state of a run, or {} if none was saved.
+
+    A process killed right after starting can leave a checkpoint whose input writes never
+    reached the disk; its items read back empty, and it counts as not started.
+    """
+    values = (await graph.aget_state(config)).values
+    return dict(values) if values.get("items") else {}
+
+
+def seed_for(run_id: str) -> int:
+    """The seed of a run started without one, derived from its id.
+
+    Not drawn at random: a run killed before its input reached the disk is started again
+    under the same id, and must pair as before so that its journaled calls replay.
+
+    Example:
+        >>> seed_for("a") == seed_for("a") != seed_for("b")
+        True
+    """
+    digest = hashlib.sha256(f"llm-qualitative-sort/seed/{run_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
