@@ -66,8 +66,10 @@ async def test_the_newest_row_of_a_call_wins_and_forget_drops_the_run(postgres_d
 async def test_a_dropped_connection_is_replaced_and_nothing_is_lost(postgres_dsn: str) -> None:
     async with await _journal(postgres_dsn) as (_, journal):
         with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+            # Only this test's database: other tests run beside it on the same server.
             admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
-                          "application_name = 'llm-qualitative-sort' AND pid != pg_backend_pid()")
+                          "application_name = 'llm-qualitative-sort' AND pid != pg_backend_pid() "
+                          "AND datname = current_database()")
         journal.put(_place("a", "b"), _result("A"), cached=False)
         journal.flush()  # fails on the dead connection: kept for the next try
         journal.check()  # tries again on a new connection
