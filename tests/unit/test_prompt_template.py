@@ -47,7 +47,9 @@ def test_an_item_with_template_syntax_is_judged_as_text() -> None:
                                    context={"rubric": "secret"})
     assert system == "Rubric: secret"
     assert item in user and "{{ text_a }}" in user
-    assert "secret" not in user and "49" not in user and "looploop" not in user
+    # The fences carry a random hex tag, which may spell "49": look between them only.
+    shown = "\n".join(line for line in user.splitlines() if not line.startswith("<<<"))
+    assert "secret" not in shown and "49" not in shown and "looploop" not in shown
 
 
 def test_context_values_and_ties_reach_the_template() -> None:
