@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,7 +201,9 @@ def open_sqlite(
     conn: sqlite3.Connection | None = None
     try:
         conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
+        # Short: this blocks the event loop; a lock held longer is reported (and a lease
+        # file's is treated as a held run).
+        wal_mode(conn, 1.0)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
         conn.execute(schema)
@@ -211,12 +214,39 @@ def open_sqlite(
     return conn
 
 
+def is_busy(exc: BaseException) -> bool:
+    """Whether `exc` is SQLite saying another connection holds the lock it needs."""
+    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def wal_mode(conn: sqlite3.Connection, wait: float) -> None:
+    """Switch `conn`'s file to WAL, waiting up to `wait` seconds for another writer.
+
+    Needed because the switch is a lock upgrade: while another process is inside a write
+    (two runs starting on a new file at once), SQLite answers "database is locked" at once
+    instead of waiting its busy timeout, to rule out a deadlock.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(0.02)
+
+
 def unusable_sqlite(path: Path, purpose: str, exc: sqlite3.Error) -> str:
     """Why `path` cannot serve as `purpose`, with what to do when the file itself is bad."""
     message = f"cannot use {path} as {purpose}: {exc}"
     if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
         # SQLITE_NOTADB / SQLITE_CORRUPT: the file is not (or no longer) a database.
         message += " (not an SQLite database, or damaged: move it away or choose another path)"
+    elif is_busy(exc):
+        message += (" (another process is inside a write to this file and did not finish it: "
+                    "one stopped in the middle of it, e.g. suspended with Ctrl-Z, keeps it "
+                    "locked until it is resumed with `fg` or ended; then try again)")
     return message
 
 

@@ -20,6 +20,7 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     RunLockedError,
     RunStoppedError,
+    StorageError,
 )
 from llm_qualitative_sort.leases import SqliteRunLease
 from llm_qualitative_sort.stores import journal as journal_module
@@ -94,3 +95,30 @@ async def test_a_run_whose_journal_another_process_keeps_locked_names_that_not_t
     assert "suspended in the middle of a write to it" in message
     assert "`fg`" in message and "then resume this run" in message
     assert "free space" not in message and "database is locked" not in message
+
+
+async def test_a_checkpoint_file_another_process_keeps_locked_is_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two starts at once: the other one inside a write to the checkpoint file (and, if it
+    stops there, for longer than the wait) gives a message naming that, not a bare "database
+    is locked"; a short write is waited out."""
+    from llm_qualitative_sort.stores import sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "BUSY_SECONDS", 0.3)
+    checkpoint = tmp_path / "runs.sqlite3"
+    other = sqlite3.connect(checkpoint, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
+                               checkpointer=checkpoint, wait_for_run=0)
+    try:
+        with pytest.raises(StorageError, match="another process is inside a write.*Ctrl-Z"):
+            await sorter.sort(ITEMS, run_id="r")
+    finally:
+        other.rollback()
+    monkeypatch.setattr(sqlite_store, "BUSY_SECONDS", 30.0)
+    other.execute("BEGIN IMMEDIATE")
+    asyncio.get_running_loop().call_later(0.5, other.rollback)  # a short write, then done
+    result = await sorter.sort(ITEMS, run_id="r")
+    other.close()
+    assert result.statistics.total_api_calls > 0

@@ -12,7 +12,7 @@ from typing import Any
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from llm_qualitative_sort.cache import unusable_sqlite
+from llm_qualitative_sort.cache import is_busy, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases import RunLease, SqliteRunLease
 from llm_qualitative_sort.stores.base import (
@@ -27,6 +27,8 @@ from llm_qualitative_sort.stores.catalog import RunCatalog
 from llm_qualitative_sort.stores.journal import WAL_LIMIT, Journal, journal_counts
 
 _PURPOSE = "a checkpoint file"
+# How long opening the checkpoint file waits for another process's write (as the journal).
+BUSY_SECONDS = 30.0
 
 
 def journal_path(checkpoint: Path) -> Path:
@@ -142,10 +144,10 @@ class SqliteStore(Store):
         if not create and not path.is_file():
             raise StoreError(f"no runs kept in {path}: the file does not exist")
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(path)
+        conn = await aiosqlite.connect(path, timeout=BUSY_SECONDS)
         try:
             try:
-                await conn.execute("PRAGMA journal_mode=WAL")
+                await _wal_mode(conn)
                 await _tables(conn)
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"cannot read {path} as a checkpoint database: {exc}") from exc
@@ -214,13 +216,14 @@ def _size(path: Path) -> int:
 
 async def _connect(path: Path) -> aiosqlite.Connection:
     try:
-        conn = await aiosqlite.connect(path)
+        # Another process's write (its start, a checkpoint) is waited out, as on the journal.
+        conn = await aiosqlite.connect(path, timeout=BUSY_SECONDS)
     except sqlite3.Error as exc:
         raise StorageError(unusable_sqlite(path, _PURPOSE, exc)) from exc
     try:
         # WAL with synchronous=NORMAL: a commit survives a killed process and costs
         # tens of microseconds instead of an fsync.
-        await conn.execute("PRAGMA journal_mode=WAL")
+        await _wal_mode(conn)
         await conn.execute("PRAGMA synchronous=NORMAL")
         # The WAL is cut back to this size after each copy into the file, so a long run
         # does not leave it at its largest.
@@ -229,6 +232,19 @@ async def _connect(path: Path) -> aiosqlite.Connection:
         await conn.close()
         raise StorageError(unusable_sqlite(path, _PURPOSE, exc)) from exc
     return conn
+
+
+async def _wal_mode(conn: aiosqlite.Connection) -> None:
+    """As `cache.wal_mode`, without blocking the event loop while another process writes."""
+    deadline = asyncio.get_running_loop().time() + BUSY_SECONDS
+    while True:
+        try:
+            await conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or asyncio.get_running_loop().time() >= deadline:
+                raise
+        await asyncio.sleep(0.02)
 
 
 def note_unsaved(exc: BaseException, journal: Any) -> None:
