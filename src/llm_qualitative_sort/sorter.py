@@ -138,6 +138,12 @@ class QualitativeSorter:
             its text.
         context: The mapping a template reads as `{{ context.KEY }}` (the question, a
             reference answer, a rubric...): plain JSON data, stored with the run.
+        verdicts: "hard" (default) counts each call as its verdict (a win, a loss, or
+            half of each for a tie); "soft" makes the Bradley–Terry fit take the judge's
+            probability that the first-shown text wins (read from its log-probabilities,
+            `RoundResult.probability`) as the call's outcome, where the judge returned one;
+            a call without one stays a hard verdict. It changes the Swiss pairings and
+            every ranking made from the fit; elimination's matches are still won by votes.
         allow_prompt_change: Let a resume go on with another template or context than the
             run's (refused by default, before any call, like another judge).
 
@@ -177,6 +183,7 @@ class QualitativeSorter:
         prompt: PromptTemplate | None = None,
         context: Mapping[str, Any] | None = None,
         allow_prompt_change: bool = False,
+        verdicts: str = "hard",
     ) -> None:
         if not isinstance(provider, LLMProvider):
             raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
@@ -185,6 +192,7 @@ class QualitativeSorter:
             strategy=strategy, elimination_count=elimination_count,
             comparison_rounds=comparison_rounds, max_concurrent_requests=max_concurrent_requests,
             budget=budget, top_k=top_k, stop_when_settled=stop_when_settled, ties=ties,
+            verdicts=verdicts,
         )
         if ties and not offers_ties(provider):
             raise TypeError(f"ties=True: {type(provider).__name__}.compare_call takes no `ties` "
@@ -382,7 +390,8 @@ class QualitativeSorter:
             costs = {**(costs or {judge: self.provider.estimate_cost}), started_by: _unpriced}
         return sort_result(stored, run_id, elapsed, self.ranking, self.provider.estimate_cost,
                            batch_discount=batch_discount(self.provider),
-                           judge=started_by, judge_costs=costs, prompt=prompt_label(self.prompt))
+                           judge=started_by, judge_costs=costs, prompt=prompt_label(self.prompt),
+                           verdicts=self.settings.verdicts)
 
     async def _drive(
         self,
@@ -462,6 +471,10 @@ class QualitativeSorter:
             raise RunMismatchError(
                 f"run {run_id!r} was started with schedule={stored.get('schedule', 'rounds')!r}"
                 f", not {self.schedule!r}")
+        if stored.get("verdicts", "hard") != self.settings.verdicts:
+            raise RunMismatchError(f"run {run_id!r} was started with verdicts="
+                                   f"{stored.get('verdicts', 'hard')!r}, not "
+                                   f"{self.settings.verdicts!r}")
         stored_ties = stored.get("ties", False)
         if stored_ties != self.settings.ties:
             raise RunMismatchError(f"run {run_id!r} was started with ties={stored_ties!r}, "
@@ -502,6 +515,8 @@ class QualitativeSorter:
                 del settings[name]
         if not self.settings.ties:  # runs without ties store what they always did
             del settings["ties"]
+        if self.settings.verdicts == "hard":  # likewise runs with hard verdicts
+            del settings["verdicts"]
         return settings
 
     def _where(self) -> str:

@@ -205,7 +205,7 @@ def _time(stamp: str) -> datetime:
 def _tournament_settings(values: dict[str, Any]) -> dict[str, Any]:
     """The settings the checkpoint itself holds (authoritative over any catalog copy)."""
     names = ("criteria", "strategy", "elimination_count", "comparison_rounds", "budget",
-             "top_k", "stop_when_settled", "ties")
+             "top_k", "stop_when_settled", "ties", "verdicts")
     settings = {name: values[name] for name in names if name in values}
     settings["seed"] = values.get("rng_seed")
     if isinstance(values.get("judge"), str):

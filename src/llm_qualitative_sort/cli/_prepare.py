@@ -148,6 +148,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         comparison_rounds=config.comparison_rounds, max_concurrent_requests=config.concurrency,
         budget=config.budget, top_k=config.top_k,
         stop_when_settled=bool(config.stop_when_settled), ties=bool(config.ties),
+        verdicts=config.verdicts or "hard",
     )
     if texts is not None:
         from llm_qualitative_sort.tournament import STRATEGIES

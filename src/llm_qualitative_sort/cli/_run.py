@@ -98,6 +98,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         top_k=config.top_k,
         stop_when_settled=bool(config.stop_when_settled),
         ties=bool(config.ties),
+        verdicts=config.verdicts or "hard",
         max_concurrent_requests=config.concurrency,
         cache=plan.cache,
         on_progress=progress,

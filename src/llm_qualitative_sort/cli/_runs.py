@@ -166,7 +166,7 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
     judge = str(values.get("judge") or ":".join(str(prices[k]) for k in ("provider", "model")
                                                   if prices.get(k)))
     result = sort_result(values, args.run_id, span, ranking, lambda i, o: priced(prices, i, o),
-                         judge=judge)
+                         judge=judge, verdicts=str(values.get("verdicts", "hard")))
     written = write_cli_report(result, config, summary.ids, values["items"])
     print(f"report of run {args.run_id} written to {written}", file=sys.stderr)
     return EXIT_OK

@@ -56,6 +56,8 @@ class TournamentInput(TypedDict):
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
     ties: NotRequired[bool]
+    # "soft": the fit reads each call's probability (absent: "hard").
+    verdicts: NotRequired[str]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # "wins" or "bradley_terry" (as the sorter's `ranking=`); the strategy's own if absent.
@@ -94,6 +96,7 @@ class TournamentState(TypedDict):
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
     ties: NotRequired[bool]
+    verdicts: NotRequired[str]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # Only when the input asks for one (Studio); the sorter ranks its result itself.
@@ -138,6 +141,7 @@ def run_settings(state: TournamentState) -> Settings:
         top_k=state.get("top_k"),
         stop_when_settled=state.get("stop_when_settled", False),
         ties=state.get("ties", False),
+        verdicts=state.get("verdicts", "hard"),
     )
 
 

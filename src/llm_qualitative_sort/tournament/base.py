@@ -35,6 +35,8 @@ class Settings:
     top_k: int | None = None
     stop_when_settled: bool = False
     ties: bool = False
+    # "soft": the Bradley–Terry fit takes a call's probability as its outcome (see `soft`).
+    verdicts: str = "hard"
 
 
 @dataclass(frozen=True)

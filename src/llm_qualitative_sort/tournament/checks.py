@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from llm_qualitative_sort.rating.soft import check_verdicts
 from llm_qualitative_sort.tournament import STRATEGIES, Settings
 
 Ranking = Literal["wins", "bradley_terry"]
@@ -30,6 +31,7 @@ def check_settings(
     top_k: Any = None,
     stop_when_settled: Any = False,
     ties: Any = False,
+    verdicts: Any = "hard",
 ) -> Settings:
     """The validated settings of a run; `TypeError`/`ValueError` naming a bad argument.
 
@@ -62,7 +64,7 @@ def check_settings(
     elif stop_when_settled and top_k is None:
         raise ValueError("stop_when_settled needs top_k: the K whose separation ends the run")
     return Settings(strategy, elimination_count, comparison_rounds, budget, top_k,
-                    stop_when_settled, ties)
+                    stop_when_settled, ties, check_verdicts(verdicts))
 
 
 def _swiss_only(**given: Any) -> None:

@@ -34,6 +34,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         top_k=state.get("top_k"),
         stop_when_settled=state.get("stop_when_settled", False),
         ties=state.get("ties", False),
+        verdicts=state.get("verdicts", "hard"),
     )
     seed = state.get("seed")
     check_seed(seed)
