@@ -11,7 +11,13 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
+from llm_qualitative_sort.audit import (
+    Calibration,
+    JudgeAgreement,
+    JudgeAudit,
+    OrderConsistency,
+    PositionBias,
+)
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.results.rating import Rating
@@ -196,7 +202,9 @@ class Statistics:
     call is not a failed one. A `Statistics` built by hand has none of them.
 
     `early_stop` says why a Swiss run with `stop_when_settled` ended before its budget
-    (None for every other run).
+    (None for every other run). `calibration` reports the judge's soft verdicts: the
+    share of calls that carried a probability and how well those probabilities matched
+    the swapped calls (None when no call carried one).
     """
 
     total_matches: int
@@ -218,6 +226,7 @@ class Statistics:
     largest_tie: int = 0
     early_stop: EarlyStop | None = None
     tied_calls: int = 0
+    calibration: Calibration | None = None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.rating.soft import stored_probability
 from llm_qualitative_sort.results.audit import audit, ties
+from llm_qualitative_sort.results.calibration import calibration
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 from llm_qualitative_sort.tournament.lost_calls import stored_calls
@@ -127,6 +128,7 @@ def statistics(
         order_consistency=found.order_consistency,
         judges=found.judges,
         agreement=found.agreement,
+        calibration=calibration(matches),
         tied_items=tied_items,
         largest_tie=largest_tie,
         early_stop=early_stop,
