@@ -10,7 +10,8 @@ Kendall's τ-b against the true order; mean ± sd over seeds, and the paired per
 difference soft − hard. Also the Brier score of the judge's stated probabilities against
 its own verdicts on the soft runs' calls (the calibration the audit reports).
 
-Writes docs/benchmarks/soft_verdicts.md (table) and docs/benchmarks/soft_verdicts.json.
+Writes docs/benchmarks/soft_verdicts_table.txt (the table the page includes) and
+docs/benchmarks/soft_verdicts.json (every figure).
 
 Usage:
     python scripts/soft_verdicts_study.py [--n 1000] [--seeds 5] [--out docs/benchmarks]
@@ -94,7 +95,7 @@ def main() -> None:
     name = f"soft_verdicts_{args.n}" if args.n != 1000 else "soft_verdicts"
     (args.out / f"{name}.json").write_text(json.dumps(
         {"n": args.n, "seeds": args.seeds, "rows": rows}, indent=1) + "\n")
-    (args.out / f"{name}_table.md").write_text(
+    (args.out / f"{name}_table.txt").write_text(
         f"<!-- written by scripts/soft_verdicts_study.py --n {args.n} --seeds {args.seeds} "
         f"in {elapsed:.0f} s -->\n" + "\n".join(table(rows)) + "\n")
 
