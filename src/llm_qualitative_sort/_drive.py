@@ -47,6 +47,7 @@ class Runner(Protocol):
     on_progress: ProgressCallback | None
     prompt: PromptSetup
     ranking: Ranking
+    verdicts: str
 
     @property
     def store_path(self) -> Path | None:
@@ -104,7 +105,8 @@ async def finish(
         costs = {**(costs or {judge: sorter.provider.estimate_cost}), started_by: _unpriced}
     return sort_result(stored, run_id, elapsed, sorter.ranking, sorter.provider.estimate_cost,
                        batch_discount=batch_discount(sorter.provider),
-                       judge=started_by, judge_costs=costs, prompt=prompt_label(sorter.prompt))
+                       judge=started_by, judge_costs=costs, prompt=prompt_label(sorter.prompt),
+                       verdicts=sorter.verdicts)
 
 
 

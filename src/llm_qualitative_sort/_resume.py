@@ -1,7 +1,7 @@
 """A stored run and the sorter that takes it up: what it stores, what must match on resume.
 
-A run keeps its items, criterion, strategy settings, schedule, ties, seed, judge and prompt
-in its state. Resuming it (or sorting its items again under its id) with anything that
+A run keeps its items, criterion, strategy settings, schedule, ties, verdicts, seed, judge
+and prompt in its state. Resuming it (or sorting its items again under its id) with anything that
 shapes the result set otherwise is refused before any call (`RunMismatchError`).
 """
 
@@ -34,17 +34,20 @@ class RunPlan:
     prompt: PromptSetup
     allow_judge_change: bool
     allow_prompt_change: bool
+    verdicts: str = "hard"
 
     def stored_settings(self) -> dict[str, Any]:
         """The settings a run keeps in its state (and must keep when resumed).
 
         The keys runs have always stored: the strategy's (`StrategySettings.state`), then
-        `ties` only when on and `schedule` only when not "rounds" (runs stored before
-        either existed have none).
+        `ties` and `verdicts` only when not off/hard and `schedule` only when not "rounds"
+        (runs stored before they existed have none).
         """
         settings = self.settings.state()
         if self.ties:
             settings["ties"] = True
+        if self.verdicts != "hard":  # runs with hard verdicts store what they always did
+            settings["verdicts"] = self.verdicts
         if self.schedule != "rounds":
             settings["schedule"] = self.schedule
         return settings
@@ -81,6 +84,9 @@ class RunPlan:
             raise RunMismatchError(
                 f"run {run_id!r} was started with schedule={stored.get('schedule', 'rounds')!r}"
                 f", not {self.schedule!r}")
+        if stored.get("verdicts", "hard") != self.verdicts:
+            raise RunMismatchError(f"run {run_id!r} was started with verdicts="
+                                   f"{stored.get('verdicts', 'hard')!r}, not {self.verdicts!r}")
         stored_ties = stored.get("ties", False)
         if stored_ties != self.ties:
             raise RunMismatchError(f"run {run_id!r} was started with ties={stored_ties!r}, "

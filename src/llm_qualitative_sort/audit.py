@@ -129,3 +129,35 @@ class JudgeAgreement:
     agreeing: int
     share: float | None
     kappa: float | None
+
+
+@dataclass(frozen=True)
+class ReliabilityBin:
+    """Calls whose stated probability lies in [low, high): its mean and how often it held."""
+
+    low: float
+    high: float
+    calls: int
+    stated: float
+    observed: float
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The judge's soft verdicts (probabilities from its log-probabilities) in a run.
+
+    Attributes:
+        soft_calls: Calls with a verdict that carried a probability.
+        share: soft_calls / calls with a verdict (the rest were hard verdicts).
+        pairs: Soft calls scored against the other order of their pair (see
+            `results.calibration`): did the text shown first also win when shown second?
+        brier: Mean squared gap between the stated probability and that outcome (0 is
+            perfect; 0.25 is a constant ½); None without swapped pairs.
+        bins: The reliability table: stated probability against the observed share.
+    """
+
+    soft_calls: int
+    share: float
+    pairs: int
+    brier: float | None
+    bins: tuple[ReliabilityBin, ...] = ()

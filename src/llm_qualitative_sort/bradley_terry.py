@@ -37,6 +37,7 @@ from scipy.special import expit, ndtri
 from llm_qualitative_sort.rating.fit_input import checked_calls, start_vector
 from llm_qualitative_sort.rating.newton import Vector, maximise
 from llm_qualitative_sort.rating.posterior import Normal, normal_approximation
+from llm_qualitative_sort.rating.soft import soft_share
 
 # (first item, second item, share of the observation won by the first: 1, 0 or 0.5)
 Observation = tuple[str, str, float]
@@ -218,13 +219,14 @@ def fit_bradley_terry(
 
 
 def shown_calls(
-    items: Sequence[str], matches: Iterable[PlayedMatch]
+    items: Sequence[str], matches: Iterable[PlayedMatch], soft: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every call with a verdict as `(first, second, first_won)` indices into `items`.
 
     "AB" showed `item_a` first, "BA" showed `item_b` first; a call's winner is in the
     match's own terms ("A" = `item_a`), so the first-shown won when winner and order agree;
-    a tie is a share of ½.
+    a tie is a share of ½. With `soft`, a call that carries the judge's probability
+    (`probability`, that `item_a` wins) counts as that share instead (a soft verdict).
 
     Raises:
         ValueError: A match names an item not in `items`.
@@ -239,6 +241,8 @@ def shown_calls(
             if call.winner is not None:
                 a_first = call.order == "AB"
                 won = first_share(call.winner, a_first)
+                if soft:
+                    won = soft_share(won, getattr(call, "probability", None), a_first, soft)
                 rows.append((a, b, won) if a_first else (b, a, won))
     if not rows:
         return np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0)

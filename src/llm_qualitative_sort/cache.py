@@ -153,6 +153,8 @@ def result_to_dict(result: ComparisonResult) -> dict[str, Any]:
         "raw_response": result.raw_response,
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
+        # Only when there is one: an answer without it is stored exactly as before.
+        **({"probability": result.probability} if result.probability is not None else {}),
     }
 
 

@@ -11,7 +11,13 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
+from llm_qualitative_sort.audit import (
+    Calibration,
+    JudgeAgreement,
+    JudgeAudit,
+    OrderConsistency,
+    PositionBias,
+)
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.results.rating import Rating
@@ -33,6 +39,9 @@ class ComparisonResult:
     "tie" says both meet the criterion equally well; it counts only in a run that allows
     ties (`ties=True`), elsewhere the engine records the call as giving no verdict.
     `None` means the call gave no usable verdict (unparseable or refused answer).
+    `probability` is the judge's own probability that the first-shown text wins (a tie
+    counting half), read from the log-probabilities of its verdict token when the model
+    returned them (see `providers.logprobs`); None when it did not: a hard verdict.
 
     Example:
         >>> ComparisonResult(winner="A", reasoning="A cites evidence.").winner
@@ -44,6 +53,7 @@ class ComparisonResult:
     raw_response: dict[str, Any] = field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
+    probability: float | None = None
 
     def __post_init__(self) -> None:
         # The boundary where a provider's answer enters the tournament: a verdict that is
@@ -73,6 +83,16 @@ def answer_problem(result: Any) -> str:
             return f"{name} must be an int >= 0, got {value!r}"
         if value > TOKENS_LIMIT:  # no store holds more than a signed 64-bit integer
             return f"{name} must be at most 2**63 - 1, got {value!r}"
+    return _probability_problem(result.probability, result.winner)
+
+
+def _probability_problem(value: Any, winner: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, float | int) or not 0 <= value <= 1:
+        return f"probability must be None or a number in [0, 1], got {value!r}"
+    if winner is None:
+        return "probability must be None when the call gave no verdict"
     return ""
 
 
@@ -97,7 +117,9 @@ class RoundResult:
     `cached` is true when the answer came from the user's cache instead of a paid call;
     `batch` when it was paid for through the provider's batch interface (at its price).
     `judge` names the judge that answered (its `model_identity`) when a `PanelProvider`
-    shared the calls; None when the run had one judge.
+    shared the calls; None when the run had one judge. `probability` is the judge's
+    probability (from its log-probabilities) that the match's `item_a` wins, in the
+    match's terms like `winner`; None for a hard verdict (no log-probabilities).
     """
 
     order: Order
@@ -108,6 +130,7 @@ class RoundResult:
     output_tokens: int = 0
     batch: bool = False
     judge: str | None = None
+    probability: float | None = None
 
 
 @dataclass(frozen=True)
@@ -179,7 +202,9 @@ class Statistics:
     call is not a failed one. A `Statistics` built by hand has none of them.
 
     `early_stop` says why a Swiss run with `stop_when_settled` ended before its budget
-    (None for every other run).
+    (None for every other run). `calibration` reports the judge's soft verdicts: the
+    share of calls that carried a probability and how well those probabilities matched
+    the swapped calls (None when no call carried one).
     """
 
     total_matches: int
@@ -201,6 +226,7 @@ class Statistics:
     largest_tie: int = 0
     early_stop: EarlyStop | None = None
     tied_calls: int = 0
+    calibration: Calibration | None = None
 
 
 @dataclass(frozen=True)
@@ -224,6 +250,8 @@ class SortResult:
     statistics: Statistics
     run_id: str = ""
     prompt: str = ""
+    # "soft": the fit behind `scores` read each call's probability where it had one.
+    verdicts: str = "hard"
 
     @cached_property
     def scores(self) -> dict[str, float]:
@@ -262,7 +290,8 @@ class SortResult:
         # are never read (and `import llm_qualitative_sort.models`) should not pay for.
         from llm_qualitative_sort.results.rating import Rating
 
-        return Rating([item for _, group in self.rankings for item in group], self.match_history)
+        return Rating([item for _, group in self.rankings for item in group], self.match_history,
+                      soft=self.verdicts == "soft")
 
 
 class EventType(StrEnum):

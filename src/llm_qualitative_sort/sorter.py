@@ -32,6 +32,7 @@ from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers._prompt_run import check_prompt
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.prompt_template import PromptTemplate
+from llm_qualitative_sort.rating.soft import check_verdicts
 from llm_qualitative_sort.results.from_state import (
     Ranking,
     trivial_result,
@@ -112,6 +113,10 @@ class QualitativeSorter:
             its text.
         context: The mapping a template reads as `{{ context.KEY }}` (the question, a
             reference answer, a rubric...): plain JSON data, stored with the run.
+        verdicts: "hard" (default): each call counts as its verdict; "soft": the Bradley–Terry
+            fits (Swiss pairing, `scores`, rankings by strength) take the judge's probability
+            that the first-shown text wins (`RoundResult.probability`, read from its
+            log-probabilities) where it sent one. Stored with the run, like `ties`.
         allow_prompt_change: Let a resume go on with another template or context than the
             run's (refused by default, before any call, like another judge).
 
@@ -151,6 +156,7 @@ class QualitativeSorter:
         prompt: PromptTemplate | None = None,
         context: Mapping[str, Any] | None = None,
         allow_prompt_change: bool = False,
+        verdicts: str = "hard",
     ) -> None:
         check_judge(provider, ties)
         check_criteria(criteria)
@@ -172,13 +178,10 @@ class QualitativeSorter:
         self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)
         self.provider, self.criteria, self.ties = provider, criteria, ties
-        self.max_concurrent_requests = max_concurrent_requests
-        self.call_timeout = call_timeout
-        self.cache = cache
-        self.on_progress = on_progress
-        self.seed = seed
-        self.retry_policy = retry_policy
-        self.wait_for_run = wait_for_run
+        self.verdicts: str = check_verdicts(verdicts)
+        self.max_concurrent_requests, self.call_timeout = max_concurrent_requests, call_timeout
+        self.cache, self.on_progress, self.seed = cache, on_progress, seed
+        self.retry_policy, self.wait_for_run = retry_policy, wait_for_run
         self._store = open_store(checkpointer)
 
     @property
@@ -199,7 +202,7 @@ class QualitativeSorter:
     def _plan(self) -> RunPlan:
         return RunPlan(self.criteria, self.settings, self.schedule, self.ties, self.seed,
                        self.provider.model_identity, self.prompt, self.allow_judge_change,
-                       self.allow_prompt_change)
+                       self.allow_prompt_change, self.verdicts)
 
     async def sort(self, items: Sequence[str], run_id: str | None = None) -> SortResult:
         """Rank `items`, best first.

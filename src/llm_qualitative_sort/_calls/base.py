@@ -49,15 +49,30 @@ def call_log(
 ) -> list[Any]:
     """A call as the graph stores it (see `graph.state.CallLog`), `winner` in match terms.
 
-    The trailing facts are stored only when there are any: the judge of a panel, and
-    whether a provider batch answered (priced at the batch price).
+    The trailing facts are stored only when there are any: the judge of a panel,
+    whether a provider batch answered (priced at the batch price), and the judge's
+    probability that the match's first item wins (a soft verdict; see `match_probability`).
     """
     log: list[Any] = [order, winner, result.reasoning, cached, result.input_tokens,
                       result.output_tokens]
-    batch = not cached and batch_answer(result)
-    if facts or batch:
-        log.append({**(facts or {}), "batch": True} if batch else facts)
+    stored = dict(facts or {})
+    if not cached and batch_answer(result):
+        stored["batch"] = True
+    if result.probability is not None and winner is not None:
+        stored["probability"] = match_probability(order, result.probability)
+    if stored:
+        log.append(stored)
     return log
+
+
+def match_probability(order: str, first_shown: float) -> float:
+    """The probability that the match's `item_a` wins, from the first-shown text's.
+
+    Example:
+        >>> match_probability("AB", 0.8), round(match_probability("BA", 0.8), 6)
+        (0.8, 0.2)
+    """
+    return first_shown if order == "AB" else 1.0 - first_shown
 
 
 class AnswerSink(Protocol):

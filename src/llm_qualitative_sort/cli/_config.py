@@ -60,6 +60,7 @@ class RunConfig:
     top_k: int | None = _setting(None, fixed=True)
     stop_when_settled: bool | None = _setting(None, fixed=True)
     ties: bool | None = _setting(None, fixed=True)
+    verdicts: str | None = _setting(None, fixed=True)
     # The judge's prompt: a template file or "builtin:LANG", and the JSON file of its
     # context. Kept as paths: a resume reads them again, and the run refuses changed ones.
     prompt: str | None = _setting(None, fixed=True)
@@ -116,7 +117,7 @@ class RunConfig:
 
         # The strategies' settings by their flat keywords, as a stored run keeps them.
         shown = ("criteria", "provider", "model", "strategy", *flat_keywords(), "ties", "seed",
-                 "ranking", "prompt", "context")
+                 "ranking", "prompt", "context", "verdicts")
         settings = {name: getattr(self, name) for name in shown
                     if getattr(self, name) is not None or name in ("model", "seed")}
         if self.judges:

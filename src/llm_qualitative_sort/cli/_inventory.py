@@ -205,7 +205,7 @@ def _time(stamp: str) -> datetime:
 
 def _tournament_settings(values: dict[str, Any]) -> dict[str, Any]:
     """The settings the checkpoint itself holds (authoritative over any catalog copy)."""
-    names = ("criteria", "strategy", *flat_keywords(), "ties")
+    names = ("criteria", "strategy", *flat_keywords(), "ties", "verdicts")
     settings = {name: values[name] for name in names if name in values}
     settings["seed"] = values.get("rng_seed")
     if isinstance(values.get("judge"), str):

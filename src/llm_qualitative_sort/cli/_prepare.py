@@ -29,6 +29,7 @@ from llm_qualitative_sort.cli._settings import (
     read_config_file,
     read_environment,
 )
+from llm_qualitative_sort.rating.soft import check_verdicts
 from llm_qualitative_sort.registry import BATCH_PROVIDERS
 from llm_qualitative_sort.tournament import strategy_class
 from llm_qualitative_sort.tournament.checks import check_concurrency, check_ties
@@ -147,6 +148,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     settings = config.strategy_settings()
     check_concurrency(config.concurrency)
     check_ties(bool(config.ties))
+    check_verdicts(config.verdicts or "hard")
     if texts is not None:
         strategy_class(settings).check(settings, len(texts))
     _check_numbers(config)

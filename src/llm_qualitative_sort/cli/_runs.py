@@ -167,7 +167,7 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
     judge = str(values.get("judge") or ":".join(str(prices[k]) for k in ("provider", "model")
                                                   if prices.get(k)))
     result = sort_result(values, args.run_id, span, ranking, lambda i, o: priced(prices, i, o),
-                         judge=judge)
+                         judge=judge, verdicts=str(values.get("verdicts", "hard")))
     written = write_cli_report(result, config, summary.ids, values["items"])
     print(f"report of run {args.run_id} written to {written}", file=sys.stderr)
     return EXIT_OK
@@ -219,6 +219,8 @@ def _settings_text(settings: dict[str, Any]) -> str:
                   f"K={settings.get('comparison_rounds')}"]
     if settings.get("ties"):
         parts.append("ties")
+    if settings.get("verdicts") == "soft":
+        parts.append("soft-verdicts")
     if settings.get("ranking") == "bradley_terry":
         parts.append("bt")
     return " ".join(parts)

@@ -61,6 +61,8 @@ class TournamentInput(TypedDict):
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
     ties: NotRequired[bool]
+    # "soft": the fit reads each call's probability (absent: "hard").
+    verdicts: NotRequired[str]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # "wins" or "bradley_terry" (as the sorter's `ranking=`); the strategy's own if absent.
@@ -99,6 +101,7 @@ class TournamentState(TypedDict):
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
     ties: NotRequired[bool]
+    verdicts: NotRequired[str]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # Only when the input asks for one (Studio); the sorter ranks its result itself.
@@ -140,4 +143,5 @@ def run_settings(state: TournamentState) -> StrategySettings:
 
 def run_strategy(state: TournamentState) -> Strategy[Any]:
     """The strategy playing this run."""
-    return strategy_for(run_settings(state), len(state["items"]), state["rng_seed"])
+    return strategy_for(run_settings(state), len(state["items"]), state["rng_seed"],
+                        soft=state.get("verdicts", "hard") == "soft")

@@ -22,6 +22,8 @@ class _Answer:
     input_tokens: int = 0
     output_tokens: int = 0
     problem: str = ""
+    # P(first-shown wins) read from the answer's log-probabilities, if it had any.
+    probability: float | None = None
 
 
 def _result(answers: list[_Answer]) -> ComparisonResult:
@@ -31,7 +33,8 @@ def _result(answers: list[_Answer]) -> ComparisonResult:
     raw = dict(last.raw, answers=len(answers))
     if last.verdict is not None:
         return ComparisonResult(
-            last.verdict.winner, last.verdict.reasoning, raw, tokens_in, tokens_out
+            last.verdict.winner, last.verdict.reasoning, raw, tokens_in, tokens_out,
+            last.probability,
         )
     reasoning = f"no usable verdict after {len(answers)} answer(s): {last.problem}"
     return ComparisonResult(None, reasoning, raw, tokens_in, tokens_out)

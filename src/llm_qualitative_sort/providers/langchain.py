@@ -35,6 +35,12 @@ from llm_qualitative_sort.providers._failures import (
     redact,
     status_of,
 )
+from llm_qualitative_sort.providers._logprob_request import (
+    is_logprob_refusal,
+    read_soft_verdict,
+    with_logprobs,
+    without_logprobs,
+)
 from llm_qualitative_sort.providers._prompt import (
     PROMPT_VERSION,
     TieVerdict,
@@ -59,6 +65,8 @@ _KEY_FIELDS = ("openai_api_key", "google_api_key", "anthropic_api_key", "api_key
 class _LoopState:
     chat: BaseChatModel
     runnables: dict[str, Runnable[Any, Any]] = field(default_factory=dict)
+    # The chat model that asks for log-probabilities (None: it cannot ask), built once.
+    logprob_chat: BaseChatModel | None = None
 
 
 class LangChainProvider(LLMProvider):
@@ -83,6 +91,9 @@ class LangChainProvider(LLMProvider):
         requests_per_second: Client-side rate limit (LangChain's `InMemoryRateLimiter`).
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
+        logprobs: Ask for log-probabilities where the client can (OpenAI, Gemini), to read
+            the soft verdict `ComparisonResult.probability`; a server that refuses them is
+            asked again without, and not asked for them again (see `_logprob_request`).
 
     Example:
         >>> from langchain_core.language_models import GenericFakeChatModel
@@ -107,6 +118,7 @@ class LangChainProvider(LLMProvider):
         requests_per_second: float | None = None,
         input_price_per_million: float | None = None,
         output_price_per_million: float | None = None,
+        logprobs: bool = True,
     ) -> None:
         if not methods or any(m not in ALL_METHODS for m in methods):
             raise ValueError(f"methods must be a non-empty subset of {ALL_METHODS}, got {methods}")
@@ -131,6 +143,8 @@ class LangChainProvider(LLMProvider):
             else None
         )
         self.prices = (input_price_per_million, output_price_per_million)
+        # Turned off for good when the server refuses them (per provider, so per model).
+        self.logprobs = logprobs
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
         )
@@ -179,9 +193,15 @@ class LangChainProvider(LLMProvider):
         rejected: list[dict[str, Any]] = []
         while True:
             index = self._method_index
+            asked_logprobs = self.logprobs
             try:
                 answer = await self._invoke(self.methods[index], messages, ties)
             except Exception as exc:
+                if asked_logprobs and is_logprob_refusal(exc):
+                    # Not an answer and not a failure: asked again at once without them.
+                    rejected.append(self._rejection("logprobs", exc))
+                    self.logprobs = False
+                    continue
                 if is_format_rejection(exc) and index + 1 < len(self.methods):
                     # A refusal of the format is not an answer (nothing to pay, nothing to
                     # retry as is): the next method is asked at once. Concurrent calls may
@@ -198,7 +218,7 @@ class LangChainProvider(LLMProvider):
                 answer.raw["rejected"] = rejected
             return answer
 
-    def _rejection(self, method: Method, exc: BaseException) -> dict[str, Any]:
+    def _rejection(self, method: str, exc: BaseException) -> dict[str, Any]:
         detail = redact(" ".join(f"{type(exc).__name__}: {exc}".split()), self._secret())
         return {"method": method, "status": status_of(exc), "error": detail[:300]}
 
@@ -227,13 +247,14 @@ class LangChainProvider(LLMProvider):
             "content": message.content,
             "tool_calls": message.tool_calls,
             "refusal": message.additional_kwargs.get("refusal"),
-            "response_metadata": {
-                k: v for k, v in message.response_metadata.items() if k != "headers"
-            },
+            "response_metadata": without_logprobs(message.response_metadata),
             "usage": usage,
         }
         if problem:
             raw["problem"] = problem
+        probability, labels = read_soft_verdict(message) if verdict is not None else (None, {})
+        if labels:
+            raw["verdict_logprobs"] = labels
         if verdict is not None:
             verdict = verdict.model_copy(
                 update={"reasoning": redact(verdict.reasoning, self._secret())}
@@ -245,18 +266,21 @@ class LangChainProvider(LLMProvider):
             int(usage.get("input_tokens", 0)),
             int(usage.get("output_tokens", 0)),
             redact(problem, self._secret()),
+            probability,
         )
 
     def _runnable(self, method: Method, ties: bool = False) -> Runnable[Any, Any]:
         state = self._loop_state()
-        name = f"{method}+ties" if ties else method
+        chat = state.logprob_chat if self.logprobs else None
+        name = (f"{method}+ties" if ties else method) + ("+logprobs" if chat else "")
+        chat = chat or state.chat
         if name not in state.runnables:
             if method == "text":
-                state.runnables[name] = state.chat
+                state.runnables[name] = chat
             else:
-                state.runnables[name] = state.chat.with_structured_output(
+                state.runnables[name] = chat.with_structured_output(
                     verdict_schema(ties), method=method, include_raw=True,
-                    **_strict(state.chat, method)
+                    **_strict(chat, method)
                 )
         return state.runnables[name]
 
@@ -266,6 +290,7 @@ class LangChainProvider(LLMProvider):
         if state is None:
             source = self._source
             state = _LoopState(source if isinstance(source, BaseChatModel) else source())
+            state.logprob_chat = with_logprobs(state.chat) if self.logprobs else None
             self._loops[loop] = state
             if self._api_key is None:
                 # Built by a factory: only now can we learn the key to mask in answers.

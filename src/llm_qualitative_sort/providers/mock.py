@@ -19,6 +19,12 @@ from llm_qualitative_sort.providers._mock_flaws import (
     check_share,
     keyed_rng,
 )
+from llm_qualitative_sort.providers._mock_logprobs import (
+    LogprobMode,
+    check_mode,
+    judged_probability,
+    with_probability,
+)
 from llm_qualitative_sort.providers.base import LLMProvider
 
 Latency = float | tuple[float, float]
@@ -96,6 +102,10 @@ class MockLLMProvider(LLMProvider):
         refusal_rate: Share of refused calls, or a (low, high) range of per-pair shares.
         tie_margin: In a run that allows ties, a call whose two noisy scores differ by
             less than this answers "tie" (0: never). Runs without ties ignore it.
+        logprobs: None (default: no probabilities, today's mock), "calibrated" or
+            "overconfident": each verdict also states P(first wins), drawn from the same
+            latent scores (see `_mock_logprobs`); the verdicts are unchanged.
+        sharpness: How far "overconfident" pushes the probabilities: σ(k·logit p).
 
     Example:
         >>> import asyncio
@@ -122,6 +132,8 @@ class MockLLMProvider(LLMProvider):
         wrong_rate: float = 0.0,
         refusal_rate: Share = 0.0,
         tie_margin: float = 0.0,
+        logprobs: LogprobMode | None = None,
+        sharpness: float = 3.0,
     ) -> None:
         super().__init__(model="mock")
         check_share("position_bias", position_bias)
@@ -133,6 +145,8 @@ class MockLLMProvider(LLMProvider):
         if not tie_margin >= 0:
             raise ValueError(f"tie_margin must be >= 0, got {tie_margin!r}")
         self.tie_margin = tie_margin
+        check_mode(logprobs, sharpness)
+        self.logprobs, self.sharpness = logprobs, float(sharpness)
         self.latency = _check_latency(latency)
         self.position_bias = position_bias
         self.failure_rate = failure_rate
@@ -180,6 +194,7 @@ class MockLLMProvider(LLMProvider):
             f"MockLLMProvider:seed={self.seed}:sd={self.noise_stddev}"
             f":bias={self.position_bias}:score={self._score is not None}"
             f"{self._flaws.identity()}"
+            + (f":logprobs={self.logprobs}:k={self.sharpness}" if self.logprobs else "")
         )
 
     def tie_identity(self) -> str:
@@ -238,7 +253,12 @@ class MockLLMProvider(LLMProvider):
         reasoning = f"A scored {noisy_a:.2f}, B scored {noisy_b:.2f}."
         verdict = ComparisonResult(winner=winner, reasoning=reasoning, raw_response=raw)
         flaw = self._flaws.call_flaw(self.seed, item_a, item_b, repetition)
-        return verdict if flaw is None else _flawed(verdict, flaw, value_a, value_b)
+        verdict = verdict if flaw is None else _flawed(verdict, flaw, value_a, value_b)
+        if self.logprobs is None:
+            return verdict
+        stated = judged_probability(self.logprobs, (self.seed, item_a, item_b, repetition),
+                                    value_a - value_b, noisy_a - noisy_b, stddev, self.sharpness)
+        return with_probability(verdict, stated)
 
     def value(self, text: str) -> float:
         """The hidden true value of a text."""

@@ -115,7 +115,7 @@ def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str
 
 # The audit's records have a section of their own (the trust section).
 _AUDIT_FIELDS = {"position_bias", "order_consistency", "judges", "agreement", "tied_items",
-                 "largest_tie", "early_stop"}
+                 "largest_tie", "early_stop", "calibration"}
 
 
 def _statistics(result: SortResult, words: Words) -> str:

@@ -6,7 +6,14 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
+from llm_qualitative_sort.audit import (
+    Calibration,
+    JudgeAgreement,
+    JudgeAudit,
+    OrderConsistency,
+    PositionBias,
+    ReliabilityBin,
+)
 from llm_qualitative_sort.models import (
     EarlyStop,
     MatchResult,
@@ -113,6 +120,9 @@ def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
         fields["order_consistency"] = OrderConsistency(**fields["order_consistency"])
     if fields.get("early_stop") is not None:
         fields["early_stop"] = EarlyStop(**fields["early_stop"])
+    if fields.get("calibration") is not None:
+        bins = tuple(ReliabilityBin(**b) for b in fields["calibration"].get("bins", ()))
+        fields["calibration"] = Calibration(**{**fields["calibration"], "bins": bins})
     fields["judges"] = tuple(_judge(entry) for entry in fields.get("judges", ()))
     fields["agreement"] = tuple(
         JudgeAgreement(**{**entry, "judges": tuple(entry["judges"])})

@@ -15,7 +15,9 @@ from llm_qualitative_sort.models import (
 )
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.rating.soft import stored_probability
 from llm_qualitative_sort.results.audit import audit, ties
+from llm_qualitative_sort.results.calibration import calibration
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 from llm_qualitative_sort.tournament.lost_calls import stored_calls
@@ -36,16 +38,18 @@ def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> Ma
 
 def _with_facts(call: Sequence[Any]) -> RoundResult:
     """A stored call with its trailing facts: the judge it names, whether a batch answered."""
-    judge, batch = None, False
+    judge, batch, probability = None, False, None
     for value in call[6:]:
         if isinstance(value, dict):
             judge = value["judge"] if isinstance(value.get("judge"), str) else judge
             batch = batch or value.get("batch") is True
+            probability = stored_probability(value, probability)
         elif value == "batch":  # the form of runs stored before the facts dict
             batch = True
     order, winner, reasoning, cached, input_tokens, output_tokens = call[:6]
     return RoundResult(order, winner, reasoning, cached, input_tokens, output_tokens,
-                       batch=batch, judge=judge)
+                       batch=batch, judge=judge,
+                       probability=None if winner is None else probability)
 
 
 def history_matches(items: Sequence[str], history: Sequence[RoundLog]) -> list[MatchResult]:
@@ -123,6 +127,7 @@ def statistics(
         order_consistency=found.order_consistency,
         judges=found.judges,
         agreement=found.agreement,
+        calibration=calibration(matches),
         tied_items=tied_items,
         largest_tie=largest_tie,
         early_stop=early_stop,
@@ -194,6 +199,7 @@ def sort_result(
     judge: str = "",
     judge_costs: Mapping[str, CostEstimate | None] | None = None,
     prompt: str = "",
+    verdicts: str = "hard",
 ) -> SortResult:
     """The `SortResult` of a finished run from its final state.
 
@@ -204,7 +210,7 @@ def sort_result(
     history: list[RoundLog] = values.get("history", [])
     matches = history_matches(items, history)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
-    rating = Rating(items, matches)
+    rating = Rating(items, matches, soft=verdicts == "soft")
     scores = None
     if ranking == "bradley_terry":
         scores = rating.scores()
@@ -213,7 +219,7 @@ def sort_result(
                        batch_discount=batch_discount, rankings=rankings, judge=judge,
                        judge_costs=judge_costs, strengths=rating.scores,
                        early_stop=_early_stop(values.get("early_stop")))
-    result = SortResult(rankings, matches, stats, run_id, prompt)
+    result = SortResult(rankings, matches, stats, run_id, prompt, verdicts)
     result.__dict__["_rating"] = rating  # the fits made so far are kept, not made again
     if scores is not None:
         result.__dict__["scores"] = scores

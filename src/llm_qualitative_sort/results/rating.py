@@ -35,11 +35,14 @@ class Rating:
     Args:
         items: The ranked items (any order; they are fitted in text order).
         matches: Every match of the run.
+        soft: Fit each call's probability as its outcome where it has one (soft verdicts).
     """
 
-    def __init__(self, items: Sequence[str], matches: Sequence[PlayedMatch]) -> None:
+    def __init__(self, items: Sequence[str], matches: Sequence[PlayedMatch],
+                 soft: bool = False) -> None:
         self.items = sorted(items)
         self._matches = matches
+        self.soft = soft
         self._cheap: BradleyTerryFit | None = None
         self._full: BradleyTerryFit | None = None
 
@@ -49,7 +52,7 @@ class Rating:
             return self._full
         if not uncertainty and self._cheap is not None:
             return self._cheap
-        calls = shown_calls(self.items, self._matches)
+        calls = shown_calls(self.items, self._matches, self.soft)
         fitted = fit_bradley_terry(len(self.items), *calls, uncertainty=uncertainty)
         if uncertainty:
             self._full = fitted

@@ -57,7 +57,7 @@ _HOLDER = (f"SELECT run_id, host, pid, started, heartbeat, token, space, "
 # before it fails and is tried again by `check`. The event loop waits meanwhile.
 _LOCK_MS = 3 * IDLE_IN_TRANSACTION_MS
 # [match, call, shown, winner, reasoning, raw answer, input tokens, output tokens, cached,
-# facts (a dict, or None)]
+# facts (a dict, or None), probability (the soft verdict or None; absent in older entries)]
 Entry = list[Any]
 
 
@@ -66,7 +66,7 @@ def entry(place: CallPlace, result: ComparisonResult, cached: bool,
     """A call as the journal keeps it."""
     return [place.match, place.call, place.shown, result.winner, result.reasoning,
             result.raw_response, result.input_tokens, result.output_tokens, cached,
-            facts or None]
+            facts or None, result.probability]
 
 
 def decode(kept: Entry, source: str) -> Answer:
@@ -74,7 +74,8 @@ def decode(kept: Entry, source: str) -> Answer:
     winner, reasoning, raw, input_tokens, output_tokens, cached = kept[3:9]
     facts = kept[9] if len(kept) > 9 and isinstance(kept[9], dict) else {}
     data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
-            "input_tokens": input_tokens, "output_tokens": output_tokens}
+            "input_tokens": input_tokens, "output_tokens": output_tokens,
+            "probability": kept[10] if len(kept) > 10 else None}
     return result_from_dict(data, source), bool(cached), dict(facts)
 
 

@@ -34,8 +34,9 @@ from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.models import ComparisonResult
 
 # One row per group commit and round: its calls as a MessagePack list of records
-# [match, call, shown, winner, reasoning, raw, input tokens, output tokens, cached, facts]
-# (facts: a dict, or None for most calls). A commit
+# [match, call, shown, winner, reasoning, raw, input tokens, output tokens, cached, facts,
+# probability] (facts: a dict, or None for most calls; probability: the soft verdict or
+# None, absent from journals written before it). A commit
 # costs a write per page of the WAL, so one row of many records beats many small rows;
 # rows have no index besides the rowid for the same reason (the table stays small).
 _CALLS = """CREATE TABLE IF NOT EXISTS calls (
@@ -195,7 +196,7 @@ class Journal:
             return
         record = [place.match, place.call, place.shown, result.winner, result.reasoning,
                   result.raw_response, result.input_tokens, result.output_tokens, cached,
-                  facts or None]
+                  facts or None, result.probability]
         key = (run_id, number)
         if key in self._records:
             self._records[key].append(record)
@@ -396,7 +397,8 @@ class Journal:
                     record[:9])
                 facts = record[9] if len(record) > 9 and isinstance(record[9], dict) else {}
                 data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
-                        "input_tokens": tokens_in, "output_tokens": tokens_out}
+                        "input_tokens": tokens_in, "output_tokens": tokens_out,
+                        "probability": record[10] if len(record) > 10 else None}
                 entries[match, call] = (shown, result_from_dict(data, source), bool(cached),
                                         facts)
         found = self._pairings[run_id]

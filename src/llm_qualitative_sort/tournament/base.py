@@ -97,10 +97,12 @@ class Strategy(ABC, Generic[S]):
     # Whether players drop out (progress then says how many are left).
     eliminates: ClassVar[bool] = False
 
-    def __init__(self, settings: S, n_items: int, seed: int) -> None:
+    def __init__(self, settings: S, n_items: int, seed: int, *, soft: bool = False) -> None:
         self.settings = settings
         self.n_items = n_items
         self.seed = seed
+        # The run's verdicts are soft: a fit takes each call's probability where it has one.
+        self.soft = soft
 
     @classmethod
     def check(cls, settings: S, n_items: int) -> None:

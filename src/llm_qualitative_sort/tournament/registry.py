@@ -31,7 +31,8 @@ def settings_class(name: str) -> type[StrategySettings]:
     return STRATEGIES[name].settings_class
 
 
-def strategy_for(settings: StrategySettings, n_items: int, seed: int) -> Strategy[Any]:
+def strategy_for(settings: StrategySettings, n_items: int, seed: int, *,
+                 soft: bool = False) -> Strategy[Any]:
     """The strategy that plays `settings` among `n_items` items with `seed`.
 
     Example:
@@ -39,7 +40,7 @@ def strategy_for(settings: StrategySettings, n_items: int, seed: int) -> Strateg
         >>> strategy_for(Swiss(top_k=3), n_items=8, seed=1).name
         'swiss'
     """
-    return strategy_class(settings)(settings, n_items, seed)
+    return strategy_class(settings)(settings, n_items, seed, soft=soft)
 
 
 def flat_keywords() -> list[str]:

@@ -69,6 +69,10 @@ class FakeJudge:
     refuse_item: str | None = None  # every request showing this text is refused
     retry_after: str | None = "0"
     slow_seconds: float = 1.0
+    # Log-probabilities sent at the verdict token when asked for (label → logprob), and
+    # whether the server refuses the request for them (as Gemini does for some models).
+    logprobs: dict[str, float] | None = None
+    refuse_logprobs: bool = False
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -201,6 +205,9 @@ class OpenAIDialect:
         if method in judge.reject:
             status = judge.reject_status
             return h.send_json(status, cls.error(status, REFUSALS[method]), {})
+        if body.get("logprobs") and judge.refuse_logprobs:
+            return h.send_json(400, cls.error(400, "logprobs is not supported with this model"),
+                               {})
         if texts is None:
             return h.send_json(400, cls.error(400, "no fenced texts in the prompt"), {})
         message: dict[str, Any] = {"role": "assistant", "content": None}
@@ -219,10 +226,16 @@ class OpenAIDialect:
             ]
         else:
             message["content"] = answer
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
+        if body.get("logprobs") and judge.logprobs and message["content"]:
+            choice["logprobs"] = {"content": [
+                {"token": piece, "logprob": chosen, "bytes": None,
+                 "top_logprobs": [{"token": t, "logprob": z, "bytes": None} for t, z in top]}
+                for piece, chosen, top in verdict_tokens(message["content"], judge.logprobs)]}
         payload = {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": judge.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "choices": [choice],
             "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
         }
         if judge.echo_key:
@@ -268,6 +281,10 @@ class GeminiDialect:
         if method in judge.reject:
             status = judge.reject_status
             return h.send_json(status, cls.error(status, REFUSALS[method]), {})
+        config = body.get("generationConfig") or {}
+        if config.get("responseLogprobs") and judge.refuse_logprobs:
+            message = f"Logprobs is not enabled for models/{judge.model}"
+            return h.send_json(400, cls.error(400, message), {})
         if texts is None:
             return h.send_json(400, cls.error(400, "no fenced texts in the prompt"), {})
         answer = json.dumps(judge.verdict(texts), ensure_ascii=False)
@@ -280,6 +297,13 @@ class GeminiDialect:
         candidate: dict[str, Any] = {
             "content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0,
         }
+        if config.get("responseLogprobs") and judge.logprobs and method != "function_calling":
+            tokens = verdict_tokens(answer, judge.logprobs)
+            candidate["logprobsResult"] = {
+                "topCandidates": [{"candidates": [{"token": t, "logProbability": z}
+                                                  for t, z in top]} for _, _, top in tokens],
+                "chosenCandidates": [{"token": piece, "logProbability": chosen}
+                                     for piece, chosen, _ in tokens]}
         if fault == "refusal":
             candidate = {"finishReason": "SAFETY", "index": 0}
         payload = {
@@ -302,3 +326,24 @@ class GeminiDialect:
             assert {"reasoning", "winner"} <= set(schema.get("properties", {})), config
             return "json_schema"
         return "function_calling" if body.get("tools") else "text"
+
+
+Pieces = list[tuple[str, float, list[tuple[str, float]]]]
+
+
+def verdict_tokens(answer: str, labels: dict[str, float]) -> Pieces:
+    """`answer` cut into tokens as a tokenizer might, with `labels` at the verdict token.
+
+    The winner's opening quote is glued to its value (`"A`), as BPE tokenizers often do;
+    the verdict token's alternatives are the labels (each with its quote) and a stray
+    token that spells none; every other token is certain.
+    """
+    start = answer.rindex('"winner"')
+    value = answer.index('"', answer.index(":", start)) + 1
+    cut = [answer[i:min(i + 4, value - 1)] for i in range(0, value - 1, 4)]
+    head = [(piece, 0.0, [(piece, 0.0)]) for piece in cut]
+    winner = answer[value:answer.index('"', value)]
+    top = [(f'"{label}', z) for label, z in labels.items()] + [('"The', -9.0)]
+    chosen = labels.get(winner, -1.0)
+    tail = answer[value + len(winner):]
+    return [*head, (f'"{winner}', chosen, top), (tail, 0.0, [(tail, 0.0)])]

@@ -8,6 +8,7 @@ from typing import Any
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.providers._prompt_run import input_prompt
+from llm_qualitative_sort.rating.soft import check_verdicts
 from llm_qualitative_sort.tournament import flat_keywords, strategy_for
 from llm_qualitative_sort.tournament.checks import (
     check_criteria,
@@ -31,6 +32,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     settings = check_strategy(state.get("strategy", "elimination"),
                               **{key: state.get(key) for key in flat_keywords()})
     check_ties(state.get("ties", False))
+    check_verdicts(state.get("verdicts", "hard"))
     seed = state.get("seed")
     check_seed(seed)
     rng_seed = secrets.randbits(63) if seed is None else seed

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from llm_qualitative_sort.rating.soft import call_probability, soft_share
 from llm_qualitative_sort.tournament.lost_calls import stored_calls
 
 
@@ -35,8 +36,12 @@ def pair_key(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
 
 
-def gather_evidence(history: Iterable[Any], n_items: int) -> Evidence:
-    """One pass over the rounds of a run (each a dict with "matches")."""
+def gather_evidence(history: Iterable[Any], n_items: int, soft: bool = False) -> Evidence:
+    """One pass over the rounds of a run (each a dict with "matches").
+
+    With `soft`, a call that stored the judge's probability counts as that share of a win
+    (see `rating.soft`); every other call is its hard verdict.
+    """
     first: list[int] = []
     second: list[int] = []
     won: list[float] = []
@@ -46,7 +51,8 @@ def gather_evidence(history: Iterable[Any], n_items: int) -> Evidence:
     for entry in history:
         for a, b, _winner, logs in entry["matches"]:
             key = pair_key(a, b)
-            for order, winner, *_ in stored_calls(logs):
+            for log in stored_calls(logs):
+                order, winner = log[0], log[1]
                 shown, other = (a, b) if order == "AB" else (b, a)
                 balance[shown] += 1
                 balance[other] -= 1
@@ -55,8 +61,10 @@ def gather_evidence(history: Iterable[Any], n_items: int) -> Evidence:
                 if winner is not None:
                     first.append(shown)
                     second.append(other)
-                    won.append(0.5 if winner == "tie" else
-                               1.0 if (winner == "A") == (shown == a) else 0.0)
+                    hard = (0.5 if winner == "tie" else
+                            1.0 if (winner == "A") == (shown == a) else 0.0)
+                    won.append(soft_share(hard, call_probability(log), shown == a, soft)
+                               if soft else hard)
     return Evidence(
         np.asarray(first, dtype=np.intp),
         np.asarray(second, dtype=np.intp),

@@ -118,7 +118,7 @@ class SwissStrategy(Strategy[Swiss]):
 
     def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
         """A Swiss round, or a refinement wave once the Swiss budget is spent."""
-        evidence = gather_evidence(history, self.n_items)
+        evidence = gather_evidence(history, self.n_items, self.soft)
         rng = self.rng(round_number)
         bye = None
         if standing["phase"] == "swiss":
@@ -161,7 +161,7 @@ class SwissStrategy(Strategy[Swiss]):
 
     def update(self, standing: Standing, history: Sequence[Any]) -> Update:
         """Refit the strengths to every call so far; move to refinement; test for a stop."""
-        evidence = gather_evidence(history, self.n_items)
+        evidence = gather_evidence(history, self.n_items, self.soft)
         k = self.settings.top_k
         cost = self.settings.calls
         refining = k is not None and self.swiss_budget - evidence.calls < cost
@@ -227,7 +227,7 @@ class SwissStrategy(Strategy[Swiss]):
 
     def rank(self, standing: Standing, history: Sequence[Any]) -> list[tuple[int, list[int]]]:
         """By Bradley–Terry strength, fitted afresh to every call (as `SortResult.scores`)."""
-        evidence = gather_evidence(history, self.n_items)
+        evidence = gather_evidence(history, self.n_items, self.soft)
         fit = fit_bradley_terry(self.n_items, evidence.first, evidence.second,
                                 evidence.first_won, uncertainty=False)
         return competition_ranks([round(float(s), DIGITS) for s in fit.strengths])
