@@ -13,30 +13,33 @@ committed in groups, one transaction per turn of the event loop.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import ormsgpack
 
-from llm_qualitative_sort.cache import open_sqlite, result_from_dict, unusable_sqlite
+from llm_qualitative_sort.cache import open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError, describe
-from llm_qualitative_sort.leases.base import Fence, LeaseHolder
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
+from llm_qualitative_sort.stores.entries import (
+    Answer,
+    CallFacts,
+    CallPlace,
+    Record,
+    decode,
+    record,
+)
 
-# One row per group commit and round: its calls as a MessagePack list of records
-# [match, call, shown, winner, reasoning, raw, input tokens, output tokens, cached, facts,
-# probability] (facts: a dict, or None for most calls; probability: the soft verdict or
-# None, absent from journals written before it). A commit
+# One row per group commit and round: its calls as a MessagePack list of records (see
+# `entries.record`). A commit
 # costs a write per page of the WAL, so one row of many records beats many small rows;
 # rows have no index besides the rowid for the same reason (the table stays small).
 _CALLS = """CREATE TABLE IF NOT EXISTS calls (
@@ -64,40 +67,13 @@ BUSY_MS = 30_000
 VACUUM_ABOVE = 1024 * 1024
 
 
-def text_digest(text: str) -> str:
-    """The digest of one text, as `CallPlace.shown` joins them."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class CallPlace:
-    """Where a call sits in a run, and which texts it showed (first, then second).
-
-    `shown` joins the `text_digest`s of both texts; the journal checks it on replay, so a
-    journal entry is never applied to other texts.
-    """
-
-    run_id: str
-    round_number: int
-    match: int
-    call: int
-    first: str
-    second: str
-    shown: str
-
-
-# Facts about one call beyond its answer, such as {"judge": "<model identity>"} when a panel
-# answered it; empty for most calls, and then stored as None.
-CallFacts = dict[str, Any]
-# A call's answer, whether it came from the user's cache, and its facts.
-Answer = tuple[ComparisonResult, bool, CallFacts]
 # An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
 # and the call's facts.
 _Entry = tuple[str, ComparisonResult, bool, CallFacts]
 _Rounds = dict[int, dict[tuple[int, int], _Entry]]
 
 
-class Journal:
+class Journal(GroupCommitJournal):
     """Finished calls and pairings of runs, in an SQLite file or, without one, in memory.
 
     A write that fails (a full disk) loses nothing silently: the rows stay pending and are
@@ -112,20 +88,17 @@ class Journal:
     """
 
     def __init__(self, path: Path | None = None) -> None:
+        super().__init__()
         self.path = path
         # Per run: {round: {(match, call): entry}}: the rows this object wrote, and those
         # read from the file when the run was first looked up; settled rounds leave.
         self._calls: dict[str, _Rounds] = {}
         self._pairings: dict[str, dict[int, list[int]]] = {}
         self._conn: sqlite3.Connection | None = None
-        self._records: dict[tuple[str, int], list[list[Any]]] = {}  # not yet committed
+        self._records: dict[tuple[str, int], list[Record]] = {}  # not yet committed
         self._paired: dict[str, list[list[int]]] = {}
         self._drops: list[tuple[str, tuple[Any, ...]]] = []
         self._unsaved = 0  # paid calls among the pending records
-        self._scheduled = False
-        self._failure: Exception | None = None
-        self._fence: Fence | None = None
-        self._holder: LeaseHolder | None = None  # who took the run, once the fence fell
         self._file: tuple[int, int] | None = None
         if path is not None:
             self._conn = open_sqlite(path, _CALLS, _PURPOSE, StorageError)
@@ -139,34 +112,13 @@ class Journal:
                 self._conn.close()
                 raise StorageError(unusable_sqlite(path, _PURPOSE, exc)) from exc
 
-    def fence(self, fence: Fence) -> None:
-        """Write for `fence`'s run only while this process holds it.
+    @property
+    def _named(self) -> str:
+        return str(self.path)
 
-        Each commit renews the lease row in its own transaction (the lease lives in this
-        file) and writes nothing once another process took the run, or the file was
-        replaced; `confirm` asks the file again once the fence's deadline has passed.
-        """
-        if self._conn is not None:
-            self._fence = fence
-
-    def confirm(self) -> None:
-        """Raise `RunLockedError` if this process no longer holds its run.
-
-        Free while the fence's deadline lies ahead; past it (a suspended process wakes
-        past it at once), one commit renews the lease or finds it taken.
-        """
-        fence = self._fence
-        if fence is None or not fence.due():
-            return
-        if not fence.lost:
-            self._commit()
-        if fence.lost:
-            raise fence.taken_over(self._holder, str(self.path))
-
-    def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
-        """The journaled answer and whether it came from the user's cache, or None."""
-        entry = self.entry(place)
-        return None if entry is None else entry[:2]
+    @property
+    def _writes(self) -> bool:
+        return self._conn is not None
 
     def entry(self, place: CallPlace) -> Answer | None:
         """The journaled answer, whether it came from the user's cache, and its facts."""
@@ -194,14 +146,12 @@ class Journal:
             place.shown, result, cached, facts or {})
         if self._conn is None:
             return
-        record = [place.match, place.call, place.shown, result.winner, result.reasoning,
-                  result.raw_response, result.input_tokens, result.output_tokens, cached,
-                  facts or None, result.probability]
+        row = record(place, result, cached, facts)
         key = (run_id, number)
         if key in self._records:
-            self._records[key].append(record)
+            self._records[key].append(row)
         else:
-            self._records[key] = [record]
+            self._records[key] = [row]
         self._unsaved += not cached
         self._schedule()
 
@@ -240,17 +190,8 @@ class Journal:
         if self._drops:
             self._schedule()
 
-    def flush(self) -> None:
-        """Commit the rows recorded and not yet on disk.
-
-        Never raises: it runs as an event-loop callback, where an exception would only be
-        logged and its rows dropped. A failed write keeps the rows pending for the next
-        flush and is raised by `check`.
-        """
-        self._scheduled = False
-        if self._conn is None or not (self._records or self._paired or self._drops):
-            return
-        self._commit()
+    def _has_pending(self) -> bool:
+        return bool(self._records or self._paired or self._drops)
 
     def _commit(self) -> None:
         """Commit what is pending in one transaction, if the fence holds (see `fence`)."""
@@ -302,25 +243,6 @@ class Journal:
         for statement, row in self._drops:
             conn.execute(statement, row)
 
-    def check(self) -> None:
-        """Raise if finished calls cannot be written (after one more try).
-
-        The judge calls it before each paid call: a journal that cannot keep answers must
-        not buy more of them.
-
-        Raises:
-            StorageError: Naming the file and the error (a full disk, a failing device).
-            RunLockedError: This process no longer holds the run (see `confirm`).
-        """
-        self.confirm()
-        if self._failure is not None:
-            self.flush()
-            self.confirm()  # that retry may be the one that finds the run taken
-        failure = self._failure
-        if failure is None:
-            return
-        raise StorageError(self._unwritable(failure)) from failure
-
     def _unwritable(self, failure: Exception) -> str:
         """Why the journal cannot be written, and what to do."""
         if not isinstance(failure, sqlite3.Error):
@@ -364,11 +286,6 @@ class Journal:
             # delete them (a full disk) must not turn a finished run into an error.
             pass
 
-    def _schedule(self) -> None:
-        if not self._scheduled:
-            self._scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
-
     def _run(self, run_id: str) -> _Rounds:
         """A run's rows; read from the file (one query per table) when first asked for."""
         rounds = self._calls.get(run_id)
@@ -392,15 +309,8 @@ class Journal:
         source = str(self.path)
         for number, blob in calls:
             entries = rounds.setdefault(number, {})
-            for record in ormsgpack.unpackb(blob):
-                match, call, shown, winner, reasoning, raw, tokens_in, tokens_out, cached = (
-                    record[:9])
-                facts = record[9] if len(record) > 9 and isinstance(record[9], dict) else {}
-                data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
-                        "input_tokens": tokens_in, "output_tokens": tokens_out,
-                        "probability": record[10] if len(record) > 10 else None}
-                entries[match, call] = (shown, result_from_dict(data, source), bool(cached),
-                                        facts)
+            for row in ormsgpack.unpackb(blob):
+                entries[row[0], row[1]] = (row[2], *decode(row, source))
         found = self._pairings[run_id]
         for (blob,) in pairings:
             for seq, *pairing in ormsgpack.unpackb(blob):
@@ -455,7 +365,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return found.st_dev, found.st_ino
 
 
-def _pack(records: list[list[Any]]) -> bytes:
+def _pack(records: list[Record]) -> bytes:
     try:
         return ormsgpack.packb(records)
     except TypeError:  # a raw answer MessagePack cannot hold: keep it as JSON would (text)
