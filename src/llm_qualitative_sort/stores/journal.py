@@ -13,9 +13,6 @@ committed in groups, one transaction per turn of the event loop.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -37,35 +34,22 @@ from llm_qualitative_sort.stores.entries import (
     decode,
     record,
 )
-
-# One row per group commit and round: its calls as a MessagePack list of records (see
-# `entries.record`). A commit
-# costs a write per page of the WAL, so one row of many records beats many small rows;
-# rows have no index besides the rowid for the same reason (the table stays small).
-_CALLS = """CREATE TABLE IF NOT EXISTS calls (
-    run_id TEXT NOT NULL, round INTEGER NOT NULL, records BLOB NOT NULL)"""
-# One row per group commit: pairings as a MessagePack list of [seq, *pairing].
-_PAIRINGS = """CREATE TABLE IF NOT EXISTS pairings (
-    run_id TEXT NOT NULL, last_seq INTEGER NOT NULL, records BLOB NOT NULL)"""
-_INSERT = "INSERT INTO calls VALUES (?, ?, ?)"
-_INSERT_PAIRINGS = "INSERT INTO pairings VALUES (?, ?, ?)"
-_DROP = "DELETE FROM calls WHERE run_id = ? AND round = ?"
-_DROP_PAIRINGS = "DELETE FROM pairings WHERE run_id = ? AND last_seq < ?"
-_PURPOSE = "a run journal"
-# The fence of a held run: each commit renews the holder's lease row (same file), or finds
-# it gone or taken and writes nothing.
-_RENEW = "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?"
-# WAL pages between copies into the file, and the size the WAL is cut back to after one:
-# the journal stays small, so a copy is cheap, and a long run never grows a large WAL.
-WAL_PAGES = 1024
-WAL_LIMIT = 4 * 1024 * 1024
-# How long a commit waits for the file's write lock (milliseconds) while another process
-# writes; the run stops after a second wait as long (see `Journal.check`).
-BUSY_MS = 30_000
-# Free space (bytes) left by dropped rows above which a finished run's `forget` rewrites the
-# file (VACUUM); below it the pages are simply reused by later runs.
-VACUUM_ABOVE = 1024 * 1024
-
+from llm_qualitative_sort.stores.journal_file import (
+    BUSY_MS,
+    CALLS,
+    DROP,
+    DROP_PAIRINGS,
+    INSERT,
+    INSERT_PAIRINGS,
+    PAIRINGS,
+    PURPOSE,
+    RENEW,
+    WAL_LIMIT,
+    WAL_PAGES,
+    compact,
+    file_identity,
+    pack,
+)
 
 # An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
 # and the call's facts.
@@ -101,16 +85,16 @@ class Journal(GroupCommitJournal):
         self._unsaved = 0  # paid calls among the pending records
         self._file: tuple[int, int] | None = None
         if path is not None:
-            self._conn = open_sqlite(path, _CALLS, _PURPOSE, StorageError)
-            self._file = _identity(path)
+            self._conn = open_sqlite(path, CALLS, PURPOSE, StorageError)
+            self._file = file_identity(path)
             try:
-                for statement in (_PAIRINGS, f"PRAGMA wal_autocheckpoint={WAL_PAGES}",
+                for statement in (PAIRINGS, f"PRAGMA wal_autocheckpoint={WAL_PAGES}",
                                   f"PRAGMA journal_size_limit={WAL_LIMIT}",
                                   f"PRAGMA busy_timeout={BUSY_MS}"):
                     self._conn.execute(statement)
             except sqlite3.Error as exc:
                 self._conn.close()
-                raise StorageError(unusable_sqlite(path, _PURPOSE, exc)) from exc
+                raise StorageError(unusable_sqlite(path, PURPOSE, exc)) from exc
 
     @property
     def _named(self) -> str:
@@ -180,13 +164,13 @@ class Journal(GroupCommitJournal):
         calls = self._run(run_id)
         for number in rounds:
             if calls.pop(number, None) is not None and self._conn is not None:
-                self._drops.append((_DROP, (run_id, number)))
+                self._drops.append((DROP, (run_id, number)))
         pairings = self._pairings[run_id]
         settled = [seq for seq in pairings if seq < pairings_below]
         for seq in settled:
             del pairings[seq]
         if settled and self._conn is not None:
-            self._drops.append((_DROP_PAIRINGS, (run_id, pairings_below)))
+            self._drops.append((DROP_PAIRINGS, (run_id, pairings_below)))
         if self._drops:
             self._schedule()
 
@@ -224,10 +208,10 @@ class Journal(GroupCommitJournal):
         me = fence.me
         # A file deleted or replaced under the run: this connection writes to the old one,
         # which no other process (and no resume) sees, so the hold counts for nothing.
-        replaced = self.path is None or _identity(self.path) != self._file
+        replaced = self.path is None or file_identity(self.path) != self._file
         if not fence.lost and not replaced:
             sent = time.monotonic()
-            if conn.execute(_RENEW, (time.time(), me.run_id, me.token)).rowcount == 1:
+            if conn.execute(RENEW, (time.time(), me.run_id, me.token)).rowcount == 1:
                 fence.confirmed = max(fence.confirmed, sent)
                 return True
         if not replaced:
@@ -236,9 +220,9 @@ class Journal(GroupCommitJournal):
         return False
 
     def _execute_pending(self, conn: sqlite3.Connection) -> None:
-        conn.executemany(_INSERT, [(run_id, number, _pack(records))
+        conn.executemany(INSERT, [(run_id, number, pack(records))
                                    for (run_id, number), records in self._records.items()])
-        conn.executemany(_INSERT_PAIRINGS, [(run_id, rows[-1][0], ormsgpack.packb(rows))
+        conn.executemany(INSERT_PAIRINGS, [(run_id, rows[-1][0], ormsgpack.packb(rows))
                                             for run_id, rows in self._paired.items()])
         for statement, row in self._drops:
             conn.execute(statement, row)
@@ -279,7 +263,7 @@ class Journal(GroupCommitJournal):
         try:
             self._conn.execute("DELETE FROM calls WHERE run_id = ?", (run_id,))
             self._conn.execute("DELETE FROM pairings WHERE run_id = ?", (run_id,))
-            _compact(self._conn)
+            compact(self._conn)
         except sqlite3.Error:
             # Left behind, the rows are stale copies of what the checkpoint holds and are
             # never read again (a finished run returns its stored result): a failure to
@@ -318,9 +302,9 @@ class Journal(GroupCommitJournal):
 
     def _unusable(self, exc: Exception) -> str:
         if isinstance(exc, sqlite3.Error):
-            return unusable_sqlite(Path(str(self.path)), _PURPOSE, exc)
+            return unusable_sqlite(Path(str(self.path)), PURPOSE, exc)
         # Every resume would read the same row again: the way on is without this file.
-        return (f"cannot use {self.path} as {_PURPOSE}: a damaged entry ({exc}); move the "
+        return (f"cannot use {self.path} as {PURPOSE}: a damaged entry ({exc}); move the "
                 "journal aside (the calls it holds that no checkpoint has are then asked "
                 "again), then resume the run")
 
@@ -329,53 +313,3 @@ class Journal(GroupCommitJournal):
         if self._conn is not None:
             self.flush()
             self._conn.close()
-
-
-def journal_counts(path: Path, run_id: str, skip_rounds: Iterable[int] = ()) -> dict[str, int]:
-    """Counts over a run's journaled calls (for listings), leaving out `skip_rounds`.
-
-    Raises:
-        sqlite3.Error: The file cannot be read.
-    """
-    skip = set(skip_rounds)
-    counts = dict.fromkeys(("calls", "cache_hits", "failed_calls", "input_tokens",
-                            "output_tokens"), 0)
-    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True,
-                                            timeout=30.0)) as conn:
-        rows = conn.execute("SELECT round, records FROM calls WHERE run_id = ?", (run_id,))
-        for number, blob in rows.fetchall():
-            if number in skip:
-                continue
-            for record in ormsgpack.unpackb(blob):
-                winner, _reasoning, _raw, tokens_in, tokens_out, cached = record[3:9]
-                counts["cache_hits" if cached else "calls"] += 1
-                counts["failed_calls"] += winner is None
-                if not cached:
-                    counts["input_tokens"] += tokens_in
-                    counts["output_tokens"] += tokens_out
-    return counts
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    """The file behind `path` now (device, inode), or None if there is none."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
-
-
-def _pack(records: list[Record]) -> bytes:
-    try:
-        return ormsgpack.packb(records)
-    except TypeError:  # a raw answer MessagePack cannot hold: keep it as JSON would (text)
-        return ormsgpack.packb(json.loads(json.dumps(records, default=str)))
-
-
-def _compact(conn: sqlite3.Connection) -> None:
-    """Rewrite the file without its free pages when they add up, and cut the WAL back."""
-    free = conn.execute("PRAGMA freelist_count").fetchone()[0]
-    page = conn.execute("PRAGMA page_size").fetchone()[0]
-    if free * page > VACUUM_ABOVE:
-        conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
