@@ -4,7 +4,8 @@ The template is rendered in a sandbox, with undefined variables as errors, and i
 whole before any call (`PromptTemplate.check`). The two texts and the criterion never pass
 through Jinja2: the template is rendered with random placeholders in their place, and the
 placeholders are then replaced by the fenced texts, so a text holding `{{ ... }}` is judged
-as text and cannot reach the template's variables.
+as text and cannot reach the template's variables. The items' fields (`{{ fields_a.KEY }}`)
+are inserted the same way.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import json
 import re
 import secrets
 import traceback
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +27,19 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from llm_qualitative_sort.providers._prompt import ACTIVE_PROMPT, fence_tag, fenced
 from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
+from llm_qualitative_sort.providers._prompt_fields import (
+    FieldUse,
+    fence_name,
+    field_uses,
+    first_lacking,
+    placeholders,
+    shown,
+)
 
 # What a template may name: the fenced texts and criterion, the fence tag, whether a tie is
-# on offer, and the run's context mapping.
-VARIABLES = frozenset({"text_a", "text_b", "criteria", "tag", "ties", "context"})
+# on offer, the run's context mapping, and the fields of the items shown as A and B.
+VARIABLES = frozenset({"text_a", "text_b", "criteria", "tag", "ties", "context", "fields_a",
+                       "fields_b"})
 _FENCES = {"text_a": "TEXT A", "text_b": "TEXT B", "criteria": "CRITERION"}
 _SECTION = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
 _ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
@@ -45,8 +56,9 @@ class PromptTemplate:
 
     Variables: `{{ text_a }}` and `{{ text_b }}` (the two texts, inserted fenced as data;
     both must be shown), `{{ criteria }}` (fenced too), `{{ tag }}` (the fence tag of the
-    call), `{{ ties }}` (whether "tie" is a valid answer) and `{{ context.KEY }}` (the run's
-    context mapping). The judge must still answer with the JSON verdict
+    call), `{{ ties }}` (whether "tie" is a valid answer), `{{ context.KEY }}` (the run's
+    context mapping) and `{{ fields_a.KEY }}` / `{{ fields_b.KEY }}` (a field of the item
+    shown as A / B, inserted fenced as data like the texts). The judge must still answer with the JSON verdict
     `{"reasoning": ..., "winner": "A" | "B"}` ("tie" too when offered).
 
     Args:
@@ -111,6 +123,12 @@ class PromptTemplate:
         """sha256 of the two parts: names this template's text in cache keys and runs."""
         return _sha256([self.system, self.user])
 
+    @property
+    def field_keys(self) -> frozenset[str]:
+        """The item fields the template shows (`fields_a.KEY` or `fields_b.KEY`)."""
+        return frozenset(use.key for part in ("system", "user")
+                         for use in self._uses(part) if use.key is not None)
+
     def to_dict(self) -> dict[str, str]:
         """Plain data (a run's state, Studio's input)."""
         return {"name": self.name, "system": self.system, "user": self.user}
@@ -142,23 +160,66 @@ class PromptTemplate:
                         f"prompt template {self.name!r} never shows {{{{ {name} }}}} as it "
                         f"is (ties={ties}): the judge would not see the text")
 
+    def check_fields(self, fields: Sequence[Mapping[str, Any]] | None,
+                     names: Sequence[str] | None = None) -> None:
+        """Refuse, before any call, items that lack a field the template shows.
+
+        `fields` holds each item's fields (None: the items carry none); `names` how messages
+        name each item (default `items[i]`).
+
+        Raises:
+            PromptTemplateError: The template shows a field and the items carry none, or an
+                item lacks it (a None value counts as lacking); the message names the
+                template, its part, the line, the key and the first item lacking it.
+        """
+        for part in ("system", "user"):
+            for use in self._uses(part):
+                assert use.key is not None  # a use without a key fails `check`
+                shows = f"{{{{ {use.side}.{use.key} }}}}"
+                if fields is None:
+                    raise self._error(part, use.line, f"shows {shows} but the items carry no "
+                                      "fields (give each item its fields)")
+                lacking = first_lacking(fields, use.key)
+                if lacking is not None:
+                    name = names[lacking] if names is not None else f"items[{lacking}]"
+                    has = ", ".join(sorted(fields[lacking])) or "none"
+                    raise self._error(part, use.line, f"shows {shows} but item {name} has no "
+                                      f"field {use.key!r} (its fields: {has})")
+
     def render(self, item_a: str, item_b: str, criteria: str, *,
-               context: Mapping[str, Any] | None = None, ties: bool = False) -> tuple[str, str]:
-        """The system and user texts of one call, with the texts fenced as data."""
-        tag = fence_tag(item_a, item_b, criteria)
+               context: Mapping[str, Any] | None = None, ties: bool = False,
+               fields_a: Mapping[str, Any] | None = None,
+               fields_b: Mapping[str, Any] | None = None) -> tuple[str, str]:
+        """The system and user texts of one call, with the texts and fields fenced as data."""
+        values = {"text_a": item_a, "text_b": item_b, "criteria": criteria}
+        blocks = {name: (_FENCES[name], value) for name, value in values.items()}
+        given = {"fields_a": fields_a or {}, "fields_b": fields_b or {}}
+        for part in ("system", "user"):
+            for use in self._uses(part):
+                assert use.key is not None
+                if use.key not in given[use.side]:
+                    raise self._error(part, use.line, f"the item shown as {use.side[-1].upper()}"
+                                      f" has no field {use.key!r}")
+                blocks[f"{use.side}.{use.key}"] = (fence_name(use.side, use.key),
+                                                   shown(given[use.side][use.key]))
+        tag = fence_tag(*(value for _, value in blocks.values()))
         salt = {"salt": secrets.token_hex(8)}
         system, user = self._rendered(dict(context or {}), ties, salt, tag)
-        values = {"text_a": item_a, "text_b": item_b, "criteria": criteria}
-        for name, value in values.items():
-            block = fenced(_FENCES[name], tag, value)
+        for name, (fence, value) in blocks.items():
+            block = fenced(fence, tag, value)
             system = system.replace(_placeholder(name, salt), block)
             user = user.replace(_placeholder(name, salt), block)
         return system, user
+
+    def _uses(self, part: str) -> list[FieldUse]:
+        return _parsed_uses(getattr(self, part))
 
     def _rendered(self, context: dict[str, Any], ties: bool, salt: dict[str, str],
                   tag: str = "TAG") -> tuple[str, str]:
         values: dict[str, Any] = {name: _placeholder(name, salt) for name in _FENCES}
         values.update(tag=tag, ties=ties, context=context)
+        uses = self._uses("system") + self._uses("user")
+        values.update(placeholders(uses, lambda name: _placeholder(name, salt)))
         system = self._render_part("system", values)
         return system, self._render_part("user", values)
 
@@ -186,6 +247,10 @@ class PromptTemplate:
             if key not in context:
                 raise self._error(part, line, f"context has no key {key!r} "
                                   f"(given: {sorted(context) or 'none'})")
+        for use in field_uses(tree):
+            if use.key is None:
+                raise self._error(part, use.line, f"{use.side} is shown only by key: "
+                                  f"{{{{ {use.side}.KEY }}}}, each field fenced as data")
 
     def _error(self, part: str, line: int | None, what: str) -> PromptTemplateError:
         start = self.lines[0 if part == "system" else 1]
@@ -196,15 +261,35 @@ class PromptTemplate:
 
 @dataclass(frozen=True)
 class PromptSetup:
-    """A template with the run's context: what the calls of a run are asked."""
+    """A template with the run's context and its items' fields: what a run's calls are asked.
+
+    `fields` maps each item's text to the fields the template shows of it (empty when it
+    shows none).
+    """
 
     template: PromptTemplate
     context: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def digest(self) -> str:
-        """sha256 of the template's text and the context (what the judge is shown)."""
+        """sha256 of the template's text, the context and the fields shown (the run's)."""
+        parts: list[Any] = [self.template.system, self.template.user, dict(self.context)]
+        if self.fields:  # a run without fields keeps the digest it always had
+            parts.append({text: dict(shown) for text, shown in self.fields.items()})
+        return _sha256(parts)
+
+    @property
+    def question_digest(self) -> str:
+        """sha256 of the template's text and the context: the same for every call."""
         return _sha256([self.template.system, self.template.user, dict(self.context)])
+
+    def pair_key(self, first: str, second: str) -> str:
+        """The cache-key suffix of showing `first` then `second`: their fields, if any."""
+        if not self.fields:
+            return ""
+        shown = [dict(self.fields.get(first, {})), dict(self.fields.get(second, {}))]
+        return f"+fields:{_sha256(shown)[:16]}"
 
     @property
     def is_default(self) -> bool:
@@ -213,7 +298,9 @@ class PromptSetup:
 
     def messages(self, item_a: str, item_b: str, criteria: str, ties: bool) -> tuple[str, str]:
         """The system and user texts of one call."""
-        return self.template.render(item_a, item_b, criteria, context=self.context, ties=ties)
+        return self.template.render(item_a, item_b, criteria, context=self.context, ties=ties,
+                                    fields_a=self.fields.get(item_a),
+                                    fields_b=self.fields.get(item_b))
 
 
 @contextmanager
@@ -227,6 +314,15 @@ def using_prompt(setup: PromptSetup | None) -> Iterator[None]:
         yield
     finally:
         ACTIVE_PROMPT.reset(token)
+
+
+@lru_cache(maxsize=64)
+def _parsed_uses(source: str) -> list[FieldUse]:
+    """The keyed field uses of a part (parsed once per text, not once per call)."""
+    try:
+        return [use for use in field_uses(_ENV.parse(source)) if use.key is not None]
+    except TemplateSyntaxError:
+        return []  # reported by `check`, with its line
 
 
 def _placeholder(name: str, salt: dict[str, str]) -> str:
