@@ -89,6 +89,43 @@ def checked_fields(fields: Any, count: int) -> list[dict[str, Any]]:
     return result
 
 
+def missing_field(use: FieldUse, fields: Sequence[Mapping[str, Any]] | None,
+                  names: Sequence[str] | None) -> str | None:
+    """Why the items cannot fill `use` (None: every item has its key).
+
+    `fields` holds each item's fields (None: the items carry none); `names` how to name
+    each item (default `items[i]`).
+    """
+    shows = f"{{{{ {use.side}.{use.key} }}}}"
+    if fields is None:
+        return f"shows {shows} but the items carry no fields (give each item its fields)"
+    assert use.key is not None  # a use without a key fails `PromptTemplate.check`
+    lacking = first_lacking(fields, use.key)
+    if lacking is None:
+        return None
+    name = names[lacking] if names is not None else f"items[{lacking}]"
+    has = ", ".join(sorted(fields[lacking])) or "none"
+    return f"shows {shows} but item {name} has no field {use.key!r} (its fields: {has})"
+
+
+def field_blocks(uses: list[FieldUse],
+                 given: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str, str]]:
+    """Each used field's placeholder name, with its fence and shown value, for one call.
+
+    Raises:
+        ValueError: An item shown lacks a field the template shows (checked before any
+            call, so only a caller that skipped the check sees it).
+    """
+    blocks: dict[str, tuple[str, str]] = {}
+    for use in uses:
+        assert use.key is not None
+        if given[use.side].get(use.key) is None:
+            raise ValueError(f"the item shown as {SIDES[use.side]} has no field {use.key!r}")
+        blocks[f"{use.side}.{use.key}"] = (fence_name(use.side, use.key),
+                                           shown(given[use.side][use.key]))
+    return blocks
+
+
 def first_lacking(fields: Sequence[Mapping[str, Any]], key: str) -> int | None:
     """The index of the first item without `key` (a None value counts as none), or None."""
     for index, entry in enumerate(fields):

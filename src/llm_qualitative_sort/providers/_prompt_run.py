@@ -103,7 +103,7 @@ def prompt_state(setup: PromptSetup, items: Sequence[str]) -> dict[str, Any]:
     """
     if setup.is_default:
         return {}
-    state = {"prompt": setup.template.to_dict(), "context": dict(setup.context)}
+    state: dict[str, Any] = {"prompt": setup.template.to_dict(), "context": dict(setup.context)}
     if setup.fields:
         state["fields"] = [dict(setup.fields[text]) for text in items]
     return state

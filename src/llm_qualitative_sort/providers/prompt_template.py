@@ -10,11 +10,7 @@ are inserted the same way.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 import secrets
-import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,11 +25,16 @@ from llm_qualitative_sort.providers._prompt import ACTIVE_PROMPT, fence_tag, fen
 from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
 from llm_qualitative_sort.providers._prompt_fields import (
     FieldUse,
-    fence_name,
+    field_blocks,
     field_uses,
-    first_lacking,
+    missing_field,
     placeholders,
-    shown,
+)
+from llm_qualitative_sort.providers._prompt_source import (
+    context_keys,
+    sha256,
+    split_sections,
+    template_line,
 )
 
 # What a template may name: the fenced texts and criterion, the fence tag, whether a tie is
@@ -41,7 +42,6 @@ from llm_qualitative_sort.providers._prompt_fields import (
 VARIABLES = frozenset({"text_a", "text_b", "criteria", "tag", "ties", "context", "fields_a",
                        "fields_b"})
 _FENCES = {"text_a": "TEXT A", "text_b": "TEXT B", "criteria": "CRITERION"}
-_SECTION = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
 _ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
                             autoescape=False)
 
@@ -58,8 +58,8 @@ class PromptTemplate:
     both must be shown), `{{ criteria }}` (fenced too), `{{ tag }}` (the fence tag of the
     call), `{{ ties }}` (whether "tie" is a valid answer), `{{ context.KEY }}` (the run's
     context mapping) and `{{ fields_a.KEY }}` / `{{ fields_b.KEY }}` (a field of the item
-    shown as A / B, inserted fenced as data like the texts). The judge must still answer with the JSON verdict
-    `{"reasoning": ..., "winner": "A" | "B"}` ("tie" too when offered).
+    shown as A / B, fenced as data like the texts). The judge must still answer with the
+    JSON verdict `{"reasoning": ..., "winner": "A" | "B"}` ("tie" too when offered).
 
     Args:
         system: The system message's template.
@@ -98,30 +98,19 @@ class PromptTemplate:
         of the file, without the newline just before the next marker.
         """
         path = Path(path)
-        text = path.read_text(encoding="utf-8")
-        found = list(_SECTION.finditer(text))
-        parts: dict[str, tuple[str, int]] = {}
-        for index, marker in enumerate(found):
-            end = found[index + 1].start() if index + 1 < len(found) else len(text)
-            body = text[marker.end() + 1:end]
-            if index + 1 < len(found):
-                body = body.removesuffix("\n")
-            if marker.group(1) in parts:
-                raise PromptTemplateError(f"prompt template {str(path)!r}: two "
-                                          f"---{marker.group(1)}--- sections")
-            parts[marker.group(1)] = (body, text.count("\n", 0, marker.end()) + 2)
-        missing = [name for name in ("system", "user") if name not in parts]
-        if missing or text[:found[0].start()].strip():
-            raise PromptTemplateError(
-                f"prompt template {str(path)!r}: expected a ---system--- line then a "
-                "---user--- line, each starting its section, and nothing before them")
+        try:
+            parts = split_sections(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            if isinstance(exc, UnicodeDecodeError):
+                raise
+            raise PromptTemplateError(f"prompt template {str(path)!r}: {exc}") from None
         return cls(system=parts["system"][0], user=parts["user"][0], name=str(path),
                    lines=(parts["system"][1], parts["user"][1]))
 
     @property
     def digest(self) -> str:
         """sha256 of the two parts: names this template's text in cache keys and runs."""
-        return _sha256([self.system, self.user])
+        return sha256([self.system, self.user])
 
     @property
     def field_keys(self) -> frozenset[str]:
@@ -174,17 +163,9 @@ class PromptTemplate:
         """
         for part in ("system", "user"):
             for use in self._uses(part):
-                assert use.key is not None  # a use without a key fails `check`
-                shows = f"{{{{ {use.side}.{use.key} }}}}"
-                if fields is None:
-                    raise self._error(part, use.line, f"shows {shows} but the items carry no "
-                                      "fields (give each item its fields)")
-                lacking = first_lacking(fields, use.key)
-                if lacking is not None:
-                    name = names[lacking] if names is not None else f"items[{lacking}]"
-                    has = ", ".join(sorted(fields[lacking])) or "none"
-                    raise self._error(part, use.line, f"shows {shows} but item {name} has no "
-                                      f"field {use.key!r} (its fields: {has})")
+                problem = missing_field(use, fields, names)
+                if problem is not None:
+                    raise self._error(part, use.line, problem)
 
     def render(self, item_a: str, item_b: str, criteria: str, *,
                context: Mapping[str, Any] | None = None, ties: bool = False,
@@ -193,15 +174,8 @@ class PromptTemplate:
         """The system and user texts of one call, with the texts and fields fenced as data."""
         values = {"text_a": item_a, "text_b": item_b, "criteria": criteria}
         blocks = {name: (_FENCES[name], value) for name, value in values.items()}
-        given = {"fields_a": fields_a or {}, "fields_b": fields_b or {}}
-        for part in ("system", "user"):
-            for use in self._uses(part):
-                assert use.key is not None
-                if use.key not in given[use.side]:
-                    raise self._error(part, use.line, f"the item shown as {use.side[-1].upper()}"
-                                      f" has no field {use.key!r}")
-                blocks[f"{use.side}.{use.key}"] = (fence_name(use.side, use.key),
-                                                   shown(given[use.side][use.key]))
+        blocks.update(field_blocks(self._uses("system") + self._uses("user"),
+                                   {"fields_a": fields_a or {}, "fields_b": fields_b or {}}))
         tag = fence_tag(*(value for _, value in blocks.values()))
         salt = {"salt": secrets.token_hex(8)}
         system, user = self._rendered(dict(context or {}), ties, salt, tag)
@@ -230,7 +204,7 @@ class PromptTemplate:
         except TemplateSyntaxError as exc:
             raise self._error(part, exc.lineno, exc.message or str(exc)) from None
         except TemplateError as exc:
-            raise self._error(part, _template_line(exc), str(exc)) from None
+            raise self._error(part, template_line(exc), str(exc)) from None
 
     def _check_names(self, part: str, context: dict[str, Any]) -> None:
         source = getattr(self, part)
@@ -243,7 +217,7 @@ class PromptTemplate:
             if node.name in unknown:
                 raise self._error(part, node.lineno, f"unknown variable {node.name!r} "
                                   f"(known: {', '.join(sorted(VARIABLES))})")
-        for line, key in _context_keys(tree):
+        for line, key in context_keys(tree):
             if key not in context:
                 raise self._error(part, line, f"context has no key {key!r} "
                                   f"(given: {sorted(context) or 'none'})")
@@ -277,19 +251,19 @@ class PromptSetup:
         parts: list[Any] = [self.template.system, self.template.user, dict(self.context)]
         if self.fields:  # a run without fields keeps the digest it always had
             parts.append({text: dict(shown) for text, shown in self.fields.items()})
-        return _sha256(parts)
+        return sha256(parts)
 
     @property
     def question_digest(self) -> str:
         """sha256 of the template's text and the context: the same for every call."""
-        return _sha256([self.template.system, self.template.user, dict(self.context)])
+        return sha256([self.template.system, self.template.user, dict(self.context)])
 
     def pair_key(self, first: str, second: str) -> str:
         """The cache-key suffix of showing `first` then `second`: their fields, if any."""
         if not self.fields:
             return ""
         shown = [dict(self.fields.get(first, {})), dict(self.fields.get(second, {}))]
-        return f"+fields:{_sha256(shown)[:16]}"
+        return f"+fields:{sha256(shown)[:16]}"
 
     @property
     def is_default(self) -> bool:
@@ -328,28 +302,3 @@ def _parsed_uses(source: str) -> list[FieldUse]:
 def _placeholder(name: str, salt: dict[str, str]) -> str:
     # Random per call, so no template or context value can collide with it by chance.
     return f"\x00{salt.get('salt', 'check')}:{name}\x00"
-
-
-def _context_keys(tree: nodes.Template) -> Iterator[tuple[int, str]]:
-    """The line and key of each `context.KEY` and `context["KEY"]` in `tree`."""
-    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
-        if not isinstance(node, (nodes.Getattr, nodes.Getitem)):
-            continue
-        if not (isinstance(node.node, nodes.Name) and node.node.name == "context"):
-            continue
-        if isinstance(node, nodes.Getattr):
-            yield node.lineno, node.attr
-        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
-            yield node.lineno, node.arg.value
-
-
-def _template_line(exc: BaseException) -> int | None:
-    """The template line a rendering error was raised at (Jinja2 rewrites the traceback)."""
-    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__)
-             if frame.filename == "<template>"]
-    return lines[-1] if lines else None
-
-
-def _sha256(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
