@@ -80,7 +80,8 @@ def input_prompt(state: Mapping[str, Any]) -> dict[str, Any]:
             items' fields.
         TypeError: `prompt`, `context` or `fields` of the wrong shape.
     """
-    given, context, fields = state.get("prompt"), state.get("context"), state.get("fields")
+    # A state never given fields reads them as [] (their channel's empty value).
+    given, context, fields = state.get("prompt"), state.get("context"), state.get("fields") or None
     if given is None and context is None and fields is None:
         return {}
     template = None
