@@ -75,7 +75,7 @@ async def test_fields_are_checked_before_any_call() -> None:
                                                   r"\{\{ fields_a.source \}\} but the items "
                                                   r"carry no fields"):
         await sorter.sort(ITEMS)
-    lacking = [*FIELDS[:3], {"page": 9}, *FIELDS[4:]]
+    lacking: list[dict[str, Any]] = [*FIELDS[:3], {"page": 9}, *FIELDS[4:]]
     with pytest.raises(PromptTemplateError, match=r"line 2: .* item items\[3\] has no field "
                                                   r"'source' \(its fields: page\)"):
         await sorter.sort(ITEMS, fields=lacking)
@@ -151,9 +151,8 @@ async def _graph_run(judge: MockLLMProvider, **given: object) -> dict[str, objec
 
     graph = build_graph(InMemorySaver())
     config: Any = {"configurable": {"thread_id": "studio"}}
-    output = await graph.ainvoke(
-        {"items": list(reversed(ITEMS)), "criteria": "larger", "seed": 1, **given}, config,
-        context=TournamentContext(provider=judge))
+    start: Any = {"items": list(reversed(ITEMS)), "criteria": "larger", "seed": 1, **given}
+    output = await graph.ainvoke(start, config, context=TournamentContext(provider=judge))
     return {**output, "state": (await graph.aget_state(config)).values}
 
 
