@@ -306,7 +306,7 @@ class QualitativeSorter:
                     "was saved must be started again with sort(items, run_id=...))"
                 )
             # The run's own fields, when this sorter's template shows any.
-            shown = stored.get("fields") if self.prompt.template.field_keys else None
+            shown = (stored.get("fields") or None) if self.prompt.template.field_keys else None
             worker = self._asking(stored["items"], shown)
             worker._plan().check_same_run(stored, stored["items"], run_id)
             return await finish(worker, graph, None, config, stored, journal, started)
