@@ -55,6 +55,9 @@ def test_a_field_holding_template_syntax_or_fences_is_judged_as_text() -> None:
      r"'t', user part, line 4: fields_b is shown only by key"),
     (SHOWS + "\n{{ fields_a[context.key] }}", r"'t', user part, line 3: fields_a is shown only"),
     (SHOWS + "\n{{ field_a.x }}", r"'t', user part, line 3: unknown variable 'field_a'"),
+    (SHOWS + "\n{{ fields_a.x | upper }}", r"'t', user part, line 3: fields_a.x is never shown "
+                                          r"as it is"),
+    (SHOWS + "\n\n{% if fields_b.x %}yes{% endif %}", r"line 4: fields_b.x is never shown"),
 ])
 def test_a_field_shown_without_its_key_is_refused(user: str, message: str) -> None:
     with pytest.raises(PromptTemplateError, match=message):

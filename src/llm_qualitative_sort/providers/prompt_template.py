@@ -134,20 +134,29 @@ class PromptTemplate:
         Raises:
             PromptTemplateError: A syntax error, a variable other than the known ones, a
                 `context` key the mapping lacks, any other rendering error, or a template
-                that never shows `{{ text_a }}` and `{{ text_b }}` as they are. The message
-                names the template, its part, the line and the variable.
+                that never shows `{{ text_a }}` and `{{ text_b }}` as they are, or a field
+                only tested or transformed. The message names the template, its part, the
+                line and the variable.
         """
         context = dict(context or {})
         for part in ("system", "user"):
             self._check_names(part, context)
+        rendered = ""
         for ties in (False, True):
             system, user = self._rendered(context, ties, {})
             shown = system + user
+            rendered += shown
             for name in ("text_a", "text_b"):
                 if _placeholder(name, {}) not in shown:
                     raise PromptTemplateError(
                         f"prompt template {self.name!r} never shows {{{{ {name} }}}} as it "
                         f"is (ties={ties}): the judge would not see the text")
+        for part in ("system", "user"):
+            for use in self._uses(part):
+                if _placeholder(f"{use.side}.{use.key}", {}) not in rendered:
+                    raise self._error(part, use.line, f"{use.side}.{use.key} is never shown "
+                                      "as it is: a field's value reaches the judge only as "
+                                      "fenced data, never through a filter or a test")
 
     def check_fields(self, fields: Sequence[Mapping[str, Any]] | None,
                      names: Sequence[str] | None = None) -> None:
