@@ -98,11 +98,10 @@ class PromptTemplate:
         of the file, without the newline just before the next marker.
         """
         path = Path(path)
+        text = path.read_text(encoding="utf-8")
         try:
-            parts = split_sections(path.read_text(encoding="utf-8"))
+            parts = split_sections(text)
         except ValueError as exc:
-            if isinstance(exc, UnicodeDecodeError):
-                raise
             raise PromptTemplateError(f"prompt template {str(path)!r}: {exc}") from None
         return cls(system=parts["system"][0], user=parts["user"][0], name=str(path),
                    lines=(parts["system"][1], parts["user"][1]))
