@@ -123,6 +123,8 @@ class _Round:
         provider = self.settings.provider
         identity = provider.tie_identity() if self.settings.ties else provider.model_identity
         identity += prompt_key(self.settings.prompt)
+        if self.settings.prompt is not None:
+            identity += self.settings.prompt.pair_key(place.first, place.second)
         return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
                            identity)
 

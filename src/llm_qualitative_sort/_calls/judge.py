@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
@@ -76,6 +76,8 @@ class Judge:
     ties: bool = False
     # Appended to cache identities: a run's own prompt asks another question.
     prompt_key: str = ""
+    # Appended per call: the fields its prompt shows of the two texts (None: no fields).
+    pair_key: Callable[[str, str], str] | None = None
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
@@ -102,6 +104,8 @@ class Judge:
         if judge is not self.provider or self.name_judge:
             facts = {"judge": judge.model_identity}
             identity = _identity(judge, self.ties) + self.prompt_key
+        if self.pair_key is not None:
+            identity += self.pair_key(place.first, place.second)
         key = None
         if self.cache is not None:
             key = CacheKey.of(place.first, place.second, self.criteria, repetition, identity)
