@@ -1,4 +1,4 @@
-"""`GoogleProvider`: Gemini through langchain-google-genai."""
+"""`GoogleProvider`: Gemini through langchain-google-genai (`GeminiChat`, for log-probs)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,11 @@ class GoogleProvider(HostedProvider):
     default, honouring Retry-After); the Gemini SDK makes `max_retries + 1` attempts per
     engine attempt, one by default. JSON mode is the same request as JSON schema on
     Gemini, so the fallback chain is json_schema, function calling, plain text.
+
+    Each request asks for the tokens' log-probabilities (`responseLogprobs`, `logprobs`),
+    from which the soft verdict `ComparisonResult.probability` is read. A model that
+    refuses them (400 "Logprobs is not enabled for models/...") is asked again at once
+    without, and this provider does not ask for them again.
 
     Args:
         api_key: The key; falls back to `GOOGLE_API_KEY`.
@@ -66,11 +71,11 @@ class GoogleProvider(HostedProvider):
         root, version = split_version(url)
 
         def build() -> BaseChatModel:
-            from langchain_google_genai import ChatGoogleGenerativeAI
+            from llm_qualitative_sort.providers._gemini_chat import GeminiChat
 
             # One model (and SDK client) per event loop: the SDK's async transport is
             # bound to the loop it first ran on.
-            return ChatGoogleGenerativeAI(
+            return GeminiChat(
                 model=model,
                 google_api_key=secret,
                 base_url=root,
