@@ -103,7 +103,10 @@ class HostedProvider(LangChainProvider):
         """The provider's batch client when batch mode is on (one per event loop)."""
         if self.batch is None or self._api_key is None:
             return None
-        return self._batch_clients.get()
+        client = self._batch_clients.get()
+        # A refusal of log-probabilities, learned by either path, holds for both.
+        self.logprobs = client.logprobs = self.logprobs and client.logprobs
+        return client
 
     def _new_batch_client(self) -> BatchClient:
         assert self.batch is not None and self._api_key is not None

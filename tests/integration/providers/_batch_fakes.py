@@ -65,6 +65,10 @@ class BatchFake:
     echo_key: bool = False
     # Requests whose schema offers a tie get one when the scores differ by less than this.
     ties_below: float = 0.0
+    # Log-probabilities sent at the verdict token of requests that ask for them (label →
+    # logprob), and whether a request asking for them is refused (a 400 for that request).
+    logprobs: dict[str, float] | None = None
+    refuse_logprobs: bool = False
     batches: dict[str, Batch] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     log: list[str] = field(default_factory=list)
