@@ -84,13 +84,16 @@ def reliability_table(found: Calibration | None, words: Words) -> str:
     head = "".join(f"<th>{escape(words[c])}</th>" for c in (
         "stated_col", "calls_col", "mean_stated_col", "observed_col"))
     rows = "".join(
-        f"<tr>{_num(f'{b.low:.1f}–{b.high:.1f}')}{_num(f'{b.calls:,}' + _mark(b.calls))}"
+        f"<tr><td>{_percent(b.low)}–{_percent(b.high)}</td>"
+        f"{_num(f'{b.calls:,}' + _mark(b.calls))}"
         f"{_num(_percent(b.stated))}{_num(_percent(b.observed))}</tr>"
         for b in found.bins)
     note = f'<p class="note">{escape(words["calibration_note"])}</p>'
+    few = (f'<p class="note">{escape(words["few_mark"].format(few=FEW))}</p>'
+           if any(b.calls < FEW for b in found.bins) else "")
     return (f'<h3>{escape(words["calibration"])}</h3>{note}<div class="scroll">'
             f'<table class="judges reliability"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{rows}</tbody></table></div>")
+            f"<tbody>{rows}</tbody></table></div>{few}")
 
 
 def _mark(count: int) -> str:
