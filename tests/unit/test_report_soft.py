@@ -78,7 +78,7 @@ def test_the_html_report_shows_each_calls_probability_and_the_calibration() -> N
 
 def test_a_run_without_probabilities_shows_neither() -> None:
     page = to_html(run("hard", None), {"criteria": "x", "strategy": "swiss"})
-    assert 'class="prob"' not in page and "reliability" not in page
+    assert 'class="prob"' not in page and 'class="judges reliability"' not in page
     assert run("hard", None).statistics.calibration is None
 
 
