@@ -141,11 +141,11 @@ class BatchClient(ABC):
         self.logprobs = True
 
     def logprobs_refused(self, status: Any, message: str) -> bool:
-        """Whether a request's failure is a refusal of its log-probabilities (turns them off).
+        """Whether a failure is a refusal of the log-probabilities asked for (turns them off).
 
-        The request is then submitted again, without them, in the next batch.
+        A request, a batch or a batch's creation refused so is submitted again without them.
+        Every request of a batch asked, so each one refused counts, also once turned off.
         """
-        # Every request of the batch asked: each one refused is submitted again.
         refused = status in (400, 422) and "logprob" in message.lower()
         if refused:
             self.logprobs = False

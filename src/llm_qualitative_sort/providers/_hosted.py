@@ -37,6 +37,8 @@ class HostedProvider(LangChainProvider):
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
         batch: True (or `BatchOptions`) to send each round's calls as one provider batch.
+        logprobs: Ask for log-probabilities (live and batch), for the soft verdict
+            `ComparisonResult.probability`; False never asks (every verdict is hard).
     """
 
     NAME: ClassVar[str]  # its entry in the provider registry
@@ -57,6 +59,7 @@ class HostedProvider(LangChainProvider):
         input_price_per_million: float | None = None,
         output_price_per_million: float | None = None,
         batch: bool | BatchOptions = False,
+        logprobs: bool = True,
     ) -> None:
         self.batch = batch_options(batch)
         self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
@@ -73,6 +76,7 @@ class HostedProvider(LangChainProvider):
             requests_per_second=requests_per_second,
             input_price_per_million=input_price_per_million,
             output_price_per_million=output_price_per_million,
+            logprobs=logprobs,
         )
         self._api_key = secret
 

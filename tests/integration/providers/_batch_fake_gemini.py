@@ -8,7 +8,8 @@ order, each with its metadata), `GET /v1beta/batches` (newest first). Faults per
 (a 500 for the first request), "invalid" (a 400 for it), "garbled" (the first answer is
 not JSON), "refusal" (the first answer is blocked), "no_metadata" (responses without it).
 A request asking for log-probabilities (`responseLogprobs`) gets a `logprobsResult` when the
-fake has some, or a 400 "Logprobs is not enabled" when it refuses them.
+fake has some, or is refused with "Logprobs is not enabled" (`refuse_logprobs`: a 400 for the
+request, a failed batch, or a 400 for the batch's creation).
 """
 
 from __future__ import annotations
@@ -68,9 +69,18 @@ def create(h: Handler, body: dict[str, Any]) -> None:
     problem = validate(items)
     if problem:
         return h.send_json(400, error(400, problem))
+    asked = any(((item.get("request") or {}).get("generationConfig") or {}).get(
+        "responseLogprobs") for item in items)
+    if fake.refuses("create", asked):
+        with fake.lock:
+            fake.refused_creations += 1
+        return h.send_json(400, error(400, f"Logprobs is not enabled for models/{fake.model}"))
     requests = [Request(item["metadata"]["request"], texts_of(item["request"]), item)
                 for item in items]
     batch = fake.add(spec.get("displayName", ""), requests, "batches/b")
+    if fake.refuses("batch", asked):
+        batch.fault = "fail"
+        batch.message = f"Logprobs is not enabled for models/{fake.model}"
     batch.state = STATES[0]
     if fault == "lost":
         return h.send_json(500, {"error": {"code": 500, "message": "injected 500 after "
@@ -114,7 +124,7 @@ def answer(fake: BatchFake, request: Request, position: int, fault: str) -> dict
         code = 500 if fault == "request_error" else 400
         return {"error": {"code": code, "message": f"injected {code}"}, **meta}
     config = (request.body.get("request") or {}).get("generationConfig") or {}
-    if fake.refuse_logprobs and config.get("responseLogprobs"):
+    if fake.refuses("request", bool(config.get("responseLogprobs"))):
         message = f"Logprobs is not enabled for models/{fake.model}"
         return {"error": {"code": 400, "message": message}, **meta}
     assert request.texts is not None
@@ -156,5 +166,5 @@ def describe(fake: BatchFake, batch: Batch) -> dict[str, Any]:
     operation: dict[str, Any] = {"name": batch.batch_id, "metadata": metadata,
                                  "done": batch.answers is not None}
     if batch.state == "BATCH_STATE_FAILED":
-        operation["error"] = {"code": 400, "message": "the batch failed"}
+        operation["error"] = {"code": 400, "message": batch.message or "the batch failed"}
     return operation

@@ -7,7 +7,8 @@ in_progress → finalizing → completed), list (newest first, with cursors). Fa
 "malformed" (the first output line is cut short), "request_error" (a 500 for the first
 request), "invalid" (a 400 for the first request), "garbled" (the first answer is not
 JSON), "refusal" (the first answer is a refusal). A request asking for log-probabilities
-gets them at its verdict token when the fake has some, or a 400 when it refuses them.
+gets them at its verdict token when the fake has some, or is refused (`refuse_logprobs`: a
+400 for the request, a failed batch, or a 400 for the batch's creation).
 """
 
 from __future__ import annotations
@@ -84,11 +85,17 @@ def create(h: Handler, body: dict[str, Any]) -> None:
     if body.get("endpoint") != ENDPOINT or body.get("completion_window") != "24h":
         return h.send_json(400, error("bad endpoint or completion window"))
     lines = [json.loads(line) for line in content.decode().splitlines() if line.strip()]
+    if fake.refuses("create", any(line["body"].get("logprobs") for line in lines)):
+        with fake.lock:
+            fake.refused_creations += 1
+        return h.send_json(400, error("logprobs is not supported with this model"))
     requests = [Request(line["custom_id"], texts_of(line.get("body")), line) for line in lines]
     tag = (body.get("metadata") or {}).get("tag", "")
     batch = fake.add(tag, requests, "batch_")
     batch.state = "validating"
     problem = validate(fake, lines)
+    if fake.refuses("batch", any(line["body"].get("logprobs") for line in lines)):
+        problem = "logprobs is not supported with this model"
     if problem:
         batch.fault = "fail:" + problem
     if fault == "lost":
@@ -134,7 +141,7 @@ def finish(fake: BatchFake, batch: Batch) -> None:
         elif position == 0 and fault in ("request_error", "invalid"):
             status = 500 if fault == "request_error" else 400
             err.append(line(request, response(status, error(f"injected {status}")), None))
-        elif fake.refuse_logprobs and request.body["body"].get("logprobs"):
+        elif fake.refuses("request", bool(request.body["body"].get("logprobs"))):
             refused = error("logprobs is not supported with this model")
             err.append(line(request, response(400, refused), None))
         else:

@@ -55,11 +55,17 @@ async def test_batch_answers_carry_the_probability(kind: str, tmp_path: Path) ->
     assert result.verdicts == "soft"
 
 
-@pytest.mark.parametrize("kind", KINDS)
-async def test_a_refusal_in_a_batch_is_submitted_again_without(kind: str, tmp_path: Path) -> None:
+# "request": each request of the batch refused (a 400 of its own); "batch": the whole batch
+# rejected, naming log-probabilities (OpenAI's batch errors; google-genai drops the error of
+# a failed Gemini batch, so there the cause cannot be read).
+@pytest.mark.parametrize(("kind", "where"), [("openai", "request"), ("google", "request"),
+                                             ("openai", "batch")])
+async def test_a_refusal_in_a_batch_is_submitted_again_without(
+    kind: str, where: str, tmp_path: Path
+) -> None:
     items = make_items(8)
     scores = hidden_scores(items)
-    with batch_server(kind, scores, logprobs=LABELS, refuse_logprobs=True) as (fake, url):
+    with batch_server(kind, scores, logprobs=LABELS, refuse_logprobs=where) as (fake, url):
         provider = batch_provider(kind, url)
         result = await sorter(provider, tmp_path).sort(items)
         batches = [[asked(kind, r.body) for r in b.requests] for b in fake.batches.values()]
@@ -71,3 +77,32 @@ async def test_a_refusal_in_a_batch_is_submitted_again_without(kind: str, tmp_pa
     calls = [c for m in result.match_history for c in m.rounds]
     assert calls and all(c.probability is None and c.winner is not None for c in calls)
     assert result.statistics.failed_calls == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_batch_creation_refused_for_log_probabilities_is_made_again_without(
+    kind: str, tmp_path: Path
+) -> None:
+    items = make_items(8)
+    with batch_server(kind, hidden_scores(items), logprobs=LABELS,
+                      refuse_logprobs="create") as (fake, url):
+        provider = batch_provider(kind, url)
+        result = await sorter(provider, tmp_path).sort(items)
+        refused = fake.refused_creations
+        batches = [[asked(kind, r.body) for r in b.requests] for b in fake.batches.values()]
+    assert refused == 1  # asked once with them, refused, then never again
+    assert batches and not any(any(b) for b in batches)
+    assert fake.rounds() == list(range(1, result.statistics.rounds + 1))  # one per round
+    assert provider.logprobs is False
+    calls = [c for m in result.match_history for c in m.rounds]
+    assert calls and all(c.probability is None and c.winner is not None for c in calls)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_logprobs_false_never_asks_in_a_batch(kind: str, tmp_path: Path) -> None:
+    items = make_items(6)
+    with batch_server(kind, hidden_scores(items), logprobs=LABELS) as (fake, url):
+        result = await sorter(batch_provider(kind, url, logprobs=False), tmp_path).sort(items)
+        bodies = [r.body for b in fake.batches.values() for r in b.requests]
+    assert bodies and not any(asked(kind, body) for body in bodies)
+    assert all(c.probability is None for m in result.match_history for c in m.rounds)

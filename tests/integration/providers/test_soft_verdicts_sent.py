@@ -122,3 +122,14 @@ def test_soft_sort_keeps_each_calls_probability(
     assert {round(c.probability, 6) for c in calls if c.order == "AB"} <= {0.7}
     assert {round(c.probability, 6) for c in calls if c.order == "BA"} <= {0.3}
     assert result.verdicts == "soft"
+
+
+@pytest.mark.parametrize("kind", ["openai", "google"])
+def test_logprobs_false_never_asks(
+    kind: str, served_by: dict[str, tuple[FakeJudge, str]], items: list[str]
+) -> None:
+    judge, url = served_by[kind]
+    judge.logprobs = LABELS
+    provider = make_provider(kind, url, logprobs=False)
+    assert ask(provider, items).probability is None  # type: ignore[arg-type]
+    assert [asked_logprobs(s.body) for s in judge.seen] == [False]
