@@ -11,7 +11,9 @@ judged by a panel of two mocks leaning opposite ways, four calls per match: the 
 section with its warnings, the forest plot, the audit and the judges' table), with a PNG
 of each, WIDTH pixels wide (1280 unless given; 600 shows a phone's layout). The panel
 reports are written as the command line writes them (`front_end="cli"`), so their advice
-names flags; the others as Python does.
+names flags; the others as Python does. `soft.html` / `soft_ja.html`: a Swiss run with soft
+verdicts (a mock stating calibrated probabilities): each call's probability, the share of
+soft calls and the calibration in the trust section.
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ FLAGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--hide-scrollbars",
 ]
+
+
+async def _soft_sort(texts: dict[str, int], criteria: str) -> SortResult:
+    """Soft verdicts: a Swiss run whose judge states calibrated probabilities."""
+    judge = MockLLMProvider(seed=7, score=lambda text: texts[text], noise_stddev=12.0,
+                            logprobs="calibrated")
+    sorter = QualitativeSorter(judge, criteria=criteria, strategy="swiss", budget=60,
+                               comparison_rounds=2, seed=7, checkpointer=None,
+                               verdicts="soft")
+    return await sorter.sort(list(texts))
 
 
 async def _sort(texts: dict[str, int], criteria: str, n_losses: int, *,
@@ -90,10 +102,18 @@ def main() -> None:
     reports["panel"] = (asyncio.run(_sort(TRICKY, "どちらの文がより印象的か", 3, panel=True)),
                         "どちらの文がより印象的か", 3)
     reports["panel_ja"] = reports["panel"]
+    reports["soft"] = (asyncio.run(_soft_sort(TRICKY, "どちらの文がより印象的か")),
+                       "どちらの文がより印象的か", 0)
+    reports["soft_ja"] = reports["soft"]
     for name, (result, criteria, n_losses) in reports.items():
         rounds = 4 if name.startswith("panel") else 2
-        settings = {"criteria": criteria, "provider": "mock", "elimination_count": n_losses,
-                    "comparison_rounds": rounds, "seed": 7, "top_k": 5}
+        settings: dict[str, object] = {"criteria": criteria, "provider": "mock",
+                                       "elimination_count": n_losses,
+                                       "comparison_rounds": rounds, "seed": 7, "top_k": 5}
+        if name.startswith("soft"):
+            settings = {"criteria": criteria, "provider": "mock", "strategy": "swiss",
+                        "budget": 60, "comparison_rounds": 2, "seed": 7, "top_k": 5,
+                        "verdicts": "soft"}
         ids = {item: f"row-{n}" for n, (_, group) in enumerate(result.rankings) for item in group}
         html = write_report(result, out / f"{name}.html", settings, ids=ids,
                             lang="ja" if name.endswith("_ja") else None,

@@ -9,9 +9,9 @@ from typing import Any, TypeVar
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls.judge import backoff_delay, cancel_requests, stray_cancel
-from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError
+from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError, message_of
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus, Outcome
-from llm_qualitative_sort.providers._failures import classify
+from llm_qualitative_sort.providers._failures import classify, status_of
 
 T = TypeVar("T")
 Failure = TransientProviderError | PermanentProviderError
@@ -22,7 +22,8 @@ class PatientClient:
 
     Failures are classified as on the live path (key masked); a permanent one, or the
     last attempt's, is raised. A submission that failed transiently may still have
-    reached the provider, so before trying again the batch is looked for by its tag.
+    reached the provider, so before trying again the batch is looked for by its tag. One
+    refused for its log-probabilities is made again at once without them.
 
     Args:
         client: The provider's batch interface.
@@ -41,6 +42,9 @@ class PatientClient:
             try:
                 return await self._attempt(self.client.submit, requests, criteria, tag)
             except Exception as exc:
+                if self.client.logprobs and self.client.logprobs_refused(status_of(exc),
+                                                                         message_of(exc)):
+                    continue  # nothing was created: submitted again at once, without them
                 await self._pause(exc, attempt)
                 attempt += 1
             found = await self.find(tag)

@@ -232,6 +232,8 @@ class _Round:
         self._emit(job, status)
         if status.phase == "rejected":
             self._close(job, {})  # nothing was answered: resume submits anew
+            if self.client.logprobs and self.client.logprobs_refused(400, status.message):
+                return  # rejected for its log-probabilities: submitted again without them
             raise PermanentProviderError(
                 f"{self.client.where()}: the provider rejected batch {self._shown(job)!r} "
                 f"({status.state}): {status.message or 'no detail given'}"

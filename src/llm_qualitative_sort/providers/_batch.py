@@ -21,6 +21,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from llm_qualitative_sort.providers._answer import _Answer, _validated
 from llm_qualitative_sort.providers._failures import redact
+from llm_qualitative_sort.providers.logprobs import Token, verdict_probability
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,20 @@ class BatchClient(ABC):
         # Whether the run's requests offer a tie (set by the batch runner of each round):
         # the prompt, the schema and the answer's validation follow it.
         self.ties = False
+        # Whether requests ask for log-probabilities (the soft verdict), as the live calls
+        # of the provider would; off for good once the provider refused them.
+        self.logprobs = True
+
+    def logprobs_refused(self, status: Any, message: str) -> bool:
+        """Whether a failure is a refusal of the log-probabilities asked for (turns them off).
+
+        A request, a batch or a batch's creation refused so is submitted again without them.
+        Every request of a batch asked, so each one refused counts, also once turned off.
+        """
+        refused = status in (400, 422) and "logprob" in message.lower()
+        if refused:
+            self.logprobs = False
+        return refused
 
     @abstractmethod
     async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
@@ -169,7 +184,8 @@ class BatchClient(ABC):
         return json.loads(redact(json.dumps(data, ensure_ascii=False, default=str), self.secret))
 
     def answer(
-        self, text: str | None, raw: dict[str, Any], tokens: tuple[int, int], refusal: str = ""
+        self, text: str | None, raw: dict[str, Any], tokens: tuple[int, int], refusal: str = "",
+        logprobs: Sequence[Token] = (),
     ) -> _Answer:
         """The verdict in a structured-output answer, by the live path's rules.
 
@@ -178,6 +194,8 @@ class BatchClient(ABC):
             raw: What to keep in `raw_response`.
             tokens: Input and output tokens of the request.
             refusal: The model's refusal, if it refused.
+            logprobs: The generated tokens with their alternatives, when the answer had
+                them: the soft verdict is read from them.
         """
         if refusal:
             verdict, problem = None, f"the model refused: {refusal}"
@@ -194,7 +212,11 @@ class BatchClient(ABC):
             )
         if problem:
             raw = dict(raw, problem=problem)
-        return _Answer(verdict, self.clean(raw), tokens[0], tokens[1], redact(problem, self.secret))
+        probability, labels = verdict_probability(logprobs) if verdict is not None else (None, {})
+        if labels:
+            raw = dict(raw, verdict_logprobs=labels)
+        return _Answer(verdict, self.clean(raw), tokens[0], tokens[1],
+                       redact(problem, self.secret), probability)
 
     def where(self) -> str:
         """The model, for messages."""

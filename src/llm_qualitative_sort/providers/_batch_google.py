@@ -1,10 +1,11 @@
 """Gemini batch mode through the official `google-genai` client.
 
 A round becomes one batch of inlined `generateContent` requests (the live path's prompt,
-JSON output against the verdict schema), each labelled with its request id in `metadata`;
-the batch's display name is its tag, so a batch whose name was never recorded can be found
-again by listing. Results come back inline, in the order of the requests. Inline input is
-limited to 20 MB, so a larger round is split into several batches.
+JSON output against the verdict schema, log-probabilities asked for as the live call asks),
+each labelled with its request id in `metadata`; the batch's display name is its tag, so a
+batch whose name was never recorded can be found again by listing. Results come back inline,
+in the order of the requests. Inline input is limited to 20 MB, so a larger round is split
+into several batches.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from llm_qualitative_sort.providers._batch import (
 )
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._prompt import build_messages, verdict_schema
+from llm_qualitative_sort.providers.logprobs import TOP_LOGPROBS, gemini_tokens
 
 if TYPE_CHECKING:
     from google.genai.client import AsyncClient
@@ -91,14 +93,17 @@ class GeminiBatchClient(BatchClient):
 
     def _request(self, request: BatchRequest, criteria: str) -> dict[str, Any]:
         system, user = build_messages(request.first, request.second, criteria, ties=self.ties)
+        config: dict[str, Any] = {
+            "system_instruction": system.text,
+            "response_mime_type": "application/json",
+            "response_json_schema": verdict_schema(self.ties),
+        }
+        if self.logprobs:
+            config |= {"response_logprobs": True, "logprobs": TOP_LOGPROBS}
         return {
             "contents": [{"role": "user", "parts": [{"text": user.text}]}],
             "metadata": {"request": request.request_id},
-            "config": {
-                "system_instruction": system.text,
-                "response_mime_type": "application/json",
-                "response_json_schema": verdict_schema(self.ties),
-            },
+            "config": config,
         }
 
     async def find(self, tag: str) -> str | None:
@@ -157,7 +162,7 @@ class GeminiBatchClient(BatchClient):
         if item.error is not None or item.response is None:
             code = item.error.code if item.error else None
             message = (item.error.message if item.error else None) or "no response"
-            retry = code is None or code in _RETRY_STATUS
+            retry = code is None or code in _RETRY_STATUS or self.logprobs_refused(code, message)
             return RequestFailure(redact(f"HTTP {code}: {message}", self.secret)[:500], retry)
         return self._answer(item.response, batch_id, request_id)
 
@@ -180,7 +185,9 @@ class GeminiBatchClient(BatchClient):
         }
         blocked = text is None and reason not in (None, "STOP")
         refusal = f"no answer (finish reason {reason})" if blocked else ""
-        return self.answer(text, raw, tokens, refusal)
+        found = candidate.logprobs_result if candidate else None
+        logprobs = gemini_tokens(found.model_dump(mode="json", exclude_none=True)) if found else []
+        return self.answer(text, raw, tokens, refusal, logprobs)
 
 
 def _responses(job: BatchJob) -> list[InlinedResponse]:

@@ -1,10 +1,11 @@
 """OpenAI's Batch API through the official `openai` client.
 
-A round becomes one JSONL file of `/v1/chat/completions` requests (the live path's prompt and
-strict JSON-schema output), uploaded with `purpose="batch"` and run with a 24-hour window.
-The batch carries its tag in `metadata`, so a batch whose id was never recorded can be found
-again by listing. Results come in an output file and failures in an error file, matched by
-`custom_id`; an expired or cancelled batch still returns what it finished.
+A round becomes one JSONL file of `/v1/chat/completions` requests (the live path's prompt
+and strict JSON-schema output, log-probabilities asked for as the live call asks), uploaded
+with `purpose="batch"` and run with a 24-hour window. The batch carries its tag in
+`metadata`, so a batch whose id was never recorded can be found again by listing. Results
+come in an output file and failures in an error file, matched by `custom_id`; an expired or
+cancelled batch still returns what it finished.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from llm_qualitative_sort.providers._batch import (
 )
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._prompt import build_messages, verdict_schema
+from llm_qualitative_sort.providers.logprobs import TOP_LOGPROBS, openai_tokens
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -100,7 +102,7 @@ class OpenAIBatchClient(BatchClient):
 
     def _line(self, request: BatchRequest, criteria: str) -> dict[str, Any]:
         system, user = build_messages(request.first, request.second, criteria, ties=self.ties)
-        body = {
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": [
                 {"role": "system", "content": system.text},
@@ -112,6 +114,8 @@ class OpenAIBatchClient(BatchClient):
                                 "schema": verdict_schema(self.ties)},
             },
         }
+        if self.logprobs:
+            body |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
         return {"custom_id": request.request_id, "method": "POST", "url": ENDPOINT, "body": body}
 
     async def find(self, tag: str) -> str | None:
@@ -192,6 +196,7 @@ class OpenAIBatchClient(BatchClient):
         detail = _dict(error) or _dict(body.get("error"))
         code, message = detail.get("code"), detail.get("message") or "no detail"
         retry = code in _RETRY_CODES or status in _RETRY_STATUS or status is None
+        retry = retry or self.logprobs_refused(status, str(message))
         what = f"HTTP {status}" if status else str(code or "error")
         return RequestFailure(redact(f"{what}: {message}", self.secret)[:500], retry)
 
@@ -212,7 +217,8 @@ class OpenAIBatchClient(BatchClient):
             "batch": {"id": batch_id, "request": custom_id},
         }
         text = content if isinstance(content, str) else None
-        return self.answer(text, raw, tokens, str(message.get("refusal") or ""))
+        return self.answer(text, raw, tokens, str(message.get("refusal") or ""),
+                           openai_tokens(choice.get("logprobs")))
 
 
 def _dict(value: Any) -> dict[str, Any]:

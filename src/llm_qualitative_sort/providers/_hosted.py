@@ -37,6 +37,8 @@ class HostedProvider(LangChainProvider):
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
         batch: True (or `BatchOptions`) to send each round's calls as one provider batch.
+        logprobs: Ask for log-probabilities (live and batch), for the soft verdict
+            `ComparisonResult.probability`; False never asks (every verdict is hard).
     """
 
     NAME: ClassVar[str]  # its entry in the provider registry
@@ -57,6 +59,7 @@ class HostedProvider(LangChainProvider):
         input_price_per_million: float | None = None,
         output_price_per_million: float | None = None,
         batch: bool | BatchOptions = False,
+        logprobs: bool = True,
     ) -> None:
         self.batch = batch_options(batch)
         self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
@@ -73,6 +76,7 @@ class HostedProvider(LangChainProvider):
             requests_per_second=requests_per_second,
             input_price_per_million=input_price_per_million,
             output_price_per_million=output_price_per_million,
+            logprobs=logprobs,
         )
         self._api_key = secret
 
@@ -103,7 +107,10 @@ class HostedProvider(LangChainProvider):
         """The provider's batch client when batch mode is on (one per event loop)."""
         if self.batch is None or self._api_key is None:
             return None
-        return self._batch_clients.get()
+        client = self._batch_clients.get()
+        # A refusal of log-probabilities, learned by either path, holds for both.
+        self.logprobs = client.logprobs = self.logprobs and client.logprobs
+        return client
 
     def _new_batch_client(self) -> BatchClient:
         assert self.batch is not None and self._api_key is not None

@@ -1,4 +1,4 @@
-"""`GoogleProvider`: Gemini through langchain-google-genai."""
+"""`GoogleProvider`: Gemini through langchain-google-genai (`GeminiChat`, for log-probs)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,11 @@ class GoogleProvider(HostedProvider):
     engine attempt, one by default. JSON mode is the same request as JSON schema on
     Gemini, so the fallback chain is json_schema, function calling, plain text.
 
+    Each request asks for the tokens' log-probabilities (`responseLogprobs`, `logprobs`),
+    from which the soft verdict `ComparisonResult.probability` is read. A model that
+    refuses them (400 "Logprobs is not enabled for models/...") is asked again at once
+    without, and this provider does not ask for them again.
+
     Args:
         api_key: The key; falls back to `GOOGLE_API_KEY`.
         base_url: The endpoint including the API version, as in the default
@@ -40,6 +45,8 @@ class GoogleProvider(HostedProvider):
         output_price_per_million: Price of a million output tokens.
         batch: True (or `BatchOptions`) to send each round's calls as one Gemini batch, at
             the batch price, instead of live calls (see the batch mode guide).
+        logprobs: Ask for the tokens' log-probabilities (live and batch), from which the
+            soft verdict `ComparisonResult.probability` is read; False never asks.
 
     Raises:
         ValueError: No key given and `GOOGLE_API_KEY` unset.
@@ -66,11 +73,11 @@ class GoogleProvider(HostedProvider):
         root, version = split_version(url)
 
         def build() -> BaseChatModel:
-            from langchain_google_genai import ChatGoogleGenerativeAI
+            from llm_qualitative_sort.providers._gemini_chat import GeminiChat
 
             # One model (and SDK client) per event loop: the SDK's async transport is
             # bound to the loop it first ran on.
-            return ChatGoogleGenerativeAI(
+            return GeminiChat(
                 model=model,
                 google_api_key=secret,
                 base_url=root,

@@ -54,6 +54,8 @@ class OpenAIProvider(HostedProvider):
         output_price_per_million: Price of a million output tokens.
         batch: True (or `BatchOptions`) to send each round's calls as one OpenAI Batch API
             batch, at the batch price, instead of live calls (see the batch mode guide).
+        logprobs: Ask for the tokens' log-probabilities (live and batch), from which the
+            soft verdict `ComparisonResult.probability` is read; False never asks.
 
     Raises:
         ValueError: No key given and `OPENAI_API_KEY` unset, for OpenAI itself or batch mode.

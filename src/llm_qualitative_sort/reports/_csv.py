@@ -1,4 +1,7 @@
-"""The CSV report: one row per item (rank, id, item, wins, losses, score, interval, P(top K))."""
+"""The CSV report: one row per item (rank, id, item, wins, losses, score, interval, P(top K)).
+
+A soft run adds each item's soft calls and soft win share.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.reports._soft import soft_columns
 from llm_qualitative_sort.reports._standings import standings
 from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
 
 COLUMNS = ("rank", "item", "wins", "losses", "score", "low_95", "high_95")
+# A soft run's two more columns (see `_soft.soft_columns`).
+SOFT_COLUMNS = ("soft_calls", "soft_win_share")
 # Excel's most characters in one cell; longer text is cut there, with a marker saying so.
 CELL_LIMIT = 32_767
 # What a spreadsheet reads as the start of a formula (OWASP's "CSV injection" list).
@@ -29,6 +35,9 @@ def to_csv(
     can be joined back to the source. `score` is the item's Bradley–Terry log-strength,
     `low_95` / `high_95` its 95 % interval, and `p_top_K` the probability that it is among
     the K strongest (K: the run's `top_k` in `settings`, else 10, at most the item count).
+    A run with `verdicts="soft"` adds `soft_calls` (the item's calls that carried the
+    judge's probability) and `soft_win_share` (the mean, over its calls with a verdict, of
+    its probability of winning: the stated one, else 1, 0 or ½ by the verdict).
 
     The file is made for spreadsheets, and every text cell (an item, an id given as text)
     is made safe for them: one that starts with a formula character (`=`, `+`, `-`, `@`,
@@ -52,12 +61,15 @@ def to_csv(
     table = standings(result)
     k = report_top_k(settings, len(table))
     figures = uncertainty(result, k)
-    header = (*COLUMNS, f"p_top_{k}")
+    soft = soft_columns(result)
+    header = (*COLUMNS, f"p_top_{k}", *(SOFT_COLUMNS if soft is not None else ()))
     writer.writerow(("rank", "id", *header[1:]) if ids else header)
     for s in table:
         u = figures[s.item]
         row: tuple[Any, ...] = (s.rank, s.item, s.wins, s.losses, u.score, u.low, u.high,
                                 u.top_k)
+        if soft is not None:
+            row += soft.get(s.item, (0, ""))
         writer.writerow((s.rank, ids.get(s.item, ""), *row[1:]) if ids else row)
     return out.getvalue()
 

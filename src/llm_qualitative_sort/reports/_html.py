@@ -11,6 +11,7 @@ from typing import Any
 from llm_qualitative_sort.models import EarlyStop, MatchResult, RoundResult, SortResult
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
+from llm_qualitative_sort.reports._soft import call_chance, soft_parts
 from llm_qualitative_sort.reports._standings import (
     Standing,
     bracket_history,
@@ -76,7 +77,8 @@ def to_html(
     page_lang = lang or page_language([title, *(s.item for s in table)])
     k = report_top_k(settings, len(table))
     trust = trust_section(table, uncertainty(result, k), k, result.statistics, words,
-                          made_by, _calls_per_match(result, settings))
+                          made_by, _calls_per_match(result, settings),
+                          soft_parts(result, words))
     body = [
         f"<h1>{isolated(title)}</h1>",
         _run_line(result, settings, words),
@@ -244,7 +246,8 @@ def _call(call: RoundResult, side: str, judges: Mapping[str, int], words: Words)
         f' <span class="judge" title="{escape(call.judge)}">{words["judge"]} '
         f"{judges.get(call.judge, '?')}</span>")
     return (
-        f"<li><b>{verdict}</b> <small>({shown}){cached}{judge}</small> "
+        f"<li><b>{verdict}</b>{call_chance(call, side, words)} "
+        f"<small>({shown}){cached}{judge}</small> "
         f"{isolated(call.reasoning)}</li>"
     )
 

@@ -65,6 +65,10 @@ details[open] summary.item { color: var(--muted); max-height: 1.5em; }
 .judges td.num { width: auto; white-space: nowrap; }
 .judges td.who { font-size: 12px; min-width: 180px; }
 .judge { background: #ddf4ff; border-radius: 8px; padding: 0 6px; }
+.reliability th:not(:first-child) { text-align: right; }
+.reliability { max-width: 560px; }
+.prob { background: #fbefff; color: #6e40c9; border-radius: 8px; padding: 0 6px;
+  font-size: 12px; font-variant-numeric: tabular-nums; white-space: nowrap; }
 h3 { font-size: 15px; margin: 16px 0 4px; }
 /* Each item's text is its own bidirectional island: a direction mark inside an item
    (U+202E...) cannot reorder the text around it. <bdi> does this in HTML; SVG labels

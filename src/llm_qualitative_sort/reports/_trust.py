@@ -41,11 +41,13 @@ def trust_section(
     words: Words,
     front_end: FrontEnd = "python",
     calls_per_match: int = 2,
+    soft: tuple[Sequence[str], str] = ((), ""),
 ) -> str:
     """The section ("" for a result without items).
 
     `front_end` spells the advice ("cli": flags, "python": arguments); `calls_per_match`
-    is the run's `comparison_rounds`, which the advice on poor order consistency doubles.
+    is the run's `comparison_rounds`, which the advice on poor order consistency doubles;
+    `soft` holds the soft verdicts' sentences and reliability table (see `_soft`).
     """
     if not table or not figures:
         return ""
@@ -54,13 +56,13 @@ def trust_section(
     shown = "" if len(rows) == len(table) else " " + words["forest_more"].format(
         shown=len(rows), total=len(table))
     missing = k - sum(figures[s.item].top_k for s in table[:k])
-    sentences = _sentences(stats, len(table), k, missing, words, front_end)
+    sentences = [*_sentences(stats, len(table), k, missing, words, front_end), *soft[0]]
     warnings = _warnings(stats, k, missing, words, front_end, calls_per_match)
     return (
         f"<section><h2>{words['trust']}</h2>{warnings}"
         f'<p class="note">{escape(words["trust_note"] + shown)}</p>{forest_plot(rows, k, words)}'
         f'<ul class="audit">{"".join(f"<li>{s}</li>" for s in sentences)}</ul>'
-        f"{_judge_table(stats.judges, words)}</section>"
+        f"{soft[1]}{_judge_table(stats.judges, words)}</section>"
     )
 
 

@@ -87,6 +87,25 @@ EN: Mapping[str, str] = {
     "judges": "Judges", "number_col": "#", "calls_col": "Calls", "no_verdict_col": "No verdict",
     "tokens_col": "Tokens in / out", "cost_col": "Cost", "first_col": "First-shown won",
     "advantage_col": "Advantage (95 %)", "disagree_col": "Orders disagreed",
+    # Soft verdicts: each call's probability, their share and their calibration.
+    "prob_title": "The judge's probability, from its log-probabilities, that this item wins "
+                  "this call",
+    "s_soft": "{soft} of {calls} calls with a verdict ({share}) carried the judge's "
+              "probability that the first-shown text wins (soft verdicts); the others were "
+              "hard verdicts.",
+    "soft_used": "The fit behind the scores took these probabilities as the calls' outcomes.",
+    "soft_unused": "This run's fit counted the verdicts only (verdicts: hard).",
+    "s_brier": "Scored against the same match's call in the other order ({pairs} calls), "
+               "the probabilities have a Brier score of {brier} (0 is perfect; always saying "
+               "50 % scores 0.25).",
+    "s_brier_none": "No match was judged in both orders, so the probabilities could not be "
+                    "checked against an outcome.",
+    "calibration": "Calibration of the judge's probabilities",
+    "calibration_note": "The soft calls grouped by the probability the judge gave the "
+                        "first-shown text, against how often that text won the call in the "
+                        "other order. For a calibrated judge the two columns agree.",
+    "stated_col": "Stated probability", "mean_stated_col": "Mean stated",
+    "observed_col": "Observed share",
 }
 
 JA: Mapping[str, str] = {
@@ -166,6 +185,21 @@ JA: Mapping[str, str] = {
     "judges": "判定者", "number_col": "#", "calls_col": "判定数", "no_verdict_col": "判定なし",
     "tokens_col": "トークン 入力 / 出力", "cost_col": "コスト", "first_col": "先に提示した側の勝ち",
     "advantage_col": "先手の有利さ（95 %）", "disagree_col": "順序で判定が変化",
+    "prob_title": "判定者の対数確率から読んだ、この判定でこの項目が勝つ確率",
+    "s_soft": "判定のあった{calls}回のうち{soft}回（{share}）に、先に提示した文章が勝つ確率が"
+              "付いていました（ソフト判定）。残りは通常の判定です。",
+    "soft_used": "スコアの当てはめは、これらの確率を判定の結果として使いました。",
+    "soft_unused": "この実行の当てはめは判定の勝敗だけを数えています（verdicts: hard）。",
+    "s_brier": "同じ対戦を逆の提示順で判定した結果と照らすと（{pairs}回）、確率のBrierスコアは"
+               "{brier}です（0が完全。常に50 %と答えると0.25）。",
+    "s_brier_none": "両方の提示順で判定した対戦がないため、確率を結果と照らし合わせられません"
+                    "でした。",
+    "calibration": "判定者の確率の較正",
+    "calibration_note": "ソフト判定を、先に提示した文章に判定者が付けた確率で分け、その文章が"
+                        "逆の提示順の判定でも勝った割合と比べます。較正のとれた判定者なら2つの"
+                        "列が一致します。",
+    "stated_col": "付けた確率", "mean_stated_col": "平均", "observed_col": "実際の割合",
+    "setting_verdicts": "判定の扱い",
     # Names of the run's settings, as listed under the title.
     "setting_provider": "プロバイダ", "setting_model": "モデル",
     "setting_elimination_count": "敗退までの敗数", "setting_comparison_rounds": "1対戦の判定回数",

@@ -7,6 +7,9 @@ order, each with its metadata), `GET /v1beta/batches` (newest first). Faults per
 "expire" (no results), "cancel" (half of the requests answered), "fail", "request_error"
 (a 500 for the first request), "invalid" (a 400 for it), "garbled" (the first answer is
 not JSON), "refusal" (the first answer is blocked), "no_metadata" (responses without it).
+A request asking for log-probabilities (`responseLogprobs`) gets a `logprobsResult` when the
+fake has some, or is refused with "Logprobs is not enabled" (`refuse_logprobs`: a 400 for the
+request, a failed batch, or a 400 for the batch's creation).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import datetime
 from typing import Any
 
 from _batch_fakes import Batch, BatchFake, Handler, Request, schema_ok, split_url, texts_of
+from _fakes import verdict_tokens
 
 STATES = ["BATCH_STATE_PENDING", "BATCH_STATE_RUNNING", "BATCH_STATE_SUCCEEDED"]
 _ENDS = {"expire": "BATCH_STATE_EXPIRED", "cancel": "BATCH_STATE_CANCELLED",
@@ -65,9 +69,18 @@ def create(h: Handler, body: dict[str, Any]) -> None:
     problem = validate(items)
     if problem:
         return h.send_json(400, error(400, problem))
+    asked = any(((item.get("request") or {}).get("generationConfig") or {}).get(
+        "responseLogprobs") for item in items)
+    if fake.refuses("create", asked):
+        with fake.lock:
+            fake.refused_creations += 1
+        return h.send_json(400, error(400, f"Logprobs is not enabled for models/{fake.model}"))
     requests = [Request(item["metadata"]["request"], texts_of(item["request"]), item)
                 for item in items]
     batch = fake.add(spec.get("displayName", ""), requests, "batches/b")
+    if fake.refuses("batch", asked):
+        batch.fault = "fail"
+        batch.message = f"Logprobs is not enabled for models/{fake.model}"
     batch.state = STATES[0]
     if fault == "lost":
         return h.send_json(500, {"error": {"code": 500, "message": "injected 500 after "
@@ -110,12 +123,23 @@ def answer(fake: BatchFake, request: Request, position: int, fault: str) -> dict
     if position == 0 and fault in ("request_error", "invalid"):
         code = 500 if fault == "request_error" else 400
         return {"error": {"code": code, "message": f"injected {code}"}, **meta}
+    config = (request.body.get("request") or {}).get("generationConfig") or {}
+    if fake.refuses("request", bool(config.get("responseLogprobs"))):
+        message = f"Logprobs is not enabled for models/{fake.model}"
+        return {"error": {"code": 400, "message": message}, **meta}
     assert request.texts is not None
     text = fake.verdict_text(request.texts, request.body)
     if position == 0 and fault == "garbled":
         text = "The first one, clearly."
     candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}]},
                                  "finishReason": "STOP", "index": 0}
+    if config.get("responseLogprobs") and fake.logprobs and '"winner"' in text:
+        tokens = verdict_tokens(text, fake.logprobs)
+        candidate["logprobsResult"] = {
+            "topCandidates": [{"candidates": [{"token": t, "logProbability": z}
+                                              for t, z in top]} for _, _, top in tokens],
+            "chosenCandidates": [{"token": piece, "logProbability": chosen}
+                                 for piece, chosen, _ in tokens]}
     if position == 0 and fault == "refusal":
         candidate = {"finishReason": "SAFETY", "index": 0}
     response: dict[str, Any] = {
@@ -142,5 +166,5 @@ def describe(fake: BatchFake, batch: Batch) -> dict[str, Any]:
     operation: dict[str, Any] = {"name": batch.batch_id, "metadata": metadata,
                                  "done": batch.answers is not None}
     if batch.state == "BATCH_STATE_FAILED":
-        operation["error"] = {"code": 400, "message": "the batch failed"}
+        operation["error"] = {"code": 400, "message": batch.message or "the batch failed"}
     return operation

@@ -6,7 +6,9 @@ in_progress → finalizing → completed), list (newest first, with cursors). Fa
 "expire" / "cancel" (half of the requests done, the rest in the error file), "fail",
 "malformed" (the first output line is cut short), "request_error" (a 500 for the first
 request), "invalid" (a 400 for the first request), "garbled" (the first answer is not
-JSON), "refusal" (the first answer is a refusal).
+JSON), "refusal" (the first answer is a refusal). A request asking for log-probabilities
+gets them at its verdict token when the fake has some, or is refused (`refuse_logprobs`: a
+400 for the request, a failed batch, or a 400 for the batch's creation).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from typing import Any
 
 from _batch_fakes import Batch, BatchFake, Handler, Request, schema_ok, split_url, texts_of
+from _fakes import verdict_tokens
 
 STATES = ["validating", "in_progress", "finalizing", "completed"]
 ENDPOINT = "/v1/chat/completions"
@@ -82,11 +85,17 @@ def create(h: Handler, body: dict[str, Any]) -> None:
     if body.get("endpoint") != ENDPOINT or body.get("completion_window") != "24h":
         return h.send_json(400, error("bad endpoint or completion window"))
     lines = [json.loads(line) for line in content.decode().splitlines() if line.strip()]
+    if fake.refuses("create", any(line["body"].get("logprobs") for line in lines)):
+        with fake.lock:
+            fake.refused_creations += 1
+        return h.send_json(400, error("logprobs is not supported with this model"))
     requests = [Request(line["custom_id"], texts_of(line.get("body")), line) for line in lines]
     tag = (body.get("metadata") or {}).get("tag", "")
     batch = fake.add(tag, requests, "batch_")
     batch.state = "validating"
     problem = validate(fake, lines)
+    if fake.refuses("batch", any(line["body"].get("logprobs") for line in lines)):
+        problem = "logprobs is not supported with this model"
     if problem:
         batch.fault = "fail:" + problem
     if fault == "lost":
@@ -132,6 +141,9 @@ def finish(fake: BatchFake, batch: Batch) -> None:
         elif position == 0 and fault in ("request_error", "invalid"):
             status = 500 if fault == "request_error" else 400
             err.append(line(request, response(status, error(f"injected {status}")), None))
+        elif fake.refuses("request", bool(request.body["body"].get("logprobs"))):
+            refused = error("logprobs is not supported with this model")
+            err.append(line(request, response(400, refused), None))
         else:
             out.append(line(request, response(200, completion(fake, request, position, fault)),
                             None))
@@ -161,9 +173,16 @@ def completion(fake: BatchFake, request: Request, position: int, fault: str) -> 
         message["content"] = '{"reasoning": "A is better because'
     if position == 0 and fault == "refusal":
         message |= {"content": None, "refusal": "I can't help with comparing these texts."}
+    choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
+    content = message["content"] or ""
+    if request.body["body"].get("logprobs") and fake.logprobs and '"winner"' in content:
+        choice["logprobs"] = {"content": [
+            {"token": piece, "logprob": chosen, "bytes": None,
+             "top_logprobs": [{"token": t, "logprob": z, "bytes": None} for t, z in top]}
+            for piece, chosen, top in verdict_tokens(content, fake.logprobs)]}
     body = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": fake.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "choices": [choice],
             "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
     if fake.echo_key:
         body["system_fingerprint"] = fake.key

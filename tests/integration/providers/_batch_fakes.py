@@ -47,6 +47,7 @@ class Batch:
     polls: int = 0
     state: str = ""
     answers: list[dict[str, Any]] | None = None  # built once the batch ends
+    message: str = ""  # why a failed batch failed
 
 
 @dataclass
@@ -65,10 +66,20 @@ class BatchFake:
     echo_key: bool = False
     # Requests whose schema offers a tie get one when the scores differ by less than this.
     ties_below: float = 0.0
+    # Log-probabilities sent at the verdict token of requests that ask for them (label →
+    # logprob), and how a batch asking for them is refused: "request" (a 400 for each such
+    # request), "batch" (the whole batch fails) or "create" (its creation is a 400).
+    logprobs: dict[str, float] | None = None
+    refuse_logprobs: str | None = None
+    refused_creations: int = 0
     batches: dict[str, Batch] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     log: list[str] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def refuses(self, how: str, asked: bool) -> bool:
+        """Whether a batch (or request) that `asked` for log-probabilities is refused `how`."""
+        return asked and self.refuse_logprobs == how
 
     def next_fault(self) -> str | None:
         return self.script.pop(0) if self.script else None

@@ -23,6 +23,13 @@ def softmax_first(labels: dict[str, float], ties: bool) -> float:
     return (math.exp(kept["A"]) + 0.5 * math.exp(kept.get("tie", -math.inf))) / total
 
 
+@pytest.fixture
+def served_by(
+    openai_judge: tuple[FakeJudge, str], gemini_judge: tuple[FakeJudge, str]
+) -> dict[str, tuple[FakeJudge, str]]:
+    return {"openai": openai_judge, "google": gemini_judge}
+
+
 def ask(provider: LangChainProvider, items: list[str], ties: bool = False):  # type: ignore[no-untyped-def]
     return asyncio.run(provider.compare_call(items[0], items[1], "clarity", repetition=0,
                                              ties=ties))
@@ -53,21 +60,50 @@ def test_no_logprobs_sent_is_a_hard_verdict(
     assert result.winner in ("A", "B") and result.probability is None
 
 
-def test_refused_logprobs_are_asked_again_without_and_remembered(
-    openai_judge: tuple[FakeJudge, str], items: list[str]
+def asked_logprobs(body: dict[str, object]) -> bool:
+    """Whether a request (OpenAI's or Gemini's wire format) asked for log-probabilities."""
+    config = body.get("generationConfig")
+    if isinstance(config, dict):
+        return bool(config.get("responseLogprobs"))
+    return bool(body.get("logprobs"))
+
+
+def test_gemini_logprobs_become_the_probability(
+    gemini_judge: tuple[FakeJudge, str], items: list[str]
 ) -> None:
-    judge, url = openai_judge
+    judge, url = gemini_judge
+    judge.logprobs = LABELS
+    provider = make_provider("google", url)
+    assert isinstance(provider, LangChainProvider)
+    result = ask(provider, items, ties=True)
+    config = judge.seen[-1].body["generationConfig"]
+    assert config["responseLogprobs"] is True and config["logprobs"] >= 2
+    assert judge.seen[-1].method == "json_schema"
+    assert result.probability == pytest.approx(softmax_first(LABELS, ties=True))
+    assert result.raw_response["verdict_logprobs"]["tie"] == pytest.approx(LABELS["tie"])
+    assert "logprobs_result" not in result.raw_response["response_metadata"]
+    # A Gemini answer without logprobsResult (the model sent none): a hard verdict.
+    judge.logprobs = None
+    assert ask(provider, items).probability is None
+
+
+@pytest.mark.parametrize("kind", ["openai", "google"])
+def test_refused_logprobs_are_asked_again_without_and_remembered(
+    kind: str, served_by: dict[str, tuple[FakeJudge, str]], items: list[str]
+) -> None:
+    judge, url = served_by[kind]
     judge.refuse_logprobs, judge.logprobs = True, LABELS
-    provider = make_provider("openai", url)
+    provider = make_provider(kind, url)
     assert isinstance(provider, LangChainProvider)
     first = ask(provider, items)
     assert first.winner in ("A", "B") and first.probability is None
     assert [r["method"] for r in first.raw_response["rejected"]] == ["logprobs"]
-    assert [bool(s.body.get("logprobs")) for s in judge.seen] == [True, False]
+    assert first.raw_response["rejected"][0]["status"] == 400
+    assert [asked_logprobs(s.body) for s in judge.seen] == [True, False]
     assert provider.method == "json_schema"  # a refusal of log-probs is not of the format
     second = ask(provider, items)
     assert second.probability is None and "rejected" not in second.raw_response
-    assert [bool(s.body.get("logprobs")) for s in judge.seen] == [True, False, False]
+    assert [asked_logprobs(s.body) for s in judge.seen] == [True, False, False]
 
 
 def test_soft_sort_keeps_each_calls_probability(
@@ -86,3 +122,14 @@ def test_soft_sort_keeps_each_calls_probability(
     assert {round(c.probability, 6) for c in calls if c.order == "AB"} <= {0.7}
     assert {round(c.probability, 6) for c in calls if c.order == "BA"} <= {0.3}
     assert result.verdicts == "soft"
+
+
+@pytest.mark.parametrize("kind", ["openai", "google"])
+def test_logprobs_false_never_asks(
+    kind: str, served_by: dict[str, tuple[FakeJudge, str]], items: list[str]
+) -> None:
+    judge, url = served_by[kind]
+    judge.logprobs = LABELS
+    provider = make_provider(kind, url, logprobs=False)
+    assert ask(provider, items).probability is None  # type: ignore[arg-type]
+    assert [asked_logprobs(s.body) for s in judge.seen] == [False]
