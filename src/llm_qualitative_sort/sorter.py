@@ -20,6 +20,7 @@ from llm_qualitative_sort._arguments import (
     check_flag,
     check_hooks,
     check_judge,
+    check_scorer,
     open_store,
 )
 from llm_qualitative_sort._drive import ProgressCallback, Tee, finish
@@ -165,6 +166,7 @@ class QualitativeSorter:
         self.settings: StrategySettings = check_strategy(
             strategy, elimination_count=elimination_count, comparison_rounds=comparison_rounds,
             budget=budget, top_k=top_k, stop_when_settled=stop_when_settled)
+        check_scorer(provider, self.settings)
         check_concurrency(max_concurrent_requests)
         check_seed(seed)
         check_timeout(call_timeout)

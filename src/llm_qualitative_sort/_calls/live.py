@@ -31,6 +31,7 @@ def make_judge(settings: CallSettings) -> Judge:
         name_judge=settings.name_judge,
         ties=settings.ties,
         prompt_key=prompt_key(settings.prompt),
+        question=settings.question,
     )
 
 

@@ -88,7 +88,8 @@ class Strategy(ABC, Generic[S]):
     name: ClassVar[str]
     # Its settings (`name` is the same): what the user gives, what a run stores.
     settings_class: ClassVar[type[StrategySettings]]
-    # How its `rank` orders items: "wins" or "bradley_terry" (strengths fitted to the calls).
+    # How its `rank` orders items: "wins", "bradley_terry" (strengths fitted to the calls)
+    # or "pointwise" (scores of items judged alone).
     native_ranking: ClassVar[str]
     # Whether it can play without round barriers (`pair_free` and `apply_match`), and if
     # not, why (for the error that refuses schedule="pipelined").
@@ -96,6 +97,8 @@ class Strategy(ABC, Generic[S]):
     not_pipelined_because: ClassVar[str] = "it plays in rounds"
     # Whether players drop out (progress then says how many are left).
     eliminates: ClassVar[bool] = False
+    # Whether each match is one item scored alone (`a == b`, one call showing one text).
+    pointwise: ClassVar[bool] = False
 
     def __init__(self, settings: S, n_items: int, seed: int, *, soft: bool = False) -> None:
         self.settings = settings

@@ -12,7 +12,7 @@ from llm_qualitative_sort.tournament.elimination.settings import MAX_LOSSES
 from llm_qualitative_sort.tournament.registry import STRATEGIES, settings_class
 from llm_qualitative_sort.tournament.settings import StrategySettings, positive_int
 
-Ranking = Literal["wins", "bradley_terry"]
+Ranking = Literal["wins", "bradley_terry", "pointwise"]
 
 # The seed must fit the 64-bit integers checkpoints store.
 SEED_RANGE = (-(2**63), 2**63 - 1)
@@ -155,6 +155,11 @@ def check_timeout(seconds: Any) -> None:
 
 def check_ranking(ranking: Any, native: str) -> Ranking:
     """The ranking to use: the one given, or the strategy's own (`native`) for None."""
+    if native == "pointwise":
+        if ranking not in (None, "pointwise"):
+            raise ValueError(f"ranking={ranking!r} needs pairwise calls: strategy='pointwise' "
+                             "ranks by its scores (leave ranking unset)")
+        return "pointwise"
     if ranking is None:
         return "wins" if native == "wins" else "bradley_terry"
     if ranking not in ("wins", "bradley_terry"):

@@ -1,0 +1,96 @@
+"""`Pointwise`: the settings of pointwise scoring on a labelled scale.
+
+Example:
+    >>> Pointwise()
+    Pointwise(scale='1-4 (default labels)', inverse=False, repetitions=1, calls_per_match=1)
+    >>> Pointwise(scale="0-5", repetitions=3).state()["scale"][:2]
+    [[0, ''], [1, '']]
+    >>> Pointwise(repetitions=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: repetitions must be >= 1, got 0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
+
+from llm_qualitative_sort.scoring import Scale, ScoreQuestion
+from llm_qualitative_sort.tournament.settings import Spell, StrategySettings, positive_int
+
+# More scorings of one text than this is never what anyone meant.
+MAX_REPETITIONS = 100
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pointwise(StrategySettings):
+    """Pointwise scoring: each item judged alone on a labelled scale, one call per repetition.
+
+    Args:
+        scale: The labels: None (default) is 1–4 with descriptions (4 excellent … 1
+            useless); "LOW-HIGH" such as "0-5" (bare labels); a mapping of label to
+            description or a list of `[label, description]`. Labels are consecutive single
+            digits (0–9).
+        inverse: Ask the inverse question (how far the text is from meeting the criterion,
+            the highest label the farthest) and rank by its complement.
+        repetitions: Calls per item; their scores are averaged (they separate items a
+            single call leaves tied).
+        calls_per_match: Always 1 (each call scores one text); use `repetitions`.
+    """
+
+    name: ClassVar[str] = "pointwise"
+    default_calls_per_match: ClassVar[int] = 1
+    single_call: ClassVar[bool] = True
+
+    scale: Any = None
+    inverse: bool = False
+    repetitions: int = 1
+    calls_per_match: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scale", Scale.parse(self.scale))
+        super().__post_init__()
+
+    def __repr__(self) -> str:
+        scale = ("1-4 (default labels)" if self.scale.default else
+                 f"{self.scale.low}-{self.scale.high}" if not any(
+                     text for _, text in self.scale.entries) else self.scale.to_state())
+        return (f"Pointwise(scale={scale!r}, inverse={self.inverse}, "
+                f"repetitions={self.repetitions}, calls_per_match={self.calls_per_match})")
+
+    @property
+    def question(self) -> ScoreQuestion:
+        """What each call asks: the scale and the question's direction."""
+        return ScoreQuestion(self.scale, self.inverse)
+
+    @classmethod
+    def check(cls, values: Mapping[str, Any], *, spell: Spell) -> None:
+        """The scale, a bool `inverse`, repetitions from 1 to 100, one call per match."""
+        try:
+            Scale.parse(values["scale"])
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{spell('scale')}: {exc}") from None
+        if not isinstance(values["inverse"], bool):
+            raise TypeError(f"{spell('inverse')} must be a bool, "
+                            f"got {type(values['inverse']).__name__}")
+        positive_int(spell("repetitions"), values["repetitions"], MAX_REPETITIONS)
+        calls = values["calls_per_match"]
+        positive_int(spell("calls_per_match"), calls)
+        if calls != 1:
+            raise ValueError(f"{spell('calls_per_match')} must be 1 for strategy='pointwise' "
+                             f"(each call scores one text; use repetitions), got {calls}")
+
+    def state(self) -> dict[str, Any]:
+        """The flat keys; the scale as plain `[[label, description], ...]` (None: default)."""
+        stored = super().state()
+        stored["scale"] = None if self.scale.default else self.scale.to_state()
+        return stored
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> Self:
+        """The settings a stored run holds."""
+        return cls(scale=state.get("scale"), inverse=bool(state.get("inverse", False)),
+                   repetitions=int(state.get("repetitions") or 1),
+                   calls_per_match=state.get("comparison_rounds") or 1)
