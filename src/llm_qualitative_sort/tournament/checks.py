@@ -41,7 +41,7 @@ def check_strategy(strategy: Any = "elimination", **flat: Any) -> StrategySettin
         return _beside(strategy, given)
     chosen = settings_class(strategy)
     for keyword, value in given.items():
-        if keyword in chosen.keywords():
+        if keyword in chosen.keywords() or _fixed_calls(chosen, keyword, value):
             continue
         if keyword == _TOLERATED:
             positive_int(keyword, value, MAX_LOSSES)
@@ -56,6 +56,8 @@ def _beside(settings: StrategySettings, given: dict[str, Any]) -> StrategySettin
     """`settings`, after refusing the flat keywords given beside it that say otherwise."""
     fields = {settings.keyword(name): name for name in settings.field_names()}
     for keyword, value in given.items():
+        if _fixed_calls(type(settings), keyword, value):
+            continue
         if keyword not in fields and value == _owner(keyword)[1]:
             continue  # another strategy's default says nothing (stop_when_settled=False)
         if keyword not in fields:
@@ -66,6 +68,12 @@ def _beside(settings: StrategySettings, given: dict[str, Any]) -> StrategySettin
                              f"{type(settings).__name__}(...): its {fields[keyword]} is "
                              f"{getattr(settings, fields[keyword])!r}; give it in one place")
     return settings
+
+
+def _fixed_calls(chosen: type[StrategySettings], keyword: str, value: Any) -> bool:
+    """`comparison_rounds` at the one value of a strategy that has no such field (pointwise)."""
+    return (keyword == "comparison_rounds" and "calls_per_match" not in chosen.field_names()
+            and value == chosen.default_calls_per_match)
 
 
 def _owner(keyword: str) -> tuple[str, Any]:

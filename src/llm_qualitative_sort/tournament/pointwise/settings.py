@@ -2,7 +2,7 @@
 
 Example:
     >>> Pointwise()
-    Pointwise(scale='1-4 (default labels)', inverse=False, repetitions=1, calls_per_match=1)
+    Pointwise(scale='1-4 (default labels)', inverse=False, repetitions=1)
     >>> Pointwise(scale="0-5", repetitions=3).state()["scale"][:2]
     [[0, ''], [1, '']]
     >>> Pointwise(repetitions=0)
@@ -37,7 +37,9 @@ class Pointwise(StrategySettings):
             the highest label the farthest) and rank by its complement.
         repetitions: Calls per item; their scores are averaged (they separate items a
             single call leaves tied).
-        calls_per_match: Always 1 (each call scores one text); use `repetitions`.
+
+    Each call scores one text: `calls_per_match` is always 1 (stored as
+    `comparison_rounds`, which the sorter's keyword cannot change for this strategy).
     """
 
     name: ClassVar[str] = "pointwise"
@@ -47,18 +49,22 @@ class Pointwise(StrategySettings):
     scale: Any = None
     inverse: bool = False
     repetitions: int = 1
-    calls_per_match: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scale", Scale.parse(self.scale))
         super().__post_init__()
+
+    @property  # type: ignore[override]  # one text per call: not a field of this strategy
+    def calls_per_match(self) -> int:
+        """Calls per match: 1, always."""
+        return 1
 
     def __repr__(self) -> str:
         scale = ("1-4 (default labels)" if self.scale.default else
                  f"{self.scale.low}-{self.scale.high}" if not any(
                      text for _, text in self.scale.entries) else self.scale.to_state())
         return (f"Pointwise(scale={scale!r}, inverse={self.inverse}, "
-                f"repetitions={self.repetitions}, calls_per_match={self.calls_per_match})")
+                f"repetitions={self.repetitions})")
 
     @property
     def question(self) -> ScoreQuestion:
@@ -76,15 +82,18 @@ class Pointwise(StrategySettings):
             raise TypeError(f"{spell('inverse')} must be a bool, "
                             f"got {type(values['inverse']).__name__}")
         positive_int(spell("repetitions"), values["repetitions"], MAX_REPETITIONS)
-        calls = values["calls_per_match"]
-        positive_int(spell("calls_per_match"), calls)
-        if calls != 1:
-            raise ValueError(f"{spell('calls_per_match')} must be 1 for strategy='pointwise' "
-                             f"(each call scores one text; use repetitions), got {calls}")
+
+    @classmethod
+    def from_keywords(cls, given: Mapping[str, Any]) -> Self:
+        """The settings from flat keywords (None: not given); errors name the keyword."""
+        values = {name: given[name] for name in cls.field_names() if given.get(name) is not None}
+        cls.check({**cls._defaults(), **values}, spell=cls.keyword)
+        return cls(**values)
 
     def state(self) -> dict[str, Any]:
         """The flat keys; the scale as plain `[[label, description], ...]` (None: default)."""
         stored = super().state()
+        stored["comparison_rounds"] = 1
         stored["scale"] = None if self.scale.default else self.scale.to_state()
         return stored
 
@@ -92,5 +101,4 @@ class Pointwise(StrategySettings):
     def from_state(cls, state: Mapping[str, Any]) -> Self:
         """The settings a stored run holds."""
         return cls(scale=state.get("scale"), inverse=bool(state.get("inverse", False)),
-                   repetitions=int(state.get("repetitions") or 1),
-                   calls_per_match=state.get("comparison_rounds") or 1)
+                   repetitions=int(state.get("repetitions") or 1))
