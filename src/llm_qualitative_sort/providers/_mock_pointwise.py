@@ -98,8 +98,8 @@ def mock_score(mode: PointwiseMode | None, key: tuple[int, str, int], position: 
                                                                     strict=True)}
         raw["label_logprobs"] = {str(k): round(v, 6) for k, v in logprobs.items()}
         distribution = label_distribution(logprobs)
-    where = "far from" if inverse else "up"
-    reason = f"The text sits {distance:.2f} of the way {where} the scale."
+    reason = (f"The text is {distance:.2f} of the scale away from meeting the criterion."
+              if inverse else f"The text sits {distance:.2f} of the way up the scale.")
     return PointwiseResult(label, reason, distribution, raw)
 
 
