@@ -18,6 +18,11 @@ drawn from those probabilities. Modes:
   assumption of the mock (the reranker's finding that asking how far a text is from the
   criterion suffers less from leniency), not something the mock can show by itself.
 
+The judge states its probabilities to three decimals (`PRECISION`): a label it gives
+less than 0.05 % is not stated, so a judge sure of a label states that label alone and the
+expected label saturates there, as saturated log-probabilities do. That is what makes the
+lenient judge lose the order of the many texts it is sure belong at the top.
+
 The inverse question asks for the distance 1 − u: the same bins, read from the other end.
 Without a mode (None, the default) the mock answers the calibrated label alone, without
 probabilities, as a server that returns no log-probabilities would.
@@ -35,6 +40,8 @@ PointwiseMode = Literal["calibrated", "overconfident", "lenient"]
 POINTWISE_MODES: tuple[PointwiseMode, ...] = ("calibrated", "overconfident", "lenient")
 # The warp of the lenient mode's bin edges: edge_j = 1 − (1 − j/m)^(1/LENIENCY).
 LENIENCY = 3.0
+# Decimals of the stated probabilities (see above).
+PRECISION = 3
 
 
 def check_pointwise(mode: str | None, noise: float, span: tuple[float, float] | None) -> None:
@@ -94,8 +101,9 @@ def mock_score(mode: PointwiseMode | None, key: tuple[int, str, int], position: 
     distribution = None
     if mode is not None:
         stated = [p ** sharpness for p in bins] if mode == "overconfident" else bins
-        logprobs = {k: math.log(p) if p > 0 else -1e9 for k, p in zip(scale.labels, stated,
-                                                                    strict=True)}
+        total = sum(stated)
+        stated = [round(p / total, PRECISION) for p in stated]
+        logprobs = {k: math.log(p) for k, p in zip(scale.labels, stated, strict=True) if p > 0}
         raw["label_logprobs"] = {str(k): round(v, 6) for k, v in logprobs.items()}
         distribution = label_distribution(logprobs)
     reason = (f"The text is {distance:.2f} of the scale away from meeting the criterion."
