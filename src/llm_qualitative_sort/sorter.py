@@ -182,7 +182,7 @@ class QualitativeSorter:
         self.schedule = check_schedule(schedule, played_by, provider)
         check_wait(wait_for_run)
         self.allow_judge_change = check_flag("allow_judge_change", allow_judge_change)
-        self.prompt = check_prompt(prompt, context)
+        self.prompt = check_prompt(prompt, context, self.settings.name == "pointwise")
         self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)
         self.provider, self.criteria, self.ties = provider, criteria, ties

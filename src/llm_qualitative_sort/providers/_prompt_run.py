@@ -16,8 +16,13 @@ from llm_qualitative_sort.providers.prompt_template import (
 DEFAULT = PromptSetup(PromptTemplate.builtin("en"))
 
 
-def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | None) -> PromptSetup:
+def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | None,
+                 pointwise: bool = False) -> PromptSetup:
     """The run's prompt setup, refused before any call unless it renders.
+
+    A pointwise run (`pointwise`) asks a pointwise template: its default is the built-in
+    pointwise prompt, and a built-in named for pairs ("builtin:ja") is taken in its
+    pointwise form.
 
     Raises:
         TypeError: `prompt` is not a `PromptTemplate`, or `context` not a JSON-able mapping
@@ -39,12 +44,21 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
         if prompt is None:
             raise PromptTemplateError("context is given but the default prompt shows none of it: "
                                       "give a template that uses it (prompt= or --prompt)")
-    setup = PromptSetup(prompt or DEFAULT.template, dict(context or {}))
+    template = prompt or DEFAULT.template
+    if pointwise and not template.pointwise and template.name.startswith("builtin:"):
+        template = PromptTemplate.builtin(template.name.removeprefix("builtin:"), "pointwise")
+    if template.pointwise != pointwise:
+        wanted = ("a pointwise template (showing {{ text }})" if pointwise else
+                  "a pairwise template (showing {{ text_a }} and {{ text_b }})")
+        raise PromptTemplateError(f"prompt template {template.name!r}: a "
+                                  f"{'pointwise' if pointwise else 'pairwise'} run needs "
+                                  f"{wanted}")
+    setup = PromptSetup(template, dict(context or {}))
     setup.template.check(setup.context)
     return setup
 
 
-def input_prompt(state: Mapping[str, Any]) -> dict[str, Any]:
+def input_prompt(state: Mapping[str, Any], pointwise: bool = False) -> dict[str, Any]:
     """Check the prompt of a run's plain input (Studio, the API server) before any call.
 
     `prompt` is {"system": ..., "user": ..., "name": ...} or "builtin:LANG"; `context` a
@@ -59,13 +73,14 @@ def input_prompt(state: Mapping[str, Any]) -> dict[str, Any]:
         return {}
     template = None
     if isinstance(given, str) and given.startswith("builtin:"):
-        template = PromptTemplate.builtin(given.removeprefix("builtin:"))
+        lang = given.removeprefix("builtin:").removesuffix(":pointwise")
+        template = PromptTemplate.builtin(lang, "pointwise" if pointwise else "pairwise")
     elif isinstance(given, Mapping) and {"system", "user"} <= set(given):
         template = PromptTemplate.from_dict(given)
     elif given is not None:
         raise TypeError('prompt must be {"system": "...", "user": "..."} or "builtin:LANG", '
                         f"got {given!r:.80}")
-    return prompt_state(check_prompt(template, context))
+    return prompt_state(check_prompt(template, context, pointwise))
 
 
 def prompt_state(setup: PromptSetup) -> dict[str, Any]:
@@ -105,7 +120,7 @@ def check_same_prompt(stored: Mapping[str, Any], setup: PromptSetup, run_id: str
         RunMismatchError: The stored run was asked with another template or context.
     """
     started = stored_prompt(stored)
-    if started.digest == setup.digest or allow_change:
+    if started.digest == setup.digest or allow_change or started.is_default and setup.is_default:
         return
     raise RunMismatchError(
         f"run {run_id!r} was started with the prompt {_named(started)}, not {_named(setup)}: "

@@ -54,7 +54,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         "round": 0,
         "completed": 0,
     }
-    update.update(input_prompt(state))  # a built-in named by its language: its text
+    update.update(input_prompt(state, settings.name == "pointwise"))  # a built-in named by its language: its text
     canonical = sorted(items)
     if canonical != items:
         update["items"] = canonical
