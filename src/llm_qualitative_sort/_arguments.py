@@ -14,6 +14,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.providers.base import LLMProvider, offers_scores, offers_ties
+from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.stores import Store, store_for
 from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE, default_checkpointer
 from llm_qualitative_sort.tournament.checks import check_ties, checkpoint_problem
@@ -44,9 +45,10 @@ def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
     """Refuse a pointwise run with a provider that cannot score a text alone, or in batch mode."""
     if settings.name != "pointwise":
         return
-    if not offers_scores(provider):
-        raise TypeError(f"strategy='pointwise': {type(provider).__name__} has no score_call, "
-                        "so it cannot score a text alone")
+    for judge in [provider, *leaf_judges(provider)]:
+        if not offers_scores(judge):
+            raise TypeError(f"strategy='pointwise': {type(judge).__name__} has no score_call, "
+                            "so it cannot score a text alone")
     if getattr(provider, "batch", None) is not None:  # a hosted provider's batch options
         raise ValueError("strategy='pointwise' runs live calls only: turn batch mode off")
 

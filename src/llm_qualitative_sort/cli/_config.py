@@ -30,13 +30,15 @@ RANKINGS = ("wins", "bradley_terry")
 SCHEDULES = ("rounds", "pipelined")
 
 
-def scale_value(given: str | None) -> Any:
+def scale_value(given: Any) -> Any:
     """`--scale`: "LOW-HIGH" as it is, else the labels of the JSON file it names.
+
+    A resumed run's stored labels (a list) are taken as they are.
 
     Raises:
         ValueError: A file that cannot be read or is not JSON.
     """
-    if given is None or "-" in given and not Path(given).is_file():
+    if not isinstance(given, str) or "-" in given and not Path(given).is_file():
         return given
     try:
         return json.loads(Path(given).read_text(encoding="utf-8"))
@@ -76,7 +78,7 @@ class RunConfig:
     top_k: int | None = _setting(None, fixed=True)
     stop_when_settled: bool | None = _setting(None, fixed=True)
     # Pointwise: "LOW-HIGH" or a JSON file of labels (kept as given: a resume reads it again).
-    scale: str | None = _setting(None, fixed=True)
+    scale: Any = _setting(None, fixed=True)
     inverse: bool | None = _setting(None, fixed=True)
     repetitions: int | None = _setting(None, fixed=True)
     ties: bool | None = _setting(None, fixed=True)
