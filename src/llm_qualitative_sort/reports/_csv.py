@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.reports._pointwise import csv_cells, csv_columns
 from llm_qualitative_sort.reports._standings import standings
 from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
 
@@ -52,12 +53,12 @@ def to_csv(
     table = standings(result)
     k = report_top_k(settings, len(table))
     figures = uncertainty(result, k)
-    header = (*COLUMNS, f"p_top_{k}")
+    header = (*COLUMNS, f"p_top_{k}", *csv_columns(result))
     writer.writerow(("rank", "id", *header[1:]) if ids else header)
     for s in table:
         u = figures[s.item]
         row: tuple[Any, ...] = (s.rank, s.item, s.wins, s.losses, u.score, u.low, u.high,
-                                u.top_k)
+                                u.top_k, *csv_cells(result, s.item))
         writer.writerow((s.rank, ids.get(s.item, ""), *row[1:]) if ids else row)
     return out.getvalue()
 

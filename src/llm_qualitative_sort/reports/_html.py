@@ -11,6 +11,7 @@ from typing import Any
 from llm_qualitative_sort.models import EarlyStop, MatchResult, RoundResult, SortResult
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
+from llm_qualitative_sort.reports._pointwise import pointwise_sections
 from llm_qualitative_sort.reports._standings import (
     Standing,
     bracket_history,
@@ -82,7 +83,9 @@ def to_html(
         _run_line(result, settings, words),
         _statistics(result, words),
         trust,
-        "" if swiss else _bracket_section(result, n_losses, words),
+        "" if swiss or result.pointwise else _bracket_section(result, n_losses, words),
+        pointwise_sections(result, ids or {}, words, settings.get("inverse") is True)
+        if result.pointwise else
         _ranking(table, ids or {}, _judge_numbers(result), words,
                  words["ranking_note_score" if by_score else "ranking_note"]),
         _wins_section(table, words),

@@ -6,6 +6,16 @@ from collections.abc import Mapping
 
 EN: Mapping[str, str] = {
     "title": "Ranking",
+    "scores_title": "Scores",
+    "scores_note": "Each text was scored alone on the scale below; its score (0–1, higher "
+                   "is better) is the mean of its calls' expected labels. Equal scores share "
+                   "a rank. Open an item to read each call's label and the judge's reason.",
+    "scores_note_inverse": " The judge was asked how far each text is from meeting the "
+                           "criterion: the score is the complement.",
+    "score": "Score", "label": "Label", "expected": "expected", "reason": "Reason",
+    "labels_title": "Labels given", "labels_note": "How many calls gave each label, and "
+                    "the mean probability of each label over all calls.",
+    "calls_count": "Calls", "mean_probability": "Mean probability",
     "statistics": "Statistics",
     "ranking": "Ranking",
     "ranking_note": "Items with equal wins share a rank. Open an item to read its matches "
@@ -90,6 +100,16 @@ EN: Mapping[str, str] = {
 }
 
 JA: Mapping[str, str] = {
+    "scores_title": "スコア",
+    "scores_note": "各テキストを単独で下の尺度により評価しました。スコア（0〜1、高いほど良い）は"
+                   "各呼び出しの期待ラベルの平均です。同じスコアは同順位です。項目を開くと各呼び出しの"
+                   "ラベルと審査員の理由を読めます。",
+    "scores_note_inverse": "審査員には各テキストが基準を満たすことからどれだけ遠いかを尋ねたため、"
+                           "スコアはその補数です。",
+    "score": "スコア", "label": "ラベル", "expected": "期待値", "reason": "理由",
+    "labels_title": "付けられたラベル", "labels_note": "各ラベルを付けた呼び出しの数と、"
+                    "全呼び出しにわたる各ラベルの確率の平均。",
+    "calls_count": "呼び出し", "mean_probability": "確率の平均",
     "title": "ランキング",
     "statistics": "統計",
     "ranking": "ランキング",
