@@ -51,11 +51,11 @@ if TYPE_CHECKING:
         PanelProvider,
     )
     from llm_qualitative_sort.providers.prompt_template import PromptTemplate, PromptTemplateError
+    from llm_qualitative_sort.scoring import ItemScore, PointwiseResult, Scale, ScoredCall
     from llm_qualitative_sort.sorter import QualitativeSorter
     from llm_qualitative_sort.stores.default import default_checkpoint_path
     from llm_qualitative_sort.stores.postgres_cache import PostgresCache
     from llm_qualitative_sort.tournament.elimination.settings import Elimination
-    from llm_qualitative_sort.scoring import ItemScore, PointwiseResult, Scale, ScoredCall
     from llm_qualitative_sort.tournament.pointwise.settings import Pointwise
     from llm_qualitative_sort.tournament.swiss.settings import Swiss
 

@@ -43,7 +43,7 @@ INVERSE_LABELS: tuple[tuple[int, str], ...] = (
 
 @dataclass(frozen=True)
 class Scale:
-    """Consecutive integer labels, each with a description (possibly empty).
+    r"""Consecutive integer labels, each with a description (possibly empty).
 
     Build one with `Scale.parse`: None (the default 1–4), "LOW-HIGH" ("0-5"), a mapping of
     label to description, or a list of `[label, description]` pairs.
@@ -227,7 +227,7 @@ def pointwise_problem(result: Any, scale: Scale) -> str:
 
 
 def label_distribution(logprobs: Mapping[int, float]) -> dict[int, float]:
-    """softmax over the labels' log-probabilities (labels missing from it count nothing).
+    """Softmax over the labels' log-probabilities (labels missing from it count nothing).
 
     Example:
         >>> label_distribution({1: math.log(0.2), 2: math.log(0.6)})
@@ -269,7 +269,8 @@ def call_score(value: float, scale: Scale, inverse: bool) -> float:
     The inverse question's label says how far the text is: its score is the complement.
 
     Example:
-        >>> call_score(4, Scale.parse("1-4"), inverse=False), call_score(4, Scale.parse("1-4"), True)
+        >>> scale = Scale.parse("1-4")
+        >>> call_score(4, scale, inverse=False), call_score(4, scale, inverse=True)
         (1.0, 0.0)
     """
     share = min(max(normalised(value, scale), 0.0), 1.0)
@@ -352,8 +353,10 @@ class ItemScore:
 
     @property
     def distribution(self) -> dict[int, float]:
-        """The mean probability of each label over the calls (a call without log-probabilities
-        counts as all of its weight on its label)."""
+        """The mean probability of each label over the calls.
+
+        A call without log-probabilities counts as all of its weight on its label.
+        """
         answered = [c for c in self.calls if c.label is not None]
         total: dict[int, float] = {}
         for call in answered:

@@ -1,8 +1,8 @@
 """Every run setting of `QualitativeSorter` is offered by the command line and by Studio.
 
 The settings are walked from the signature, and each strategy's own settings from the
-fields of its settings class (`Elimination`, `Swiss`, `Pointwise`), so a new one fails here until both
-front ends offer it (or it is listed below as Python-only, with the reason).
+fields of its settings class (`Elimination`, `Swiss`, `Pointwise`), so a new one fails here
+until both front ends offer it (or it is listed below as Python-only, with the reason).
 """
 
 from __future__ import annotations

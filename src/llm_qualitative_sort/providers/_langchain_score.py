@@ -8,6 +8,7 @@ failures classified for the engine's retries), with the score schema and the sco
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -45,8 +46,8 @@ async def score_with(provider: LangChainProvider, text: str, criteria: str, scal
     answers: list[_Scored] = []
     for _ in range(1 + provider.reasks):
         messages = build_score_messages(text, criteria, scale, inverse)
-        answers.append(await provider._ask(
-            lambda method, asked=messages: _invoke(provider, method, asked, scale)))
+        answers.append(await provider._ask(functools.partial(
+            _invoke, provider, messages=messages, scale=scale)))
         if answers[-1].answer is not None:
             break
     last = answers[-1]
@@ -60,8 +61,8 @@ async def score_with(provider: LangChainProvider, text: str, criteria: str, scal
                            tokens_in, tokens_out)
 
 
-async def _invoke(provider: LangChainProvider, method: Method, messages: list[BaseMessage],
-                  scale: Scale) -> _Scored:
+async def _invoke(provider: LangChainProvider, method: Method, *,
+                  messages: list[BaseMessage], scale: Scale) -> _Scored:
     if provider._limiter is not None:
         await provider._limiter.aacquire()
     runnable = provider._runnable(method, score=scale)

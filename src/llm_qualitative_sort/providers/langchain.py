@@ -11,6 +11,7 @@ verdict (unparseable or refused).
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import json
 import os
@@ -35,6 +36,7 @@ from llm_qualitative_sort.providers._failures import (
     redact,
     status_of,
 )
+from llm_qualitative_sort.providers._langchain_score import score_with
 from llm_qualitative_sort.providers._logprob_request import (
     is_logprob_refusal,
     read_soft_verdict,
@@ -49,7 +51,6 @@ from llm_qualitative_sort.providers._prompt import (
     parse_text_verdict,
     verdict_schema,
 )
-from llm_qualitative_sort.providers._langchain_score import score_with
 from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.registry import spec_for_extra
@@ -190,23 +191,28 @@ class LangChainProvider(LLMProvider):
         answers: list[_Answer] = []
         for _ in range(1 + self.reasks):
             messages = build_messages(item_a, item_b, criteria, ties=ties)
-            answers.append(await self._ask(
-                lambda method, asked=messages: self._invoke(method, asked, ties)))
+            answers.append(await self._ask(functools.partial(
+                self._invoke_verdict, messages=messages, ties=ties)))
             if answers[-1].verdict is not None:
                 break
         return _result(answers)
 
     async def score_call(self, text: str, criteria: str, *, scale: Scale,
                          inverse: bool = False, repetition: int = 0) -> PointwiseResult:
-        """Score one text alone (`{"reason", "label"}`), the label's log-probabilities
-        giving its distribution where the server sends them; asked again (`reasks`) while
-        the answer has no label of the scale."""
+        """Score one text alone: the judge answers `{"reason", "label"}`.
+
+        The label's log-probabilities give its distribution where the server sends them;
+        asked again (`reasks`) while the answer has no label of the scale.
+        """
         del repetition  # a real LLM samples afresh on every call
         return await score_with(self, text, criteria, scale, inverse)
 
     async def _ask(self, invoke: Callable[[Method], Awaitable[Answered]]) -> Answered:
-        """`invoke(method)` with the method in use; the next one at once when the server
-        refuses its format, and again without log-probabilities when it refuses those."""
+        """`invoke(method)` with the method in use.
+
+        The next method is asked at once when the server refuses a format, and the same
+        again without log-probabilities when it refuses those.
+        """
         rejected: list[dict[str, Any]] = []
         while True:
             index = self._method_index
@@ -238,6 +244,10 @@ class LangChainProvider(LLMProvider):
     def _rejection(self, method: str, exc: BaseException) -> dict[str, Any]:
         detail = redact(" ".join(f"{type(exc).__name__}: {exc}".split()), self._secret())
         return {"method": method, "status": status_of(exc), "error": detail[:300]}
+
+    async def _invoke_verdict(self, method: Method, *, messages: list[BaseMessage],
+                              ties: bool) -> _Answer:
+        return await self._invoke(method, messages, ties)
 
     async def _invoke(self, method: Method, messages: list[BaseMessage], ties: bool) -> _Answer:
         if self._limiter is not None:

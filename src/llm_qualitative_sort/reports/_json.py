@@ -21,8 +21,8 @@ from llm_qualitative_sort.models import (
     SortResult,
     Statistics,
 )
-from llm_qualitative_sort.reports._standings import Standing, standings
 from llm_qualitative_sort.reports._pointwise import pointwise_json
+from llm_qualitative_sort.reports._standings import Standing, standings
 from llm_qualitative_sort.reports._uncertainty import (
     METHOD,
     ItemUncertainty,

@@ -1,5 +1,7 @@
-"""A pointwise run in the reports: each item's score, its calls' labels and reasons, and
-how the labels were spread (JSON, CSV columns and the HTML sections)."""
+"""A pointwise run in the reports: scores, each call's label and reason, the labels' spread.
+
+The JSON entry, the CSV columns and the HTML sections.
+"""
 
 from __future__ import annotations
 

@@ -66,7 +66,7 @@ class PointwiseRating:
         return {s.item: s.score if s.score is not None else 0.0 for s in self.scored}
 
     def intervals(self) -> dict[str, tuple[float, float]]:
-        """mean ± 1.96·sd/√r over the item's scored calls, within 0–1."""
+        """Mean ± 1.96·sd/√r over the item's scored calls, within 0–1."""
         found = {}
         for s in self.scored:
             mean, error = self._mean_error(s)

@@ -1,7 +1,7 @@
 """The strategies by name, each with its settings class; flat keywords to a settings object.
 
-Adding a strategy is one folder beside `elimination/`, `swiss/` and `pointwise/` (its `StrategySettings`
-subclass and its `Strategy`) and one entry in `STRATEGIES`.
+Adding a strategy is one folder beside `elimination/`, `swiss/` and `pointwise/` (its
+`StrategySettings` subclass and its `Strategy`) and one entry in `STRATEGIES`.
 """
 
 from __future__ import annotations

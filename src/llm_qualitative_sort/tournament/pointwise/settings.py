@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from llm_qualitative_sort.scoring import Scale, ScoreQuestion
 from llm_qualitative_sort.tournament.settings import Spell, StrategySettings, positive_int
@@ -54,10 +54,14 @@ class Pointwise(StrategySettings):
         object.__setattr__(self, "scale", Scale.parse(self.scale))
         super().__post_init__()
 
-    @property  # type: ignore[override]  # one text per call: not a field of this strategy
-    def calls_per_match(self) -> int:
-        """Calls per match: 1, always."""
-        return 1
+    if TYPE_CHECKING:  # one text per call: not a field of this strategy (mypy's view)
+        calls_per_match: int | None = 1
+    else:
+
+        @property
+        def calls_per_match(self) -> int:
+            """Calls per match: 1, always."""
+            return 1
 
     def __repr__(self) -> str:
         scale = ("1-4 (default labels)" if self.scale.default else
