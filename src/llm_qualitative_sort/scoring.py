@@ -52,7 +52,7 @@ class Scale:
         >>> Scale.parse("0-3").labels
         (0, 1, 2, 3)
         >>> Scale.parse({1: "bad", 2: "good"}).describe()
-        '1: bad\\n2: good'
+        '1: bad\n2: good'
         >>> Scale.parse("1-12")
         Traceback (most recent call last):
         ...
