@@ -69,8 +69,10 @@ class QualitativeSorter:
         budget: `Swiss.budget`, given flat.
         top_k: `Swiss.top_k`, given flat.
         stop_when_settled: `Swiss.stop_when_settled`, given flat.
-        scale, inverse, repetitions: `Pointwise`'s, given flat. Beside a settings object, a
-            flat keyword that says otherwise is refused.
+        scale: `Pointwise.scale`, given flat.
+        inverse: `Pointwise.inverse`, given flat.
+        repetitions: `Pointwise.repetitions`, given flat. Beside a settings object, a flat
+            keyword that says otherwise is refused.
         max_concurrent_requests: Upper bound on LLM calls in flight.
         call_timeout: Seconds one call may take before it counts as a transient failure
             (retried), at most 10**9; None for no bound.
