@@ -214,6 +214,11 @@ def _settings_text(settings: dict[str, Any]) -> str:
                   if settings.get(name) is not None]
         if settings.get("stop_when_settled"):
             parts.append("stop-when-settled")
+    elif settings.get("strategy") == "pointwise":
+        parts += ["pointwise", f"scale={_scale_text(settings.get('scale'))}",
+                  f"repetitions={settings.get('repetitions') or 1}"]
+        if settings.get("inverse"):
+            parts.append("inverse")
     else:
         parts += [f"N={settings.get('elimination_count')}",
                   f"K={settings.get('comparison_rounds')}"]
@@ -224,6 +229,13 @@ def _settings_text(settings: dict[str, Any]) -> str:
     if settings.get("ranking") == "bradley_terry":
         parts.append("bt")
     return " ".join(parts)
+
+
+def _scale_text(scale: Any) -> str:
+    """A pointwise run's scale in a few characters: "1-4" (its labels' range)."""
+    if isinstance(scale, list) and scale and all(isinstance(e, list) for e in scale):
+        return f"{scale[0][0]}-{scale[-1][0]}"
+    return str(scale) if scale else "1-4"
 
 
 def _details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
