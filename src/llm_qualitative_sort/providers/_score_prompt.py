@@ -71,6 +71,15 @@ _JA_USER = (
     'JSON オブジェクト {"reason": ..., "label": {{ low }}..{{ high }}} で答えてください。'
 )
 
+# The default scale's words in the Japanese built-in (direct, then inverse question).
+JA_LABELS = ((1, "役に立たない：基準をまったく満たさない"),
+             (2, "不十分：基準の一部しか満たさず、大きな欠落がある"),
+             (3, "良い：基準をおおむね満たし、小さな欠落がある"),
+             (4, "優れている：基準を完全に満たす"))
+JA_INVERSE_LABELS = ((1, "満たしている：欠けているものはない"), (2, "近い：小さな欠落が残る"),
+                     (3, "遠い：大きな欠落があり、一部しか満たさない"),
+                     (4, "非常に遠い：基準をまったく満たさない"))
+
 # lang -> (system template, user template)
 POINTWISE_BUILTIN: dict[str, tuple[str, str]] = {"en": (_EN_SYSTEM, _EN_USER),
                                                  "ja": (_JA_SYSTEM, _JA_USER)}

@@ -25,7 +25,12 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from llm_qualitative_sort.providers._prompt import ACTIVE_PROMPT, fence_tag, fenced
 from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
-from llm_qualitative_sort.providers._score_prompt import ACTIVE_SCORE_PROMPT, POINTWISE_BUILTIN
+from llm_qualitative_sort.providers._score_prompt import (
+    ACTIVE_SCORE_PROMPT,
+    JA_INVERSE_LABELS,
+    JA_LABELS,
+    POINTWISE_BUILTIN,
+)
 from llm_qualitative_sort.scoring import Scale
 
 # What a template may name: the fenced texts and criterion, the fence tag, whether a tie is
@@ -205,6 +210,8 @@ class PromptTemplate:
     def _score_rendered(self, context: dict[str, Any], scale: Scale, inverse: bool,
                         salt: dict[str, str], tag: str = "TAG") -> tuple[str, str]:
         worded = scale.worded(inverse)
+        if scale.default and self.name.startswith("builtin:ja"):  # the default scale in Japanese
+            worded = Scale(JA_INVERSE_LABELS if inverse else JA_LABELS)
         values: dict[str, Any] = {name: _placeholder(name, salt) for name in _SCORE_FENCES}
         values.update(tag=tag, inverse=inverse, context=context, scale=worded.describe(),
                       low=worded.low, high=worded.high)
