@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from llm_qualitative_sort.models import EarlyStop, EventType, Side
+from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.settings import StrategySettings
 
 # A strategy's own state between rounds: plain JSON-ready data (lists, numbers, strings).
@@ -97,8 +98,6 @@ class Strategy(ABC, Generic[S]):
     not_pipelined_because: ClassVar[str] = "it plays in rounds"
     # Whether players drop out (progress then says how many are left).
     eliminates: ClassVar[bool] = False
-    # Whether each match is one item scored alone (`a == b`, one call showing one text).
-    pointwise: ClassVar[bool] = False
 
     def __init__(self, settings: S, n_items: int, seed: int, *, soft: bool = False) -> None:
         self.settings = settings
@@ -167,6 +166,17 @@ class Strategy(ABC, Generic[S]):
         """Pipelined play: the group a player sits in (its loss bracket, for elimination)."""
         del standing, player
         return 0
+
+    def question(self, standing: Standing) -> ScoreQuestion | None:
+        """What the next round's calls ask when they score items alone, else None.
+
+        A round that scores items alone plans matches `a == b` (one call each, showing that
+        item); its calls ask this question (`LLMProvider.score_call`), and their labels come
+        back in the calls' facts (see `tournament.pointwise.item_scores`). The pointwise
+        strategy's rounds do; another strategy may play such a round first (a pre-pass).
+        """
+        del standing
+        return None
 
     def players_left(self, standing: Standing) -> int:
         """Items still taking part (all of them, unless the strategy `eliminates`)."""

@@ -88,12 +88,13 @@ class MatchBook:
                                            [None] * self.width, self.width)
         digest_a, digest_b = self._digest(a), self._digest(b)
         shown = {"AB": digest_a + digest_b, "BA": digest_b + digest_a}
-        if self.strategy.pointwise:  # one text alone, never the same place as a pair
+        pointwise = a == b  # an item scored alone (no pair ever has a == b)
+        if pointwise:  # never the same journal place as a pair's call
             shown = {"AB": digest_a + POINTWISE_SHOWN}
         calls: list[tuple[int, Call]] = []
         for number, (order, repetition) in enumerate(self.orders):
             first, second = (a, b) if order == "AB" else (b, a)
-            second_text = "" if self.strategy.pointwise else self.items[second]
+            second_text = "" if pointwise else self.items[second]
             place = CallPlace(self.run_id, round_number, key, number, self.items[first],
                               second_text, shown[order])
             if self.journal.entry(place) is not None:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_qualitative_sort.models import EventType
+from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
@@ -31,7 +32,6 @@ class PointwiseStrategy(Strategy[Pointwise]):
     name = "pointwise"
     settings_class = Pointwise
     native_ranking = "pointwise"
-    pointwise = True
     not_pipelined_because = ("its calls are independent and all start in its one round "
                              "(use the default schedule='rounds')")
 
@@ -55,6 +55,10 @@ class PointwiseStrategy(Strategy[Pointwise]):
         note = Note(EventType.STANDINGS, f"scored {scored} of {self.n_items} items",
                     {"scored": scored})
         return Update({"scores": means, "done": True}, [note])
+
+    def question(self, standing: Standing) -> ScoreQuestion | None:
+        """The settings' scale and direction, until the round is played."""
+        return None if standing.get("done") else self.settings.question
 
     def finished(self, standing: Standing) -> bool:
         """After the one round."""
