@@ -14,17 +14,6 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._arguments import (
-    DEFAULT_CHECKPOINTER,
-    Checkpointer,
-    check_flag,
-    check_hooks,
-    check_judge,
-    check_scorer,
-    open_store,
-)
-from llm_qualitative_sort._drive import ProgressCallback, Tee, finish
-from llm_qualitative_sort._resume import RunPlan, stored_run
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
@@ -38,6 +27,17 @@ from llm_qualitative_sort.results.from_state import (
     Ranking,
     trivial_result,
 )
+from llm_qualitative_sort.running.arguments import (
+    DEFAULT_CHECKPOINTER,
+    Checkpointer,
+    check_flag,
+    check_hooks,
+    check_judge,
+    check_scorer,
+    open_store,
+)
+from llm_qualitative_sort.running.drive import ProgressCallback, Tee, finish
+from llm_qualitative_sort.running.stored import RunPlan, stored_run
 from llm_qualitative_sort.tournament import StrategySettings, strategy_class
 from llm_qualitative_sort.tournament.checks import (
     check_concurrency,

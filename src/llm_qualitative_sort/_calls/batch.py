@@ -37,7 +37,7 @@ from llm_qualitative_sort.providers._prompt_run import prompt_key
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job
-from llm_qualitative_sort.stores.journal import CallFacts
+from llm_qualitative_sort.stores.entries import CallFacts
 
 
 class BatchRunner(CallRunner):

@@ -25,7 +25,7 @@ from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.scoring import ScoreQuestion, as_comparison, pointwise_problem
 from llm_qualitative_sort.stores.base import RunJournal
-from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
 
 
 class CallsStopped(Exception):
