@@ -51,7 +51,8 @@ if TYPE_CHECKING:
         PanelProvider,
     )
     from llm_qualitative_sort.providers.prompt_template import PromptTemplate, PromptTemplateError
-    from llm_qualitative_sort.scoring import ItemScore, PointwiseResult, Scale, ScoredCall
+    from llm_qualitative_sort.scale import Scale
+    from llm_qualitative_sort.scoring import ItemScore, PointwiseResult, ScoredCall
     from llm_qualitative_sort.sorter import QualitativeSorter
     from llm_qualitative_sort.stores.default import default_checkpoint_path
     from llm_qualitative_sort.stores.postgres_cache import PostgresCache
@@ -131,7 +132,8 @@ _HOMES = {
     "llm_qualitative_sort.tournament.elimination.settings": ("Elimination",),
     "llm_qualitative_sort.tournament.swiss.settings": ("Swiss",),
     "llm_qualitative_sort.tournament.pointwise.settings": ("Pointwise",),
-    "llm_qualitative_sort.scoring": ("ItemScore", "PointwiseResult", "Scale", "ScoredCall"),
+    "llm_qualitative_sort.scale": ("Scale",),
+    "llm_qualitative_sort.scoring": ("ItemScore", "PointwiseResult", "ScoredCall"),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

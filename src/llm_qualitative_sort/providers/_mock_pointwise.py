@@ -42,6 +42,25 @@ POINTWISE_MODES: tuple[PointwiseMode, ...] = ("calibrated", "overconfident", "le
 LENIENCY = 3.0
 # Decimals of the stated probabilities (see above).
 PRECISION = 3
+# The sd of the perception, as a share of the scale, unless the mock is given another.
+DEFAULT_NOISE = 0.15
+
+
+def pointwise_identity(mode: str | None, sharpness: float, noise: float,
+                       span: tuple[float, float] | None) -> str:
+    """The mock identity's part for pointwise answers ("" with every default).
+
+    Only what changes a pointwise answer, and only when it differs from the default, so the
+    identity (and the cache) of every mock made before stays the same.
+    """
+    parts = []
+    if mode is not None:
+        parts.append(f":pointwise={mode}:k={sharpness}")
+    if noise != DEFAULT_NOISE:
+        parts.append(f":pointwise_noise={noise}")
+    if span is not None:
+        parts.append(f":span={span}")
+    return "".join(parts)
 
 
 def check_pointwise(mode: str | None, noise: float, span: tuple[float, float] | None) -> None:

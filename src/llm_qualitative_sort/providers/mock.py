@@ -26,9 +26,11 @@ from llm_qualitative_sort.providers._mock_logprobs import (
     with_probability,
 )
 from llm_qualitative_sort.providers._mock_pointwise import (
+    DEFAULT_NOISE,
     PointwiseMode,
     check_pointwise,
     mock_score,
+    pointwise_identity,
 )
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
@@ -148,7 +150,7 @@ class MockLLMProvider(LLMProvider):
         logprobs: LogprobMode | None = None,
         sharpness: float = 3.0,
         pointwise: PointwiseMode | None = None,
-        pointwise_noise: float = 0.15,
+        pointwise_noise: float = DEFAULT_NOISE,
         pointwise_span: tuple[float, float] | None = None,
     ) -> None:
         super().__init__(model="mock")
@@ -215,20 +217,9 @@ class MockLLMProvider(LLMProvider):
             f":bias={self.position_bias}:score={self._score is not None}"
             f"{self._flaws.identity()}"
             + (f":logprobs={self.logprobs}:k={self.sharpness}" if self.logprobs else "")
-            + self._pointwise_identity()
+            + pointwise_identity(self.pointwise, self.sharpness, self.pointwise_noise,
+                                 self._span if self._span_given else None)
         )
-
-    def _pointwise_identity(self) -> str:
-        # Only what changes a pointwise answer, and only when it differs from the default,
-        # so that the identity (and the cache) of every mock made before stays the same.
-        parts = []
-        if self.pointwise is not None:
-            parts.append(f":pointwise={self.pointwise}:k={self.sharpness}")
-        if self.pointwise_noise != 0.15:
-            parts.append(f":pointwise_noise={self.pointwise_noise}")
-        if self._span_given:
-            parts.append(f":span={self._span}")
-        return "".join(parts)
 
     def tie_identity(self) -> str:
         """Calls that offer a tie: their answers depend on the tie margin too."""

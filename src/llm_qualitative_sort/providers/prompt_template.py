@@ -9,19 +9,15 @@ as text and cannot reach the template's variables.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import secrets
-import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, meta, nodes
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import TemplateError, TemplateSyntaxError, meta, nodes
 
 from llm_qualitative_sort.providers._prompt import ACTIVE_PROMPT, fence_tag, fenced
 from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
@@ -30,6 +26,14 @@ from llm_qualitative_sort.providers._score_prompt import (
     JA_INVERSE_LABELS,
     JA_LABELS,
     POINTWISE_BUILTIN,
+)
+from llm_qualitative_sort.providers._template_parts import (
+    ENV,
+    context_keys,
+    inferred_kind,
+    placeholder,
+    sha256,
+    template_line,
 )
 from llm_qualitative_sort.scoring import Scale
 
@@ -42,8 +46,7 @@ SCORE_VARIABLES = frozenset({"text", "criteria", "scale", "low", "high", "invers
                              "context"})
 _SCORE_FENCES = {"text": "TEXT", "criteria": "CRITERION"}
 _SECTION = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
-                            autoescape=False)
+_ENV = ENV
 
 
 class PromptTemplateError(ValueError):
@@ -85,7 +88,7 @@ class PromptTemplate:
 
     def __post_init__(self) -> None:
         if not self.kind:
-            object.__setattr__(self, "kind", _inferred_kind(self.system, self.user))
+            object.__setattr__(self, "kind", inferred_kind(self.system, self.user))
         if self.kind not in ("pairwise", "pointwise"):
             raise PromptTemplateError(f"kind must be 'pairwise' or 'pointwise', got "
                                       f"{self.kind!r}")
@@ -140,7 +143,7 @@ class PromptTemplate:
     @property
     def digest(self) -> str:
         """sha256 of the two parts: names this template's text in cache keys and runs."""
-        return _sha256([self.system, self.user, *(["pointwise"] if self.pointwise else [])])
+        return sha256([self.system, self.user, *(["pointwise"] if self.pointwise else [])])
 
     def to_dict(self) -> dict[str, str]:
         """Plain data (a run's state, Studio's input)."""
@@ -168,7 +171,7 @@ class PromptTemplate:
         if self.pointwise:
             for inverse in (False, True):
                 system, user = self._score_rendered(context, Scale.parse(None), inverse, {})
-                if _placeholder("text", {}) not in system + user:
+                if placeholder("text", {}) not in system + user:
                     raise PromptTemplateError(
                         f"prompt template {self.name!r} never shows {{{{ text }}}} as it is "
                         f"(inverse={inverse}): the judge would not see the text")
@@ -177,7 +180,7 @@ class PromptTemplate:
             system, user = self._rendered(context, ties, {})
             shown = system + user
             for name in ("text_a", "text_b"):
-                if _placeholder(name, {}) not in shown:
+                if placeholder(name, {}) not in shown:
                     raise PromptTemplateError(
                         f"prompt template {self.name!r} never shows {{{{ {name} }}}} as it "
                         f"is (ties={ties}): the judge would not see the text")
@@ -191,8 +194,8 @@ class PromptTemplate:
         values = {"text_a": item_a, "text_b": item_b, "criteria": criteria}
         for name, value in values.items():
             block = fenced(_FENCES[name], tag, value)
-            system = system.replace(_placeholder(name, salt), block)
-            user = user.replace(_placeholder(name, salt), block)
+            system = system.replace(placeholder(name, salt), block)
+            user = user.replace(placeholder(name, salt), block)
         return system, user
 
     def render_score(self, text: str, criteria: str, scale: Scale, inverse: bool, *,
@@ -203,8 +206,8 @@ class PromptTemplate:
         system, user = self._score_rendered(dict(context or {}), scale, inverse, salt, tag)
         for name, value in (("text", text), ("criteria", criteria)):
             block = fenced(_SCORE_FENCES[name], tag, value)
-            system = system.replace(_placeholder(name, salt), block)
-            user = user.replace(_placeholder(name, salt), block)
+            system = system.replace(placeholder(name, salt), block)
+            user = user.replace(placeholder(name, salt), block)
         return system, user
 
     def _score_rendered(self, context: dict[str, Any], scale: Scale, inverse: bool,
@@ -212,14 +215,14 @@ class PromptTemplate:
         worded = scale.worded(inverse)
         if scale.default and self.name.startswith("builtin:ja"):  # the default scale in Japanese
             worded = Scale(JA_INVERSE_LABELS if inverse else JA_LABELS)
-        values: dict[str, Any] = {name: _placeholder(name, salt) for name in _SCORE_FENCES}
+        values: dict[str, Any] = {name: placeholder(name, salt) for name in _SCORE_FENCES}
         values.update(tag=tag, inverse=inverse, context=context, scale=worded.describe(),
                       low=worded.low, high=worded.high)
         return self._render_part("system", values), self._render_part("user", values)
 
     def _rendered(self, context: dict[str, Any], ties: bool, salt: dict[str, str],
                   tag: str = "TAG") -> tuple[str, str]:
-        values: dict[str, Any] = {name: _placeholder(name, salt) for name in _FENCES}
+        values: dict[str, Any] = {name: placeholder(name, salt) for name in _FENCES}
         values.update(tag=tag, ties=ties, context=context)
         system = self._render_part("system", values)
         return system, self._render_part("user", values)
@@ -231,7 +234,7 @@ class PromptTemplate:
         except TemplateSyntaxError as exc:
             raise self._error(part, exc.lineno, exc.message or str(exc)) from None
         except TemplateError as exc:
-            raise self._error(part, _template_line(exc), str(exc)) from None
+            raise self._error(part, template_line(exc), str(exc)) from None
 
     def _check_names(self, part: str, context: dict[str, Any]) -> None:
         source = getattr(self, part)
@@ -245,7 +248,7 @@ class PromptTemplate:
             if node.name in unknown:
                 raise self._error(part, node.lineno, f"unknown variable {node.name!r} "
                                   f"(known: {', '.join(sorted(known))})")
-        for line, key in _context_keys(tree):
+        for line, key in context_keys(tree):
             if key not in context:
                 raise self._error(part, line, f"context has no key {key!r} "
                                   f"(given: {sorted(context) or 'none'})")
@@ -267,7 +270,7 @@ class PromptSetup:
     @property
     def digest(self) -> str:
         """sha256 of the template's text and the context (what the judge is shown)."""
-        return _sha256([self.template.system, self.template.user, dict(self.context)])
+        return sha256([self.template.system, self.template.user, dict(self.context)])
 
     @property
     def is_default(self) -> bool:
@@ -304,46 +307,6 @@ def using_prompt(setup: PromptSetup | None) -> Iterator[None]:
     finally:
         ACTIVE_SCORE_PROMPT.reset(score_token)
         ACTIVE_PROMPT.reset(token)
-
-
-def _inferred_kind(system: str, user: str) -> str:
-    names: set[str] = set()
-    for source in (system, user):
-        try:
-            names |= meta.find_undeclared_variables(_ENV.parse(source))
-        except TemplateSyntaxError:
-            return "pairwise"  # reported by `check`, with its line
-    return "pointwise" if "text" in names and not names & {"text_a", "text_b"} else "pairwise"
-
-
-def _placeholder(name: str, salt: dict[str, str]) -> str:
-    # Random per call, so no template or context value can collide with it by chance.
-    return f"\x00{salt.get('salt', 'check')}:{name}\x00"
-
-
-def _context_keys(tree: nodes.Template) -> Iterator[tuple[int, str]]:
-    """The line and key of each `context.KEY` and `context["KEY"]` in `tree`."""
-    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
-        if not isinstance(node, (nodes.Getattr, nodes.Getitem)):
-            continue
-        if not (isinstance(node.node, nodes.Name) and node.node.name == "context"):
-            continue
-        if isinstance(node, nodes.Getattr):
-            yield node.lineno, node.attr
-        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
-            yield node.lineno, node.arg.value
-
-
-def _template_line(exc: BaseException) -> int | None:
-    """The template line a rendering error was raised at (Jinja2 rewrites the traceback)."""
-    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__)
-             if frame.filename == "<template>"]
-    return lines[-1] if lines else None
-
-
-def _sha256(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # The default prompt of pairwise runs and of pointwise runs.
