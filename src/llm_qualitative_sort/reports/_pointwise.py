@@ -150,6 +150,14 @@ def _spread(distribution: Mapping[int, float] | None) -> str:
     return " ".join(f"{k}:{p:.2f}" for k, p in sorted(distribution.items()))
 
 
+def pointwise_words(words: Words) -> dict[str, str]:
+    """The report's words with the trust section's phrased for scores, not a fit."""
+    own = dict(words)
+    for key in ("trust_note", "score_axis", "s_top_k"):
+        own[key] = words[f"{key}_pointwise"]
+    return own
+
+
 def shown_scale(settings: Mapping[str, Any]) -> Sequence[Any] | None:
     """The scale a report's settings name, if any (for the run line)."""
     scale = settings.get("scale")
