@@ -63,6 +63,8 @@ def test_a_pointwise_run_shows_scores_and_writes_its_reports(tmp_path: Path,
     assert "how far each text is from meeting" in page
     code, out, _ = _call(capsys, "runs", "list", "--checkpoint", db)
     assert "pointwise scale=0-2 repetitions=2 inverse" in out
+    code, out, _ = _call(capsys, "runs", "show", "p", "--checkpoint", db)
+    assert "0 (none), 1 (some), 2 (all)" in out
 
 
 def test_bad_pointwise_flags_stop_before_any_call(tmp_path: Path, capsys: Any) -> None:

@@ -238,6 +238,13 @@ def _scale_text(scale: Any) -> str:
     return str(scale) if scale else "1-4"
 
 
+def _scale_shown(scale: Any) -> str:
+    """A pointwise run's labels in full: "1 (useless), 2, 3 (good)" or "1-4"."""
+    if isinstance(scale, list) and all(isinstance(e, list) and len(e) == 2 for e in scale):
+        return ", ".join(f"{label} ({text})" if text else str(label) for label, text in scale)
+    return _scale_text(scale)
+
+
 def _details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
     settings = shown_settings(s.settings)  # a Swiss run's N is not a setting of it
     rows: list[tuple[str, Any]] = [
@@ -249,8 +256,9 @@ def _details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
         ("tokens", f"{s.input_tokens} in, {s.output_tokens} out"),
         ("cost", "—" if s.cost is None else f"{s.cost:.4f}"), ("checkpoint", path),
     ]
-    rows += [(name.replace("_", " "), _value_text(value)) for name, value in settings.items()
-             if value not in (None, {}, [])]
+    rows += [(name.replace("_", " "),
+              _scale_shown(value) if name == "scale" else _value_text(value))
+             for name, value in settings.items() if value not in (None, {}, [])]
     if s.state not in ("finished", "running"):
         rows.append(("resume with", f"llm-qualitative-sort sort --resume {s.run_id} "
                                     f"--checkpoint {path}"))
