@@ -51,10 +51,13 @@ if TYPE_CHECKING:
         PanelProvider,
     )
     from llm_qualitative_sort.providers.prompt_template import PromptTemplate, PromptTemplateError
+    from llm_qualitative_sort.scale import Scale
+    from llm_qualitative_sort.scoring import ItemScore, PointwiseResult, ScoredCall
     from llm_qualitative_sort.sorter import QualitativeSorter
     from llm_qualitative_sort.stores.default import default_checkpoint_path
     from llm_qualitative_sort.stores.postgres_cache import PostgresCache
     from llm_qualitative_sort.tournament.elimination.settings import Elimination
+    from llm_qualitative_sort.tournament.pointwise.settings import Pointwise
     from llm_qualitative_sort.tournament.swiss.settings import Swiss
 
 __all__ = [
@@ -68,6 +71,7 @@ __all__ = [
     "FileCache",
     "GoogleProvider",
     "InvalidAnswerError",
+    "ItemScore",
     "LLMProvider",
     "LangChainProvider",
     "MatchResult",
@@ -76,6 +80,8 @@ __all__ = [
     "OpenAIProvider",
     "PanelProvider",
     "PermanentProviderError",
+    "Pointwise",
+    "PointwiseResult",
     "PostgresCache",
     "ProgressEvent",
     "PromptTemplate",
@@ -87,6 +93,8 @@ __all__ = [
     "RunLockedError",
     "RunMismatchError",
     "RunStoppedError",
+    "Scale",
+    "ScoredCall",
     "SortResult",
     "Statistics",
     "StorageError",
@@ -123,6 +131,9 @@ _HOMES = {
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
     "llm_qualitative_sort.tournament.elimination.settings": ("Elimination",),
     "llm_qualitative_sort.tournament.swiss.settings": ("Swiss",),
+    "llm_qualitative_sort.tournament.pointwise.settings": ("Pointwise",),
+    "llm_qualitative_sort.scale": ("Scale",),
+    "llm_qualitative_sort.scoring": ("ItemScore", "PointwiseResult", "ScoredCall"),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

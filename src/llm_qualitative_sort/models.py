@@ -21,6 +21,7 @@ from llm_qualitative_sort.audit import (
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.results.rating import Rating
+    from llm_qualitative_sort.scoring import ItemScore
 
 Side = Literal["A", "B"]
 # A call's verdict: a side, or "tie" (both equally good) in a run that allows ties.
@@ -242,7 +243,9 @@ class SortResult:
     uncertainty from the same fit (its normal approximation). One fit serves them all; it
     is made on first access, so a run ranked by wins pays for it only if they are read.
     `prompt` names the run's own prompt template and its digest ("NAME sha256:DIGEST", the
-    digest of the template and its context); empty for the default prompt.
+    digest of the template and its context); empty for the default prompt. A pointwise run
+    (`strategy="pointwise"`) holds its items' scores in `pointwise`; its `scores` are
+    those (0–1), its intervals span the repetitions' standard error.
     """
 
     rankings: list[tuple[int, list[str]]]
@@ -252,6 +255,9 @@ class SortResult:
     prompt: str = ""
     # "soft": the fit behind `scores` read each call's probability where it had one.
     verdicts: str = "hard"
+    # A pointwise run: every item's score, labels, reasons and label distribution (its
+    # `match_history` is empty, and `scores` are these scores, 0–1).
+    pointwise: tuple[ItemScore, ...] = ()
 
     @cached_property
     def scores(self) -> dict[str, float]:

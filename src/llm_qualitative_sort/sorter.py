@@ -33,6 +33,7 @@ from llm_qualitative_sort.running.arguments import (
     check_flag,
     check_hooks,
     check_judge,
+    check_scorer,
     open_store,
 )
 from llm_qualitative_sort.running.drive import ProgressCallback, Tee, finish
@@ -60,14 +61,18 @@ class QualitativeSorter:
         criteria: What "better" means, in the user's words.
         strategy: The tournament and its settings, checked when made: `Elimination()` (the
             multi-elimination tournament, the default) or `Swiss(budget=..., top_k=...)`
-            (Swiss rounds on Bradley–Terry strengths: better rankings per call). Or a name,
-            "elimination" or "swiss", with the flat keywords below (None: the default).
+            (Swiss rounds on Bradley–Terry strengths: better rankings per call), or
+            `Pointwise(scale=..., inverse=...)` (each text scored alone on a labelled scale,
+            one call per text). Or a name with the flat keywords below (None: the default).
         elimination_count: `Elimination.losses`, given flat (None: the default).
         comparison_rounds: `calls_per_match` of either strategy, given flat.
         budget: `Swiss.budget`, given flat.
         top_k: `Swiss.top_k`, given flat.
-        stop_when_settled: `Swiss.stop_when_settled`, given flat. Beside a settings object,
-            a flat keyword that says otherwise is refused.
+        stop_when_settled: `Swiss.stop_when_settled`, given flat.
+        scale: `Pointwise.scale`, given flat.
+        inverse: `Pointwise.inverse`, given flat.
+        repetitions: `Pointwise.repetitions`, given flat. Beside a settings object, a flat
+            keyword that says otherwise is refused.
         max_concurrent_requests: Upper bound on LLM calls in flight.
         call_timeout: Seconds one call may take before it counts as a transient failure
             (retried), at most 10**9; None for no bound.
@@ -142,6 +147,9 @@ class QualitativeSorter:
         budget: int | None = None,
         top_k: int | None = None,
         stop_when_settled: bool | None = None,
+        scale: Any = None,
+        inverse: bool | None = None,
+        repetitions: int | None = None,
         max_concurrent_requests: int = 10,
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         cache: ComparisonCache | None = None,
@@ -165,7 +173,9 @@ class QualitativeSorter:
         # reports read (a name and flat keywords become the same object).
         self.settings: StrategySettings = check_strategy(
             strategy, elimination_count=elimination_count, comparison_rounds=comparison_rounds,
-            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled)
+            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled, scale=scale,
+            inverse=inverse, repetitions=repetitions)
+        check_scorer(provider, self.settings)
         check_concurrency(max_concurrent_requests)
         check_seed(seed)
         check_timeout(call_timeout)
@@ -175,7 +185,7 @@ class QualitativeSorter:
         self.schedule = check_schedule(schedule, played_by, provider)
         check_wait(wait_for_run)
         self.allow_judge_change = check_flag("allow_judge_change", allow_judge_change)
-        self.prompt = check_prompt(prompt, context)
+        self.prompt = check_prompt(prompt, context, self.settings.name == "pointwise")
         self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)
         self.provider, self.criteria, self.ties = provider, criteria, ties

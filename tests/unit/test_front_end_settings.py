@@ -1,8 +1,8 @@
 """Every run setting of `QualitativeSorter` is offered by the command line and by Studio.
 
 The settings are walked from the signature, and each strategy's own settings from the
-fields of its settings class (`Elimination`, `Swiss`), so a new one fails here until both
-front ends offer it (or it is listed below as Python-only, with the reason).
+fields of its settings class (`Elimination`, `Swiss`, `Pointwise`), so a new one fails here
+until both front ends offer it (or it is listed below as Python-only, with the reason).
 """
 
 from __future__ import annotations
@@ -81,6 +81,9 @@ SAMPLES: dict[tuple[str, str], dict[str, Any]] = {
     ("swiss", "top_k"): {"top_k": 2},
     ("swiss", "stop_when_settled"): {"stop_when_settled": True, "top_k": 2},
     ("swiss", "calls_per_match"): {"calls_per_match": 2},
+    ("pointwise", "scale"): {"scale": "0-5"},
+    ("pointwise", "inverse"): {"inverse": True},
+    ("pointwise", "repetitions"): {"repetitions": 2},
 }
 
 

@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 
-from llm_qualitative_sort import Elimination, MockLLMProvider, QualitativeSorter, Swiss
+from llm_qualitative_sort import (
+    Elimination,
+    MockLLMProvider,
+    Pointwise,
+    QualitativeSorter,
+    Swiss,
+)
 from llm_qualitative_sort.tournament import STRATEGIES, settings_from_state, shown_settings
 from llm_qualitative_sort.tournament.checks import check_strategy
 
@@ -27,7 +33,7 @@ def test_the_defaults_fill_in_each_strategys_calls_per_match() -> None:
 
 def test_the_registry_knows_each_strategys_settings_class() -> None:
     assert {name: s.settings_class for name, s in STRATEGIES.items()} == {
-        "elimination": Elimination, "swiss": Swiss}
+        "elimination": Elimination, "swiss": Swiss, "pointwise": Pointwise}
     assert all(s.settings_class.name == name for name, s in STRATEGIES.items())
 
 

@@ -21,6 +21,7 @@ from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.prompt_template import PromptSetup
 from llm_qualitative_sort.results.events import EventSink, QuietSink
+from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace
 
@@ -60,6 +61,8 @@ def call_log(
         stored["batch"] = True
     if result.probability is not None and winner is not None:
         stored["probability"] = match_probability(order, result.probability)
+    if winner is not None and "pointwise" in result.raw_response:  # a label and its spread
+        stored["pointwise"] = result.raw_response["pointwise"]
     if stored:
         log.append(stored)
     return log
@@ -108,6 +111,8 @@ class CallSettings:
     ties: bool = False
     # The run's own prompt (None: the default); its calls are cached apart.
     prompt: PromptSetup | None = None
+    # A pointwise run's question: each call shows one text and asks for a label.
+    question: ScoreQuestion | None = None
 
 
 class CallRunner(ABC):

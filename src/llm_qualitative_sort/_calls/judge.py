@@ -23,6 +23,7 @@ from llm_qualitative_sort.models import (
 )
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.stops import name_judge
+from llm_qualitative_sort.scoring import ScoreQuestion, as_comparison, pointwise_problem
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
 
@@ -78,6 +79,8 @@ class Judge:
     prompt_key: str = ""
     # Appended per call: the fields its prompt shows of the two texts (None: no fields).
     pair_key: Callable[[str, str], str] | None = None
+    # A pointwise run's question: each call scores one text (`LLMProvider.score_call`).
+    question: ScoreQuestion | None = None
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
@@ -85,6 +88,7 @@ class Judge:
     def __post_init__(self) -> None:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
         # every call's deadline.
+        self.prompt_key += self.question.identity if self.question is not None else ""
         self.model_identity = _identity(self.provider, self.ties) + self.prompt_key
         self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
 
@@ -153,8 +157,10 @@ class Judge:
         # to end by itself (see `_abandon`).
         # Only a run with ties passes `ties`: providers written before ties keep working.
         offer = {"ties": True} if self.ties else {}
-        asked = asyncio.ensure_future(judge.compare_call(
-            place.first, place.second, self.criteria, repetition=repetition, **offer))
+        asked = asyncio.ensure_future(
+            self._score(judge, place.first, repetition) if self.question is not None else
+            judge.compare_call(place.first, place.second, self.criteria,
+                               repetition=repetition, **offer))
         try:
             result = await _outcome(asked)
         except InvalidAnswerError as exc:
@@ -186,6 +192,17 @@ class Judge:
             result = refused_tie(result)
         return storable(result)
 
+
+    async def _score(self, judge: LLMProvider, text: str, repetition: int) -> ComparisonResult:
+        """A pointwise call, checked, in the carrier form the journal and cache keep."""
+        assert self.question is not None
+        scale = self.question.scale
+        answer = await judge.score_call(text, self.criteria, scale=scale,
+                                        inverse=self.question.inverse, repetition=repetition)
+        problem = pointwise_problem(answer, scale)
+        if problem:
+            raise InvalidAnswerError(problem)
+        return as_comparison(answer)
 
     def _abandon(self, asked: asyncio.Future[ComparisonResult]) -> None:
         """Give up a provider call that was cut off: cancel it, and never use its outcome.

@@ -32,6 +32,7 @@ def make_judge(settings: CallSettings) -> Judge:
         ties=settings.ties,
         prompt_key=prompt_key(settings.prompt),
         pair_key=settings.prompt.pair_key if settings.prompt is not None else None,
+        question=settings.question,
     )
 
 

@@ -7,6 +7,7 @@ which environment variable may give its default (`env`). A new setting is one mo
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -27,6 +28,23 @@ RANKINGS = ("wins", "bradley_terry")
 # The schedules of `graph.schedules.SCHEDULES`, named here because importing that package
 # loads LangGraph, which `--help` must not (a test keeps the two the same).
 SCHEDULES = ("rounds", "pipelined")
+
+
+def scale_value(given: Any) -> Any:
+    """`--scale`: "LOW-HIGH" as it is, else the labels of the JSON file it names.
+
+    A resumed run's stored labels (a list) are taken as they are.
+
+    Raises:
+        ValueError: A file that cannot be read or is not JSON.
+    """
+    if not isinstance(given, str) or "-" in given and not Path(given).is_file():
+        return given
+    try:
+        return json.loads(Path(given).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--scale {given!r}: expected LOW-HIGH (such as 1-4) or a JSON file "
+                         f"of labels and descriptions ({exc})") from None
 
 
 def _setting(
@@ -59,6 +77,10 @@ class RunConfig:
     budget: int | None = _setting(None, fixed=True)
     top_k: int | None = _setting(None, fixed=True)
     stop_when_settled: bool | None = _setting(None, fixed=True)
+    # Pointwise: "LOW-HIGH" or a JSON file of labels (kept as given: a resume reads it again).
+    scale: Any = _setting(None, fixed=True)
+    inverse: bool | None = _setting(None, fixed=True)
+    repetitions: int | None = _setting(None, fixed=True)
     ties: bool | None = _setting(None, fixed=True)
     verdicts: str | None = _setting(None, fixed=True)
     # The judge's prompt: a template file or "builtin:LANG", and the JSON file of its
@@ -108,7 +130,9 @@ class RunConfig:
         from llm_qualitative_sort.tournament import flat_keywords
         from llm_qualitative_sort.tournament.checks import check_strategy
 
-        return check_strategy(self.strategy, **{k: getattr(self, k) for k in flat_keywords()})
+        given = {k: getattr(self, k) for k in flat_keywords()}
+        given["scale"] = scale_value(self.scale)
+        return check_strategy(self.strategy, **given)
 
     def settings(self) -> dict[str, Any]:
         """What reports record about the run."""

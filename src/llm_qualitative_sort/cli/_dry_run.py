@@ -16,6 +16,8 @@ class Estimate:
     min_matches: int
     max_matches: int
     calls_per_match: int
+    # Pointwise: calls per text (each call scores one text alone); 0 for pairwise runs.
+    repetitions: int = 0
 
     @property
     def min_calls(self) -> int:
@@ -42,7 +44,8 @@ def estimate(items: int, settings: StrategySettings) -> Estimate:
         62
     """
     fewest, most = strategy_for(settings, items, seed=0).match_bounds()
-    return Estimate(items, fewest, most, settings.calls)
+    repetitions = getattr(settings, "repetitions", 0) if settings.name == "pointwise" else 0
+    return Estimate(items, fewest, most, settings.calls, repetitions)
 
 
 def print_estimate(
@@ -54,9 +57,15 @@ def print_estimate(
 ) -> None:
     """The estimate as a few lines of text; `rounds` as simulated (see `cli._rounds`)."""
     print(f"items: {plan.items}", file=out)
-    print(f"matches: {plan.min_matches} … {plan.max_matches}{_why_fewer(plan)}", file=out)
-    print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
-          f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
+    if plan.repetitions:  # pointwise: no matches, each call scores one text
+        print(f"LLM calls: {plan.max_calls} ({plan.items} texts × {plan.repetitions} "
+              "repetitions, each text scored alone, all in one round; cache hits cost "
+              "nothing)", file=out)
+    else:
+        print(f"matches: {plan.min_matches} … {plan.max_matches}{_why_fewer(plan)}",
+              file=out)
+        print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
+              f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
     if rounds:
         print(f"rounds: about {rounds} (with --batch, each is one batch turnaround: "
               "up to 24 h)", file=out)

@@ -183,9 +183,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                        help="first wait between batch status checks, growing to 10 min "
                        "(default 10)")
     tournament = sort.add_argument_group("tournament")
-    tournament.add_argument("--strategy", choices=("elimination", "swiss"),
-                            help="elimination (the default, as specified) or swiss (better "
-                            "rankings for the same number of calls)")
+    tournament.add_argument("--strategy", choices=("elimination", "swiss", "pointwise"),
+                            help="elimination (the default, as specified), swiss (better "
+                            "rankings for the same number of calls) or pointwise (each "
+                            "text scored alone on a labelled scale, one call per text)")
     tournament.add_argument("--schedule", choices=SCHEDULES,
                             help="rounds (the default: each round starts when the last one "
                             "ends; the result depends on the seed alone) or pipelined "
@@ -204,6 +205,15 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     tournament.add_argument("--stop-when-settled", action="store_const", const=True,
                             help="swiss with --top-k: stop before the budget once the top K "
                             "are separated from the rest")
+    tournament.add_argument("--scale", metavar="LOW-HIGH|FILE",
+                            help="pointwise: the labels, such as 0-5, or a JSON file "
+                            '{"1": "useless", ...} of labels and descriptions (default: 1-4, '
+                            "4 excellent ... 1 useless)")
+    tournament.add_argument("--inverse", action="store_const", const=True,
+                            help="pointwise: ask how far each text is from meeting the "
+                            "criterion, and rank by the complement")
+    tournament.add_argument("--repetitions", type=int, metavar="R",
+                            help="pointwise: calls per text, their scores averaged (default 1)")
     tournament.add_argument("--ties", action="store_const", const=True,
                             help="let the judge answer that two texts are equally good (a tie "
                             "is half a win for each in the Bradley-Terry fit)")
@@ -245,7 +255,7 @@ def _add_runs(runs: argparse.ArgumentParser, common: argparse.ArgumentParser) ->
                          help="the newest N runs (default 20; 0 lists every run)")
     listing.add_argument("--status", choices=("running", "finished", "stopped"),
                          help="only runs in this state")
-    listing.add_argument("--strategy", choices=("elimination", "swiss"),
+    listing.add_argument("--strategy", choices=("elimination", "swiss", "pointwise"),
                          help="only runs of this strategy")
     show = _sub(actions, "show", common, "everything about one run")
     show.add_argument("run_id", metavar="RUN_ID")

@@ -37,7 +37,7 @@ def load_prompt(config: RunConfig) -> dict[str, Any]:
         elif config.prompt:
             template = PromptTemplate.from_file(config.prompt)
         context = _context(config.context) if config.context else None
-        check_prompt(template, context)
+        check_prompt(template, context, config.strategy == "pointwise")
     except OSError as exc:
         raise UsageError(f"cannot read {exc.filename}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

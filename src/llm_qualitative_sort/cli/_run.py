@@ -212,11 +212,15 @@ def print_ranking(result: SortResult, out: TextIO, ids: Mapping[str, Any] | None
     width = len(str(result.rankings[-1][0])) + 1 if result.rankings else 2
     shown = {text: f"[{_one_line(str(i))}]" for text, i in (ids or {}).items()}
     id_width = max(map(len, shown.values()), default=0)
+    # A pointwise run shows each text's score (0-1) before it.
+    scores = {s.item: s.score for s in result.pointwise}
     for rank, group in result.rankings:
         mark = f"{rank}=" if len(group) > 1 else f"{rank}"
         for item in group:
             ident = f"{shown.get(item, ''):<{id_width}}  " if id_width else ""
-            print(f"{mark:>{width}}  {ident}{_one_line(item)}", file=out)
+            score = "" if not scores else (
+                "   -   " if scores.get(item) is None else f"{scores[item]:.3f}  ")
+            print(f"{mark:>{width}}  {score}{ident}{_one_line(item)}", file=out)
 
 
 def print_summary(result: SortResult, config: RunConfig, report: Path | None,
@@ -229,7 +233,9 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     stats = result.statistics
     err = sys.stderr
     cost = "" if stats.estimated_cost is None else f", cost {stats.estimated_cost:.4f}"
-    print(f"{stats.total_matches} matches in {stats.rounds} rounds, {stats.total_api_calls} "
+    played = (f"{len(result.pointwise)} texts scored alone" if result.pointwise else
+              f"{stats.total_matches} matches")
+    print(f"{played} in {stats.rounds} rounds, {stats.total_api_calls} "
           f"LLM calls ({stats.cache_hits} from cache){_split(stats, now)}{cost}, "
           f"{stats.elapsed_time:.1f} s", file=err)
     if stats.early_stop is not None:

@@ -214,6 +214,11 @@ def _settings_text(settings: dict[str, Any]) -> str:
                   if settings.get(name) is not None]
         if settings.get("stop_when_settled"):
             parts.append("stop-when-settled")
+    elif settings.get("strategy") == "pointwise":
+        parts += ["pointwise", f"scale={_scale_text(settings.get('scale'))}",
+                  f"repetitions={settings.get('repetitions') or 1}"]
+        if settings.get("inverse"):
+            parts.append("inverse")
     else:
         parts += [f"N={settings.get('elimination_count')}",
                   f"K={settings.get('comparison_rounds')}"]
@@ -224,6 +229,20 @@ def _settings_text(settings: dict[str, Any]) -> str:
     if settings.get("ranking") == "bradley_terry":
         parts.append("bt")
     return " ".join(parts)
+
+
+def _scale_text(scale: Any) -> str:
+    """A pointwise run's scale in a few characters: "1-4" (its labels' range)."""
+    if isinstance(scale, list) and scale and all(isinstance(e, list) for e in scale):
+        return f"{scale[0][0]}-{scale[-1][0]}"
+    return str(scale) if scale else "1-4"
+
+
+def _scale_shown(scale: Any) -> str:
+    """A pointwise run's labels in full: "1 (useless), 2, 3 (good)" or "1-4"."""
+    if isinstance(scale, list) and all(isinstance(e, list) and len(e) == 2 for e in scale):
+        return ", ".join(f"{label} ({text})" if text else str(label) for label, text in scale)
+    return _scale_text(scale)
 
 
 def _details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
@@ -237,8 +256,9 @@ def _details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
         ("tokens", f"{s.input_tokens} in, {s.output_tokens} out"),
         ("cost", "—" if s.cost is None else f"{s.cost:.4f}"), ("checkpoint", path),
     ]
-    rows += [(name.replace("_", " "), _value_text(value)) for name, value in settings.items()
-             if value not in (None, {}, [])]
+    rows += [(name.replace("_", " "),
+              _scale_shown(value) if name == "scale" else _value_text(value))
+             for name, value in settings.items() if value not in (None, {}, [])]
     if s.state not in ("finished", "running"):
         rows.append(("resume with", f"llm-qualitative-sort sort --resume {s.run_id} "
                                     f"--checkpoint {path}"))

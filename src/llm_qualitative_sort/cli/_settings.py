@@ -19,10 +19,10 @@ from llm_qualitative_sort.cli._config import RunConfig, env_variable, setting_na
 
 CONFIG_FILE = "llm-qualitative-sort.toml"
 
-_INTS = {"elimination_count", "comparison_rounds", "concurrency", "seed"}
+_INTS = {"elimination_count", "comparison_rounds", "concurrency", "seed", "repetitions"}
 _FLOATS = {"timeout", "requests_per_second", "input_price_per_million",
            "output_price_per_million", "mock_latency", "mock_tie_margin"}
-_BOOLS = {"excel", "verbose", "ties"}
+_BOOLS = {"excel", "verbose", "ties", "inverse"}
 _TABLES = {"chat_model_args"}
 _LISTS = {"judges"}
 # Settings a config file may give: everything but what names one run or one invocation.

@@ -65,6 +65,11 @@ class TournamentInput(TypedDict):
     budget: NotRequired[int | None]
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
+    # Pointwise: the scale ([[label, description], ...]; None: the default), the inverse
+    # question, the calls per item.
+    scale: NotRequired[list[list[Any]] | str | None]
+    inverse: NotRequired[bool]
+    repetitions: NotRequired[int]
     ties: NotRequired[bool]
     # "soft": the fit reads each call's probability (absent: "hard").
     verdicts: NotRequired[str]
@@ -108,6 +113,11 @@ class TournamentState(TypedDict):
     budget: NotRequired[int | None]
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
+    # Pointwise: the scale ([[label, description], ...]; None: the default), the inverse
+    # question, the calls per item.
+    scale: NotRequired[list[list[Any]] | str | None]
+    inverse: NotRequired[bool]
+    repetitions: NotRequired[int]
     ties: NotRequired[bool]
     verdicts: NotRequired[str]
     seed: NotRequired[int | None]

@@ -18,8 +18,13 @@ from llm_qualitative_sort.providers.prompt_template import (
 DEFAULT = PromptSetup(PromptTemplate.builtin("en"))
 
 
-def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | None) -> PromptSetup:
+def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | None,
+                 pointwise: bool = False) -> PromptSetup:
     """The run's prompt setup, refused before any call unless it renders.
+
+    A pointwise run (`pointwise`) asks a pointwise template: its default is the built-in
+    pointwise prompt, and a built-in named for pairs ("builtin:ja") is taken in its
+    pointwise form.
 
     Raises:
         TypeError: `prompt` is not a `PromptTemplate`, or `context` not a JSON-able mapping
@@ -41,7 +46,16 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
         if prompt is None:
             raise PromptTemplateError("context is given but the default prompt shows none of it: "
                                       "give a template that uses it (prompt= or --prompt)")
-    setup = PromptSetup(prompt or DEFAULT.template, dict(context or {}))
+    template = prompt or DEFAULT.template
+    if pointwise and not template.pointwise and template.name.startswith("builtin:"):
+        template = PromptTemplate.builtin(template.name.removeprefix("builtin:"), "pointwise")
+    if template.pointwise != pointwise:
+        wanted = ("a pointwise template (showing {{ text }})" if pointwise else
+                  "a pairwise template (showing {{ text_a }} and {{ text_b }})")
+        raise PromptTemplateError(f"prompt template {template.name!r}: a "
+                                  f"{'pointwise' if pointwise else 'pairwise'} run needs "
+                                  f"{wanted}")
+    setup = PromptSetup(template, dict(context or {}))
     setup.template.check(setup.context)
     return setup
 
@@ -68,7 +82,7 @@ def with_fields(setup: PromptSetup, texts: Sequence[str], fields: Any,
     return replace(setup, fields=dict(zip(texts, kept(entries, keys), strict=True)))
 
 
-def input_prompt(state: Mapping[str, Any]) -> dict[str, Any]:
+def input_prompt(state: Mapping[str, Any], pointwise: bool = False) -> dict[str, Any]:
     """Check the prompt of a run's plain input (Studio, the API server) before any call.
 
     `prompt` is {"system": ..., "user": ..., "name": ...} or "builtin:LANG"; `context` a
@@ -86,14 +100,16 @@ def input_prompt(state: Mapping[str, Any]) -> dict[str, Any]:
         return {}
     template = None
     if isinstance(given, str) and given.startswith("builtin:"):
-        template = PromptTemplate.builtin(given.removeprefix("builtin:"))
+        lang = given.removeprefix("builtin:").removesuffix(":pointwise")
+        template = PromptTemplate.builtin(lang, "pointwise" if pointwise else "pairwise")
     elif isinstance(given, Mapping) and {"system", "user"} <= set(given):
         template = PromptTemplate.from_dict(given)
     elif given is not None:
         raise TypeError('prompt must be {"system": "...", "user": "..."} or "builtin:LANG", '
                         f"got {given!r:.80}")
     items = list(state.get("items") or [])
-    return prompt_state(with_fields(check_prompt(template, context), items, fields), items)
+    setup = check_prompt(template, context, pointwise)
+    return prompt_state(with_fields(setup, items, fields), items)
 
 
 def prompt_state(setup: PromptSetup, items: Sequence[str]) -> dict[str, Any]:
@@ -143,7 +159,7 @@ def check_same_prompt(stored: Mapping[str, Any], setup: PromptSetup, run_id: str
             its items carried other fields (those the template shows).
     """
     started = stored_prompt(stored)
-    if started.digest == setup.digest or allow_change:
+    if started.digest == setup.digest or allow_change or started.is_default and setup.is_default:
         return
     if started.question_digest == setup.question_digest:
         changed = next((text for text in stored["items"]

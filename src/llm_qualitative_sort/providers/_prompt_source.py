@@ -1,4 +1,8 @@
-"""Reading a prompt template's source: its file's sections, its context keys, error lines."""
+"""What the prompt templates share besides the class.
+
+The sandbox, placeholders, reading a template's source (its file's sections, its kind, its
+context keys, error lines), digests.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,12 @@ import traceback
 from collections.abc import Iterator
 from typing import Any
 
-from jinja2 import nodes
+from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
+from jinja2.sandbox import SandboxedEnvironment
+
+# Undefined variables are errors; nothing is escaped (the output is a prompt, not HTML).
+ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
+                           autoescape=False)
 
 _SECTION = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
 
@@ -38,6 +47,25 @@ def split_sections(text: str) -> dict[str, tuple[str, int]]:
         raise ValueError("expected a ---system--- line then a ---user--- line, each starting "
                          "its section, and nothing before them")
     return parts
+
+
+def inferred_kind(system: str, user: str) -> str:
+    """"pointwise" for a template that shows `{{ text }}` and no pair, else "pairwise"."""
+    names: set[str] = set()
+    for source in (system, user):
+        try:
+            names |= meta.find_undeclared_variables(ENV.parse(source))
+        except TemplateSyntaxError:
+            return "pairwise"  # reported by `check`, with its line
+    return "pointwise" if "text" in names and not names & {"text_a", "text_b"} else "pairwise"
+
+
+def placeholder(name: str, salt: dict[str, str]) -> str:
+    """What a template renders in place of a fenced value, replaced after rendering.
+
+    Random per call, so no template or context value can collide with it by chance.
+    """
+    return f"\x00{salt.get('salt', 'check')}:{name}\x00"
 
 
 def context_keys(tree: nodes.Template) -> Iterator[tuple[int, str]]:

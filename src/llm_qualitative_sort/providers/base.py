@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
+from llm_qualitative_sort.errors import PermanentProviderError
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.scoring import PointwiseResult, Scale
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers._batch import BatchClient
@@ -93,6 +95,20 @@ class LLMProvider(ABC):
         del repetition, ties  # a real LLM samples afresh on every call
         return await self.compare(item_a, item_b, criteria)
 
+    async def score_call(self, text: str, criteria: str, *, scale: Scale,
+                         inverse: bool = False, repetition: int = 0) -> PointwiseResult:
+        """One pointwise call: a label on `scale` for `text` alone, with the judge's reason.
+
+        `inverse` asks how far the text is from meeting the criterion (the highest label
+        the farthest). `repetition` counts earlier calls on this text, as in
+        `compare_call`. The same failures as `compare` (`TransientProviderError`,
+        `PermanentProviderError`); a label outside the scale is a bad answer that stops
+        the run. A provider that can score overrides this (see `offers_scores`).
+        """
+        del text, criteria, scale, inverse, repetition
+        raise PermanentProviderError(f"{type(self).__name__} cannot score a text alone "
+                                     "(strategy='pointwise'): it has no score_call")
+
     def tie_identity(self) -> str:
         """`model_identity` of the calls that offer a tie: a different question, cached apart."""
         return f"{self.model_identity}+ties"
@@ -122,6 +138,11 @@ class LLMProvider(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+
+def offers_scores(provider: LLMProvider) -> bool:
+    """Whether `provider` implements `score_call` (pointwise runs need it)."""
+    return type(provider).score_call is not LLMProvider.score_call
 
 
 def offers_ties(provider: LLMProvider) -> bool:

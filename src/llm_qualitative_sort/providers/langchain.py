@@ -11,13 +11,14 @@ verdict (unparseable or refused).
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import json
 import os
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from langchain_core.language_models import BaseChatModel
@@ -35,6 +36,7 @@ from llm_qualitative_sort.providers._failures import (
     redact,
     status_of,
 )
+from llm_qualitative_sort.providers._langchain_score import score_with
 from llm_qualitative_sort.providers._logprob_request import (
     is_logprob_refusal,
     read_soft_verdict,
@@ -49,12 +51,17 @@ from llm_qualitative_sort.providers._prompt import (
     parse_text_verdict,
     verdict_schema,
 )
+from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.registry import spec_for_extra
+from llm_qualitative_sort.scoring import PointwiseResult, Scale
 
 Method = Literal["json_schema", "function_calling", "json_mode", "text"]
 ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
 ChatModelSource = BaseChatModel | Callable[[], BaseChatModel]
+# An answer as one request gives it: a verdict (`_Answer`) or a label (`_Scored`); both keep
+# the raw answer in `raw`.
+Answered = TypeVar("Answered", bound=Any)
 
 _MODEL_FIELDS = ("model_name", "model", "deployment_name", "azure_deployment")
 _URL_FIELDS = ("openai_api_base", "base_url", "azure_endpoint", "anthropic_api_url")
@@ -184,18 +191,34 @@ class LangChainProvider(LLMProvider):
         answers: list[_Answer] = []
         for _ in range(1 + self.reasks):
             messages = build_messages(item_a, item_b, criteria, ties=ties)
-            answers.append(await self._ask(messages, ties))
+            answers.append(await self._ask(functools.partial(
+                self._invoke_verdict, messages=messages, ties=ties)))
             if answers[-1].verdict is not None:
                 break
         return _result(answers)
 
-    async def _ask(self, messages: list[BaseMessage], ties: bool = False) -> _Answer:
+    async def score_call(self, text: str, criteria: str, *, scale: Scale,
+                         inverse: bool = False, repetition: int = 0) -> PointwiseResult:
+        """Score one text alone: the judge answers `{"reason", "label"}`.
+
+        The label's log-probabilities give its distribution where the server sends them;
+        asked again (`reasks`) while the answer has no label of the scale.
+        """
+        del repetition  # a real LLM samples afresh on every call
+        return await score_with(self, text, criteria, scale, inverse)
+
+    async def _ask(self, invoke: Callable[[Method], Awaitable[Answered]]) -> Answered:
+        """`invoke(method)` with the method in use.
+
+        The next method is asked at once when the server refuses a format, and the same
+        again without log-probabilities when it refuses those.
+        """
         rejected: list[dict[str, Any]] = []
         while True:
             index = self._method_index
             asked_logprobs = self.logprobs
             try:
-                answer = await self._invoke(self.methods[index], messages, ties)
+                answer = await invoke(self.methods[index])
             except Exception as exc:
                 if asked_logprobs and is_logprob_refusal(exc):
                     # Not an answer and not a failure: asked again at once without them.
@@ -221,6 +244,10 @@ class LangChainProvider(LLMProvider):
     def _rejection(self, method: str, exc: BaseException) -> dict[str, Any]:
         detail = redact(" ".join(f"{type(exc).__name__}: {exc}".split()), self._secret())
         return {"method": method, "status": status_of(exc), "error": detail[:300]}
+
+    async def _invoke_verdict(self, method: Method, *, messages: list[BaseMessage],
+                              ties: bool) -> _Answer:
+        return await self._invoke(method, messages, ties)
 
     async def _invoke(self, method: Method, messages: list[BaseMessage], ties: bool) -> _Answer:
         if self._limiter is not None:
@@ -269,18 +296,22 @@ class LangChainProvider(LLMProvider):
             probability,
         )
 
-    def _runnable(self, method: Method, ties: bool = False) -> Runnable[Any, Any]:
+    def _runnable(self, method: Method, ties: bool = False,
+                  score: Scale | None = None) -> Runnable[Any, Any]:
+        """The chat model asking with `method` for a verdict (or, with `score`, a label)."""
         state = self._loop_state()
         chat = state.logprob_chat if self.logprobs else None
         name = (f"{method}+ties" if ties else method) + ("+logprobs" if chat else "")
+        if score is not None:
+            name += f"+score:{score.digest}"
         chat = chat or state.chat
         if name not in state.runnables:
             if method == "text":
                 state.runnables[name] = chat
             else:
+                schema = verdict_schema(ties) if score is None else score_schema(score)
                 state.runnables[name] = chat.with_structured_output(
-                    verdict_schema(ties), method=method, include_raw=True,
-                    **_strict(chat, method)
+                    schema, method=method, include_raw=True, **_strict(chat, method)
                 )
         return state.runnables[name]
 

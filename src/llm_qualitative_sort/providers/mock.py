@@ -25,7 +25,15 @@ from llm_qualitative_sort.providers._mock_logprobs import (
     judged_probability,
     with_probability,
 )
+from llm_qualitative_sort.providers._mock_pointwise import (
+    DEFAULT_NOISE,
+    PointwiseMode,
+    check_pointwise,
+    mock_score,
+    pointwise_identity,
+)
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.scoring import PointwiseResult, Scale
 
 Latency = float | tuple[float, float]
 Share = float | tuple[float, float]
@@ -105,7 +113,14 @@ class MockLLMProvider(LLMProvider):
         logprobs: None (default: no probabilities, today's mock), "calibrated" or
             "overconfident": each verdict also states P(first wins), drawn from the same
             latent scores (see `_mock_logprobs`); the verdicts are unchanged.
-        sharpness: How far "overconfident" pushes the probabilities: σ(k·logit p).
+        sharpness: How far "overconfident" pushes the probabilities: σ(k·logit p) for
+            verdicts, p_k^k renormalised for pointwise labels.
+        pointwise: How `score_call` (pointwise runs) states its labels: None (default: the
+            label alone), "calibrated", "overconfident" or "lenient" (label log-probabilities
+            too; see `_mock_pointwise`). Pairwise verdicts are unchanged by it.
+        pointwise_noise: sd of the pointwise judge's perception, as a share of the scale.
+        pointwise_span: The hidden values at the bottom and top of the scale; None (default)
+            takes the lowest and highest among the texts given to `check_items`.
 
     Example:
         >>> import asyncio
@@ -134,6 +149,9 @@ class MockLLMProvider(LLMProvider):
         tie_margin: float = 0.0,
         logprobs: LogprobMode | None = None,
         sharpness: float = 3.0,
+        pointwise: PointwiseMode | None = None,
+        pointwise_noise: float = DEFAULT_NOISE,
+        pointwise_span: tuple[float, float] | None = None,
     ) -> None:
         super().__init__(model="mock")
         check_share("position_bias", position_bias)
@@ -147,6 +165,10 @@ class MockLLMProvider(LLMProvider):
         self.tie_margin = tie_margin
         check_mode(logprobs, sharpness)
         self.logprobs, self.sharpness = logprobs, float(sharpness)
+        check_pointwise(pointwise, pointwise_noise, pointwise_span)
+        self.pointwise, self.pointwise_noise = pointwise, float(pointwise_noise)
+        self._span = pointwise_span
+        self._span_given = pointwise_span is not None
         self.latency = _check_latency(latency)
         self.position_bias = position_bias
         self.failure_rate = failure_rate
@@ -195,6 +217,8 @@ class MockLLMProvider(LLMProvider):
             f":bias={self.position_bias}:score={self._score is not None}"
             f"{self._flaws.identity()}"
             + (f":logprobs={self.logprobs}:k={self.sharpness}" if self.logprobs else "")
+            + pointwise_identity(self.pointwise, self.sharpness, self.pointwise_noise,
+                                 self._span if self._span_given else None)
         )
 
     def tie_identity(self) -> str:
@@ -218,6 +242,32 @@ class MockLLMProvider(LLMProvider):
                 raise ValueError(
                     f"MockLLMProvider scores {text[:40]!r} as {value}; a score must be finite"
                 )
+        if not self._span_given and items:
+            values = [self._value(text) for text in items]
+            self._span = (min(values), max(values))
+
+    async def score_call(self, text: str, criteria: str, *, scale: Scale, inverse: bool = False,
+                         repetition: int = 0) -> PointwiseResult:
+        """Score one text alone; deterministic in (seed, text, repetition, scale, inverse).
+
+        The label follows the text's hidden value, placed on the scale by the span (see
+        `_mock_pointwise`); with `pointwise` set, the label log-probabilities come too.
+        """
+        del criteria
+        if self._span is None:
+            raise ValueError("MockLLMProvider places texts on the scale by the range of the "
+                             "run's hidden values: call check_items(items) first, or give "
+                             "pointwise_span=(low, high)")
+        low, high = self._span
+        position = 0.5 if high == low else (self._value(text) - low) / (high - low)
+        delay = self._delay(self._draws.rng(text, "pointwise-latency", repetition))
+        answer = mock_score(self.pointwise, (self.seed, text, repetition), position, scale,
+                            inverse, self.pointwise_noise, self.sharpness)
+        self.calls += 1
+        if delay > 0:
+            await asyncio.sleep(delay)
+        self._maybe_fail(text, "", repetition)
+        return answer
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Compare as the first repetition of this presentation order."""

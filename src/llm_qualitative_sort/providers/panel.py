@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.scoring import PointwiseResult, Scale
 
 
 class PanelProvider(LLMProvider):
@@ -88,6 +89,13 @@ class PanelProvider(LLMProvider):
             return await judge.compare_call(item_a, item_b, criteria, repetition=repetition,
                                             ties=True)
         return await judge.compare_call(item_a, item_b, criteria, repetition=repetition)
+
+    async def score_call(self, text: str, criteria: str, *, scale: Scale, inverse: bool = False,
+                         repetition: int = 0) -> PointwiseResult:
+        """Ask the judge `judge_of` names for a text alone (the engine asks it directly)."""
+        judge = self.judge_of(text, "", repetition=repetition)
+        return await judge.score_call(text, criteria, scale=scale, inverse=inverse,
+                                      repetition=repetition)
 
     def check_items(self, items: Sequence[str]) -> None:
         """Every judge must accept every text (any of them may be asked about any pair)."""

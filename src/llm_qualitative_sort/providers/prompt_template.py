@@ -18,8 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, meta, nodes
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import TemplateError, TemplateSyntaxError, meta, nodes
 
 from llm_qualitative_sort.providers._prompt import ACTIVE_PROMPT, fence_tag, fenced
 from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
@@ -31,19 +30,31 @@ from llm_qualitative_sort.providers._prompt_fields import (
     placeholders,
 )
 from llm_qualitative_sort.providers._prompt_source import (
+    ENV,
     context_keys,
+    inferred_kind,
+    placeholder,
     sha256,
     split_sections,
     template_line,
 )
+from llm_qualitative_sort.providers._score_prompt import (
+    ACTIVE_SCORE_PROMPT,
+    JA_INVERSE_LABELS,
+    JA_LABELS,
+    POINTWISE_BUILTIN,
+)
+from llm_qualitative_sort.scoring import Scale
 
 # What a template may name: the fenced texts and criterion, the fence tag, whether a tie is
 # on offer, the run's context mapping, and the fields of the items shown as A and B.
 VARIABLES = frozenset({"text_a", "text_b", "criteria", "tag", "ties", "context", "fields_a",
                        "fields_b"})
 _FENCES = {"text_a": "TEXT A", "text_b": "TEXT B", "criteria": "CRITERION"}
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
-                            autoescape=False)
+# A pointwise template's (kind "pointwise"): one text, the scale, the question's direction.
+SCORE_VARIABLES = frozenset({"text", "criteria", "scale", "low", "high", "inverse", "tag",
+                             "context"})
+_SCORE_FENCES = {"text": "TEXT", "criteria": "CRITERION"}
 
 
 class PromptTemplateError(ValueError):
@@ -80,15 +91,35 @@ class PromptTemplate:
     user: str
     name: str = "custom"
     lines: tuple[int, int] = field(default=(1, 1), compare=False)
+    # "pairwise" (two texts) or "pointwise" (one text on a scale); "" infers it: a template
+    # that shows `{{ text }}` and neither `{{ text_a }}` nor `{{ text_b }}` is pointwise.
+    kind: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            object.__setattr__(self, "kind", inferred_kind(self.system, self.user))
+        if self.kind not in ("pairwise", "pointwise"):
+            raise PromptTemplateError(f"kind must be 'pairwise' or 'pointwise', got "
+                                      f"{self.kind!r}")
+
+    @property
+    def pointwise(self) -> bool:
+        """Whether this template asks for a label on a scale (one text)."""
+        return self.kind == "pointwise"
 
     @classmethod
-    def builtin(cls, lang: str = "en") -> PromptTemplate:
-        """The built-in prompt in `lang` ("en": the default prompt, byte for byte; "ja")."""
-        if lang not in BUILTIN:
+    def builtin(cls, lang: str = "en", kind: str = "pairwise") -> PromptTemplate:
+        """The built-in prompt in `lang` ("en": the default prompt, byte for byte; "ja").
+
+        `kind="pointwise"`: the built-in pointwise prompt (one text, a labelled scale).
+        """
+        table = POINTWISE_BUILTIN if kind == "pointwise" else BUILTIN
+        if lang not in table:
             raise PromptTemplateError(f"no built-in prompt in {lang!r}; choose from "
-                                      f"{sorted(BUILTIN)}")
-        system, user = BUILTIN[lang]
-        return cls(system=system, user=user, name=f"builtin:{lang}")
+                                      f"{sorted(table)}")
+        system, user = table[lang]
+        suffix = ":pointwise" if kind == "pointwise" else ""
+        return cls(system=system, user=user, name=f"builtin:{lang}{suffix}", kind=kind)
 
     @classmethod
     def from_file(cls, path: str | Path) -> PromptTemplate:
@@ -109,7 +140,7 @@ class PromptTemplate:
     @property
     def digest(self) -> str:
         """sha256 of the two parts: names this template's text in cache keys and runs."""
-        return sha256([self.system, self.user])
+        return sha256([self.system, self.user, *(["pointwise"] if self.pointwise else [])])
 
     @property
     def field_keys(self) -> frozenset[str]:
@@ -119,13 +150,14 @@ class PromptTemplate:
 
     def to_dict(self) -> dict[str, str]:
         """Plain data (a run's state, Studio's input)."""
-        return {"name": self.name, "system": self.system, "user": self.user}
+        kind = {"kind": self.kind} if self.pointwise else {}
+        return {"name": self.name, "system": self.system, "user": self.user, **kind}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PromptTemplate:
-        """The template `to_dict` gave (`name` optional)."""
+        """The template `to_dict` gave (`name` and `kind` optional)."""
         return cls(system=str(data["system"]), user=str(data["user"]),
-                   name=str(data.get("name", "custom")))
+                   name=str(data.get("name", "custom")), kind=str(data.get("kind", "")))
 
     def check(self, context: Mapping[str, Any] | None = None) -> None:
         """Refuse, before any call, a template that cannot render with `context`.
@@ -140,19 +172,27 @@ class PromptTemplate:
         context = dict(context or {})
         for part in ("system", "user"):
             self._check_names(part, context)
+        if self.pointwise:
+            for inverse in (False, True):
+                system, user = self._score_rendered(context, Scale.parse(None), inverse, {})
+                if placeholder("text", {}) not in system + user:
+                    raise PromptTemplateError(
+                        f"prompt template {self.name!r} never shows {{{{ text }}}} as it is "
+                        f"(inverse={inverse}): the judge would not see the text")
+            return
         rendered = ""
         for ties in (False, True):
             system, user = self._rendered(context, ties, {})
             shown = system + user
             rendered += shown
             for name in ("text_a", "text_b"):
-                if _placeholder(name, {}) not in shown:
+                if placeholder(name, {}) not in shown:
                     raise PromptTemplateError(
                         f"prompt template {self.name!r} never shows {{{{ {name} }}}} as it "
                         f"is (ties={ties}): the judge would not see the text")
         for part in ("system", "user"):
             for use in self._uses(part):
-                if _placeholder(f"{use.side}.{use.key}", {}) not in rendered:
+                if placeholder(f"{use.side}.{use.key}", {}) not in rendered:
                     raise self._error(part, use.line, f"{use.side}.{use.key} is never shown "
                                       "as it is: a field's value reaches the judge only as "
                                       "fenced data, never through a filter or a test")
@@ -189,26 +229,48 @@ class PromptTemplate:
         system, user = self._rendered(dict(context or {}), ties, salt, tag)
         for name, (fence, value) in blocks.items():
             block = fenced(fence, tag, value)
-            system = system.replace(_placeholder(name, salt), block)
-            user = user.replace(_placeholder(name, salt), block)
+            system = system.replace(placeholder(name, salt), block)
+            user = user.replace(placeholder(name, salt), block)
         return system, user
 
     def _uses(self, part: str) -> list[FieldUse]:
         return _parsed_uses(getattr(self, part))
 
+    def render_score(self, text: str, criteria: str, scale: Scale, inverse: bool, *,
+                     context: Mapping[str, Any] | None = None) -> tuple[str, str]:
+        """The system and user texts of one pointwise call, the text fenced as data."""
+        tag = fence_tag(text, criteria)
+        salt = {"salt": secrets.token_hex(8)}
+        system, user = self._score_rendered(dict(context or {}), scale, inverse, salt, tag)
+        for name, value in (("text", text), ("criteria", criteria)):
+            block = fenced(_SCORE_FENCES[name], tag, value)
+            system = system.replace(placeholder(name, salt), block)
+            user = user.replace(placeholder(name, salt), block)
+        return system, user
+
+    def _score_rendered(self, context: dict[str, Any], scale: Scale, inverse: bool,
+                        salt: dict[str, str], tag: str = "TAG") -> tuple[str, str]:
+        worded = scale.worded(inverse)
+        if scale.default and self.name.startswith("builtin:ja"):  # the default scale in Japanese
+            worded = Scale(JA_INVERSE_LABELS if inverse else JA_LABELS)
+        values: dict[str, Any] = {name: placeholder(name, salt) for name in _SCORE_FENCES}
+        values.update(tag=tag, inverse=inverse, context=context, scale=worded.describe(),
+                      low=worded.low, high=worded.high)
+        return self._render_part("system", values), self._render_part("user", values)
+
     def _rendered(self, context: dict[str, Any], ties: bool, salt: dict[str, str],
                   tag: str = "TAG") -> tuple[str, str]:
-        values: dict[str, Any] = {name: _placeholder(name, salt) for name in _FENCES}
+        values: dict[str, Any] = {name: placeholder(name, salt) for name in _FENCES}
         values.update(tag=tag, ties=ties, context=context)
         uses = self._uses("system") + self._uses("user")
-        values.update(placeholders(uses, lambda name: _placeholder(name, salt)))
+        values.update(placeholders(uses, lambda name: placeholder(name, salt)))
         system = self._render_part("system", values)
         return system, self._render_part("user", values)
 
     def _render_part(self, part: str, values: dict[str, Any]) -> str:
         source = getattr(self, part)
         try:
-            return _ENV.from_string(source).render(values)
+            return ENV.from_string(source).render(values)
         except TemplateSyntaxError as exc:
             raise self._error(part, exc.lineno, exc.message or str(exc)) from None
         except TemplateError as exc:
@@ -217,14 +279,15 @@ class PromptTemplate:
     def _check_names(self, part: str, context: dict[str, Any]) -> None:
         source = getattr(self, part)
         try:
-            tree = _ENV.parse(source)
+            tree = ENV.parse(source)
         except TemplateSyntaxError as exc:
             raise self._error(part, exc.lineno, exc.message or str(exc)) from None
-        unknown = sorted(meta.find_undeclared_variables(tree) - VARIABLES)
+        known = SCORE_VARIABLES if self.pointwise else VARIABLES
+        unknown = sorted(meta.find_undeclared_variables(tree) - known)
         for node in tree.find_all(nodes.Name):
             if node.name in unknown:
                 raise self._error(part, node.lineno, f"unknown variable {node.name!r} "
-                                  f"(known: {', '.join(sorted(VARIABLES))})")
+                                  f"(known: {', '.join(sorted(known))})")
         for line, key in context_keys(tree):
             if key not in context:
                 raise self._error(part, line, f"context has no key {key!r} "
@@ -275,8 +338,11 @@ class PromptSetup:
 
     @property
     def is_default(self) -> bool:
-        """Whether this asks exactly the default prompt (then nothing is keyed apart)."""
-        return self.digest == PromptSetup(PromptTemplate.builtin("en")).digest
+        """Whether this asks exactly the default prompt (then nothing is keyed apart).
+
+        The built-in English pointwise prompt is the default of pointwise runs.
+        """
+        return self.digest in _DEFAULT_DIGESTS
 
     def messages(self, item_a: str, item_b: str, criteria: str, ties: bool) -> tuple[str, str]:
         """The system and user texts of one call."""
@@ -284,17 +350,28 @@ class PromptSetup:
                                     fields_a=self.fields.get(item_a),
                                     fields_b=self.fields.get(item_b))
 
+    def score_messages(self, text: str, criteria: str, scale: Scale, inverse: bool
+                       ) -> tuple[str, str]:
+        """The system and user texts of one pointwise call."""
+        return self.template.render_score(text, criteria, scale, inverse, context=self.context)
+
 
 @contextmanager
 def using_prompt(setup: PromptSetup | None) -> Iterator[None]:
     """Ask the calls made (and tasks started) inside with `setup`; None: the default."""
     active: Callable[[str, str, str, bool], tuple[str, str]] | None = None
+    scoring: Callable[[str, str, Scale, bool], tuple[str, str]] | None = None
     if setup is not None and not setup.is_default:
-        active = setup.messages
+        if setup.template.pointwise:
+            scoring = setup.score_messages
+        else:
+            active = setup.messages
     token = ACTIVE_PROMPT.set(active)
+    score_token = ACTIVE_SCORE_PROMPT.set(scoring)
     try:
         yield
     finally:
+        ACTIVE_SCORE_PROMPT.reset(score_token)
         ACTIVE_PROMPT.reset(token)
 
 
@@ -302,11 +379,12 @@ def using_prompt(setup: PromptSetup | None) -> Iterator[None]:
 def _parsed_uses(source: str) -> list[FieldUse]:
     """The keyed field uses of a part (parsed once per text, not once per call)."""
     try:
-        return [use for use in field_uses(_ENV.parse(source)) if use.key is not None]
+        return [use for use in field_uses(ENV.parse(source)) if use.key is not None]
     except TemplateSyntaxError:
         return []  # reported by `check`, with its line
 
 
-def _placeholder(name: str, salt: dict[str, str]) -> str:
-    # Random per call, so no template or context value can collide with it by chance.
-    return f"\x00{salt.get('salt', 'check')}:{name}\x00"
+
+# The default prompt of pairwise runs and of pointwise runs.
+_DEFAULT_DIGESTS = frozenset({PromptSetup(PromptTemplate.builtin("en")).digest,
+                              PromptSetup(PromptTemplate.builtin("en", kind="pointwise")).digest})

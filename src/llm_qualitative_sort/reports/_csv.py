@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.reports._pointwise import csv_cells, csv_columns
 from llm_qualitative_sort.reports._soft import soft_columns
 from llm_qualitative_sort.reports._standings import standings
 from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
@@ -62,7 +63,8 @@ def to_csv(
     k = report_top_k(settings, len(table))
     figures = uncertainty(result, k)
     soft = soft_columns(result)
-    header = (*COLUMNS, f"p_top_{k}", *(SOFT_COLUMNS if soft is not None else ()))
+    header = (*COLUMNS, f"p_top_{k}", *(SOFT_COLUMNS if soft is not None else ()),
+              *csv_columns(result))
     writer.writerow(("rank", "id", *header[1:]) if ids else header)
     for s in table:
         u = figures[s.item]
@@ -70,6 +72,7 @@ def to_csv(
                                 u.top_k)
         if soft is not None:
             row += soft.get(s.item, (0, ""))
+        row += tuple(csv_cells(result, s.item))
         writer.writerow((s.rank, ids.get(s.item, ""), *row[1:]) if ids else row)
     return out.getvalue()
 

@@ -11,6 +11,7 @@ from typing import Any
 from llm_qualitative_sort.models import EarlyStop, MatchResult, RoundResult, SortResult
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
+from llm_qualitative_sort.reports._pointwise import pointwise_sections, pointwise_words
 from llm_qualitative_sort.reports._soft import call_chance, soft_parts
 from llm_qualitative_sort.reports._standings import (
     Standing,
@@ -69,6 +70,8 @@ def to_html(
     # Only the named strategy's own settings (a Swiss run's N is not a setting of it).
     settings = shown_settings(settings or {})
     words = words_in(lang)
+    if result.pointwise:  # the trust section speaks of scores, not of a fit
+        words = pointwise_words(words)
     swiss = settings.get("strategy") == "swiss"
     by_score = swiss or settings.get("ranking") == "bradley_terry"
     n_losses = int(settings.get("elimination_count") or infer_elimination_count(result))
@@ -84,7 +87,9 @@ def to_html(
         _run_line(result, settings, words),
         _statistics(result, words),
         trust,
-        "" if swiss else _bracket_section(result, n_losses, words),
+        "" if swiss or result.pointwise else _bracket_section(result, n_losses, words),
+        pointwise_sections(result, ids or {}, words, settings.get("inverse") is True)
+        if result.pointwise else
         _ranking(table, ids or {}, _judge_numbers(result), words,
                  words["ranking_note_score" if by_score else "ranking_note"]),
         _wins_section(table, words),

@@ -21,6 +21,7 @@ from llm_qualitative_sort.models import (
     SortResult,
     Statistics,
 )
+from llm_qualitative_sort.reports._pointwise import pointwise_json
 from llm_qualitative_sort.reports._standings import Standing, standings
 from llm_qualitative_sort.reports._uncertainty import (
     METHOD,
@@ -68,6 +69,8 @@ def to_json_dict(
         "standings": [_standing(s, ids, figures.get(s.item)) for s in table],
         "match_history": [asdict(match) for match in result.match_history],
         "statistics": asdict(result.statistics),
+        # A pointwise run: the labels' spread, each item's calls, labels and reasons.
+        **({"pointwise": pointwise_json(result)} if result.pointwise else {}),
     }
 
 

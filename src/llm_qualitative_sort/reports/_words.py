@@ -6,6 +6,24 @@ from collections.abc import Mapping
 
 EN: Mapping[str, str] = {
     "title": "Ranking",
+    "scores_title": "Scores",
+    "scores_note": "Each text was scored alone on a labelled scale; its score (0–1, higher "
+                   "is better) is the mean of its calls' expected labels. Equal scores share "
+                   "a rank. Open an item to read each call's label and the judge's reason.",
+    "scores_note_inverse": " The judge was asked how far each text is from meeting the "
+                           "criterion: the score is the complement.",
+    "score": "Score", "label": "Label", "expected": "expected", "reason": "Reason",
+    "labels_title": "Labels given", "labels_note": "How many calls gave each label, and "
+                    "the mean probability of each label over all calls.",
+    "calls_count": "Calls", "mean_probability": "Mean probability",
+    "trust_note_pointwise": "Scores are each text's mean expected label on 0–1 (1 the top "
+                            "label). Whiskers are 95 % intervals over its repetitions (none "
+                            "with one call); rows that share a rank are marked “=” and shaded "
+                            "together.",
+    "score_axis_pointwise": "score (mean expected label, 0–1)",
+    "s_top_k_pointwise": "By the scores' spread over {calls} scored calls, the {k} items ranked "
+                         "highest hold {expected} of the top {k} on average (the sum of their "
+                         "P(top {k})).",
     "statistics": "Statistics",
     "ranking": "Ranking",
     "ranking_note": "Items with equal wins share a rank. Open an item to read its matches "
@@ -109,6 +127,23 @@ EN: Mapping[str, str] = {
 }
 
 JA: Mapping[str, str] = {
+    "scores_title": "スコア",
+    "scores_note": "各テキストを単独でラベル付きの尺度により評価しました。"
+                   "スコア（0〜1、高いほど良い）は各呼び出しの期待ラベルの平均です。同じスコアは同順位です。項目を開くと各呼び出しの"
+                   "ラベルと審査員の理由を読めます。",
+    "scores_note_inverse": "審査員には各テキストが基準を満たすことからどれだけ遠いかを尋ねたため、"
+                           "スコアはその補数です。",
+    "score": "スコア", "label": "ラベル", "expected": "期待値", "reason": "理由",
+    "labels_title": "付けられたラベル", "labels_note": "各ラベルを付けた呼び出しの数と、"
+                    "全呼び出しにわたる各ラベルの確率の平均。",
+    "calls_count": "呼び出し", "mean_probability": "確率の平均",
+    "trust_note_pointwise": "スコアは各テキストの期待ラベルの平均（0〜1、1が最上位のラベル）です。"
+                            "ひげは繰り返しにわたる95 %区間（呼び出し1回ならなし）、同順位の行は"
+                            "「=」を付けて同じ帯で示します。",
+    "score_axis_pointwise": "スコア（期待ラベルの平均、0〜1）",
+    "s_top_k_pointwise": "評価した{calls}回の呼び出しのスコアのばらつきによれば、上位{k}件には"
+                         "上位{k}件のうち平均{expected}件が入っています（各項目の上位{k}に入る"
+                         "確率の和）。",
     "title": "ランキング",
     "statistics": "統計",
     "ranking": "ランキング",

@@ -18,6 +18,7 @@ from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.rating.soft import stored_probability
 from llm_qualitative_sort.results.audit import audit, ties
 from llm_qualitative_sort.results.calibration import calibration
+from llm_qualitative_sort.results.pointwise import pointwise_result
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 from llm_qualitative_sort.tournament.lost_calls import stored_calls
@@ -206,6 +207,9 @@ def sort_result(
     One rating model serves the statistics (a run of single calls needs the strengths for
     its position bias), the scores, the intervals and the top-K probabilities.
     """
+    if values.get("strategy") == "pointwise":  # scores of texts judged alone, no fit
+        return pointwise_result(values, run_id, elapsed, estimate_cost,
+                                batch_discount=batch_discount, prompt=prompt)
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
     matches = history_matches(items, history)

@@ -13,10 +13,12 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.providers.base import LLMProvider, offers_ties
+from llm_qualitative_sort.providers.base import LLMProvider, offers_scores, offers_ties
+from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.stores import Store, store_for
 from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE, default_checkpointer
 from llm_qualitative_sort.tournament.checks import check_ties, checkpoint_problem
+from llm_qualitative_sort.tournament.settings import StrategySettings
 
 Checkpointer = str | os.PathLike[str] | BaseCheckpointSaver[Any] | None
 
@@ -37,6 +39,18 @@ def check_judge(provider: Any, ties: Any) -> None:
     if ties and not offers_ties(provider):
         raise TypeError(f"ties=True: {type(provider).__name__}.compare_call takes no `ties` "
                         "keyword, so it cannot be offered a tie; add `ties: bool = False`")
+
+
+def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
+    """Refuse a pointwise run with a provider that cannot score a text alone, or in batch mode."""
+    if settings.name != "pointwise":
+        return
+    for judge in [provider, *leaf_judges(provider)]:
+        if not offers_scores(judge):
+            raise TypeError(f"strategy='pointwise': {type(judge).__name__} has no score_call, "
+                            "so it cannot score a text alone")
+    if getattr(provider, "batch", None) is not None:  # a hosted provider's batch options
+        raise ValueError("strategy='pointwise' runs live calls only: turn batch mode off")
 
 
 def check_hooks(cache: Any, on_progress: Any) -> None:

@@ -164,7 +164,9 @@ async def _stream(
         config,
         context=context,
         stream_mode=modes,
-        output_keys=["items", "history", "rankings", "early_stop"],
+        # A pointwise run's result reads its settings (its scale and question) too.
+        output_keys=["items", "history", "rankings", "early_stop", "strategy", "scale",
+                     "inverse", "repetitions"],
         durability="async",
     )
     # Close the stream here, not at garbage collection: when the callback raises,

@@ -31,6 +31,7 @@ from llm_qualitative_sort.tournament.elimination import (
     round_rng,
 )
 from llm_qualitative_sort.tournament.match import match_winner, presentation_orders
+from llm_qualitative_sort.tournament.pointwise import Pointwise, PointwiseStrategy
 from llm_qualitative_sort.tournament.registry import (
     STRATEGIES,
     flat_keywords,
@@ -50,6 +51,8 @@ __all__ = [
     "EliminationStrategy",
     "Note",
     "Pairing",
+    "Pointwise",
+    "PointwiseStrategy",
     "PlannedMatch",
     "RoundPlan",
     "Standing",

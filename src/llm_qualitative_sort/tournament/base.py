@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from llm_qualitative_sort.models import EarlyStop, EventType, Side
+from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.settings import StrategySettings
 
 # A strategy's own state between rounds: plain JSON-ready data (lists, numbers, strings).
@@ -88,7 +89,8 @@ class Strategy(ABC, Generic[S]):
     name: ClassVar[str]
     # Its settings (`name` is the same): what the user gives, what a run stores.
     settings_class: ClassVar[type[StrategySettings]]
-    # How its `rank` orders items: "wins" or "bradley_terry" (strengths fitted to the calls).
+    # How its `rank` orders items: "wins", "bradley_terry" (strengths fitted to the calls)
+    # or "pointwise" (scores of items judged alone).
     native_ranking: ClassVar[str]
     # Whether it can play without round barriers (`pair_free` and `apply_match`), and if
     # not, why (for the error that refuses schedule="pipelined").
@@ -164,6 +166,17 @@ class Strategy(ABC, Generic[S]):
         """Pipelined play: the group a player sits in (its loss bracket, for elimination)."""
         del standing, player
         return 0
+
+    def question(self, standing: Standing) -> ScoreQuestion | None:
+        """What the next round's calls ask when they score items alone, else None.
+
+        A round that scores items alone plans matches `a == b` (one call each, showing that
+        item); its calls ask this question (`LLMProvider.score_call`), and their labels come
+        back in the calls' facts (see `tournament.pointwise.item_scores`). The pointwise
+        strategy's rounds do; another strategy may play such a round first (a pre-pass).
+        """
+        del standing
+        return None
 
     def players_left(self, standing: Standing) -> int:
         """Items still taking part (all of them, unless the strategy `eliminates`)."""

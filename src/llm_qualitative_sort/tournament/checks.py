@@ -12,7 +12,7 @@ from llm_qualitative_sort.tournament.elimination.settings import MAX_LOSSES
 from llm_qualitative_sort.tournament.registry import STRATEGIES, settings_class
 from llm_qualitative_sort.tournament.settings import StrategySettings, positive_int
 
-Ranking = Literal["wins", "bradley_terry"]
+Ranking = Literal["wins", "bradley_terry", "pointwise"]
 
 # The seed must fit the 64-bit integers checkpoints store.
 SEED_RANGE = (-(2**63), 2**63 - 1)
@@ -41,7 +41,7 @@ def check_strategy(strategy: Any = "elimination", **flat: Any) -> StrategySettin
         return _beside(strategy, given)
     chosen = settings_class(strategy)
     for keyword, value in given.items():
-        if keyword in chosen.keywords():
+        if keyword in chosen.keywords() or _fixed_calls(chosen, keyword, value):
             continue
         if keyword == _TOLERATED:
             positive_int(keyword, value, MAX_LOSSES)
@@ -56,6 +56,8 @@ def _beside(settings: StrategySettings, given: dict[str, Any]) -> StrategySettin
     """`settings`, after refusing the flat keywords given beside it that say otherwise."""
     fields = {settings.keyword(name): name for name in settings.field_names()}
     for keyword, value in given.items():
+        if _fixed_calls(type(settings), keyword, value):
+            continue
         if keyword not in fields and value == _owner(keyword)[1]:
             continue  # another strategy's default says nothing (stop_when_settled=False)
         if keyword not in fields:
@@ -66,6 +68,12 @@ def _beside(settings: StrategySettings, given: dict[str, Any]) -> StrategySettin
                              f"{type(settings).__name__}(...): its {fields[keyword]} is "
                              f"{getattr(settings, fields[keyword])!r}; give it in one place")
     return settings
+
+
+def _fixed_calls(chosen: type[StrategySettings], keyword: str, value: Any) -> bool:
+    """`comparison_rounds` at the one value of a strategy that has no such field (pointwise)."""
+    return (keyword == "comparison_rounds" and "calls_per_match" not in chosen.field_names()
+            and value == chosen.default_calls_per_match)
 
 
 def _owner(keyword: str) -> tuple[str, Any]:
@@ -155,6 +163,11 @@ def check_timeout(seconds: Any) -> None:
 
 def check_ranking(ranking: Any, native: str) -> Ranking:
     """The ranking to use: the one given, or the strategy's own (`native`) for None."""
+    if native == "pointwise":
+        if ranking not in (None, "pointwise"):
+            raise ValueError(f"ranking={ranking!r} needs pairwise calls: strategy='pointwise' "
+                             "ranks by its scores (leave ranking unset)")
+        return "pointwise"
     if ranking is None:
         return "wins" if native == "wins" else "bradley_terry"
     if ranking not in ("wins", "bradley_terry"):

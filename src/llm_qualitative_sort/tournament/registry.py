@@ -1,7 +1,7 @@
 """The strategies by name, each with its settings class; flat keywords to a settings object.
 
-Adding a strategy is one folder beside `elimination/` and `swiss/` (its `StrategySettings`
-subclass and its `Strategy`) and one entry in `STRATEGIES`.
+Adding a strategy is one folder beside `elimination/`, `swiss/` and `pointwise/` (its
+`StrategySettings` subclass and its `Strategy`) and one entry in `STRATEGIES`.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from typing import Any
 
 from llm_qualitative_sort.tournament.base import Strategy
 from llm_qualitative_sort.tournament.elimination import EliminationStrategy
+from llm_qualitative_sort.tournament.pointwise import PointwiseStrategy
 from llm_qualitative_sort.tournament.settings import StrategySettings
 from llm_qualitative_sort.tournament.swiss import SwissStrategy
 
 STRATEGIES: dict[str, type[Strategy[Any]]] = {
-    s.name: s for s in (EliminationStrategy, SwissStrategy)}
+    s.name: s for s in (EliminationStrategy, SwissStrategy, PointwiseStrategy)}
 
 
 def strategy_class(settings: StrategySettings | type[StrategySettings]) -> type[Strategy[Any]]:

@@ -22,6 +22,8 @@ from typing import Any
 FENCE = r"<<<BEGIN TEXT {side} (\w+)>>>\n(.*?)\n<<<END TEXT {side} \1>>>"
 FENCE_A = re.compile(FENCE.format(side="A"), re.DOTALL)
 FENCE_B = re.compile(FENCE.format(side="B"), re.DOTALL)
+# A pointwise prompt shows one text.
+FENCE_ONE = re.compile(r"<<<BEGIN TEXT (\w+)>>>\n(.*?)\n<<<END TEXT \1>>>", re.DOTALL)
 
 
 @dataclass
@@ -43,6 +45,12 @@ def strings(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from strings(item)
+
+
+def find_text(body: dict[str, Any]) -> str | None:
+    """The one text a pointwise prompt shows, or None."""
+    found = FENCE_ONE.search("\n".join(strings(body)))
+    return None if found is None else found.group(2)
 
 
 def find_texts(body: dict[str, Any]) -> tuple[str, str] | None:
@@ -91,6 +99,20 @@ class FakeJudge:
         if self.echo_key:
             reasoning += f" (request carried {self.key})"
         return {"reasoning": reasoning, "winner": winner}
+
+    def score(self, text: str) -> dict[str, Any]:
+        """A pointwise answer: the label 1-4 by the text's place among the hidden scores."""
+        low, high = min(self.scores.values()), max(self.scores.values())
+        share = (self.scores[text] - low) / (high - low) if high > low else 0.5
+        label = 1 + min(3, int(4 * share))
+        return {"reason": f"It deserves a {label}.", "label": label}
+
+    def answer(self, body: dict[str, Any], texts: tuple[str, str] | None) -> str | None:
+        """The JSON answer: a verdict for two texts, a label for one; None for neither."""
+        if texts is not None:
+            return json.dumps(self.verdict(texts), ensure_ascii=False)
+        one = find_text(body)
+        return None if one is None else json.dumps(self.score(one), ensure_ascii=False)
 
     def record(self, seen: Seen) -> None:
         with self.lock:
@@ -208,11 +230,11 @@ class OpenAIDialect:
         if body.get("logprobs") and judge.refuse_logprobs:
             return h.send_json(400, cls.error(400, "logprobs is not supported with this model"),
                                {})
-        if texts is None:
+        answer = judge.answer(body, texts)
+        if answer is None:
             return h.send_json(400, cls.error(400, "no fenced texts in the prompt"), {})
         message: dict[str, Any] = {"role": "assistant", "content": None}
-        answer = json.dumps(judge.verdict(texts), ensure_ascii=False)
-        if method == "text" and judge.text_answer is not None:
+        if method == "text" and judge.text_answer is not None and texts is not None:
             answer = judge.text_answer.format(winner=judge.winner(texts))
         if fault == "malformed":
             answer = '{"reasoning": "A is better because'
@@ -231,7 +253,7 @@ class OpenAIDialect:
             choice["logprobs"] = {"content": [
                 {"token": piece, "logprob": chosen, "bytes": None,
                  "top_logprobs": [{"token": t, "logprob": z, "bytes": None} for t, z in top]}
-                for piece, chosen, top in verdict_tokens(message["content"], judge.logprobs)]}
+                for piece, chosen, top in answer_tokens(message["content"], judge.logprobs)]}
         payload = {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": judge.model,
@@ -249,7 +271,8 @@ class OpenAIDialect:
         kind = (body.get("response_format") or {}).get("type")
         if kind == "json_schema":
             schema = body["response_format"]["json_schema"]["schema"]
-            assert {"reasoning", "winner"} <= set(schema["properties"]), schema
+            assert ({"reasoning", "winner"} <= set(schema["properties"])
+                    or {"reason", "label"} <= set(schema["properties"])), schema
             return "json_schema"
         if kind == "json_object":
             return "json_mode"
@@ -285,9 +308,10 @@ class GeminiDialect:
         if config.get("responseLogprobs") and judge.refuse_logprobs:
             message = f"Logprobs is not enabled for models/{judge.model}"
             return h.send_json(400, cls.error(400, message), {})
-        if texts is None:
+        found = judge.answer(body, texts)
+        if found is None:
             return h.send_json(400, cls.error(400, "no fenced texts in the prompt"), {})
-        answer = json.dumps(judge.verdict(texts), ensure_ascii=False)
+        answer = found
         if fault == "malformed":
             answer = "The first one, clearly."
         parts: list[dict[str, Any]] = [{"text": answer}]
@@ -298,7 +322,7 @@ class GeminiDialect:
             "content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0,
         }
         if config.get("responseLogprobs") and judge.logprobs and method != "function_calling":
-            tokens = verdict_tokens(answer, judge.logprobs)
+            tokens = answer_tokens(answer, judge.logprobs)
             candidate["logprobsResult"] = {
                 "topCandidates": [{"candidates": [{"token": t, "logProbability": z}
                                                   for t, z in top]} for _, _, top in tokens],
@@ -323,7 +347,8 @@ class GeminiDialect:
         config = body.get("generationConfig") or {}
         if config.get("responseMimeType") == "application/json":
             schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
-            assert {"reasoning", "winner"} <= set(schema.get("properties", {})), config
+            assert ({"reasoning", "winner"} <= set(schema.get("properties", {}))
+                    or {"reason", "label"} <= set(schema.get("properties", {}))), config
             return "json_schema"
         return "function_calling" if body.get("tools") else "text"
 
@@ -347,3 +372,24 @@ def verdict_tokens(answer: str, labels: dict[str, float]) -> Pieces:
     chosen = labels.get(winner, -1.0)
     tail = answer[value + len(winner):]
     return [*head, (f'"{winner}', chosen, top), (tail, 0.0, [(tail, 0.0)])]
+
+
+def answer_tokens(answer: str, labels: dict[str, float]) -> Pieces:
+    """The tokens of a verdict (`verdict_tokens`) or of a pointwise answer (`label_tokens`)."""
+    return label_tokens(answer, labels) if '"label"' in answer else verdict_tokens(answer, labels)
+
+
+def label_tokens(answer: str, labels: dict[str, float]) -> Pieces:
+    """A pointwise answer cut into tokens, with `labels` ("1" -> logprob) at the label token.
+
+    The label is its own token after `"label": ` (with the space glued to it, as BPE
+    tokenizers do); its alternatives are the labels and a stray token that spells none.
+    """
+    start = answer.rindex('"label"')
+    value = answer.index(":", start) + 1  # the space after the colon starts the token
+    label = answer[value:].strip().rstrip("}").strip()
+    head = [(answer[:value], 0.0, [(answer[:value], 0.0)])]
+    top = [(f" {k}", z) for k, z in labels.items()] + [(" The", -9.0)]
+    piece = answer[value:value + 1 + len(label)]
+    tail = answer[value + len(piece):]
+    return [*head, (piece, labels.get(label, -1.0), top), (tail, 0.0, [(tail, 0.0)])]

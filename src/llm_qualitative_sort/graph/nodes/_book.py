@@ -24,6 +24,8 @@ from llm_qualitative_sort.tournament import Strategy, match_winner, presentation
 # tie either way round (anything but "A", "B", "tie" or None is a KeyError here, never a
 # verdict).
 _FLIP: dict[Verdict | None, Verdict | None] = {"A": "B", "B": "A", "tie": "tie", None: None}
+# What a pointwise call's place shows after its text's digest (a pair shows two digests).
+POINTWISE_SHOWN = ":pointwise"
 
 
 @dataclass
@@ -86,11 +88,15 @@ class MatchBook:
                                            [None] * self.width, self.width)
         digest_a, digest_b = self._digest(a), self._digest(b)
         shown = {"AB": digest_a + digest_b, "BA": digest_b + digest_a}
+        pointwise = a == b  # an item scored alone (no pair ever has a == b)
+        if pointwise:  # never the same journal place as a pair's call
+            shown = {"AB": digest_a + POINTWISE_SHOWN}
         calls: list[tuple[int, Call]] = []
         for number, (order, repetition) in enumerate(self.orders):
             first, second = (a, b) if order == "AB" else (b, a)
+            second_text = "" if pointwise else self.items[second]
             place = CallPlace(self.run_id, round_number, key, number, self.items[first],
-                              self.items[second], shown[order])
+                              second_text, shown[order])
             if self.journal.entry(place) is not None:
                 match.journaled.append(number)
             calls.append((key * self.width + number,

@@ -48,7 +48,10 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
         name_judge=ctx.name_judge, events=events, ties=state.get("ties", False),
         prompt=ctx.run_prompt(state),
+        question=strategy.question(state["standing"]),
     )
+    if settings.question is not None:  # a judge may place texts by the run's set (the mock)
+        settings.provider.check_items(state["items"])
     with using_prompt(settings.prompt):  # the calls' tasks inherit the run's prompt
         await make_runner(settings).run(calls, answered)
     round_log: RoundLog = {"round": state["round"], "matches": logs, "bye": state.get("bye")}

@@ -54,7 +54,8 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         "round": 0,
         "completed": 0,
     }
-    update.update(input_prompt(state))  # a built-in named by its language: its text
+    # A built-in named by its language: its text (the pointwise one for a pointwise run).
+    update.update(input_prompt(state, settings.name == "pointwise"))
     canonical = sorted(items)
     if canonical != items:
         update["items"] = canonical

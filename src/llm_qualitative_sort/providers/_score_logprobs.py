@@ -1,0 +1,62 @@
+"""The label distribution of a pointwise answer, from the label token's log-probabilities.
+
+The judge answers `{"reason": ..., "label": 3}`. The token that carries the label is the
+one where the last "label" value begins; its alternatives that spell a label of the scale
+(a digit, optionally quoted, optionally followed by the closing characters) give each
+label's log-probability z_k, and the distribution is softmax(z) over the labels found
+(`scoring.label_distribution`). No label token, or no label among its alternatives: no
+distribution, and the call counts as its label.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from llm_qualitative_sort.providers.logprobs import Token
+from llm_qualitative_sort.scoring import Scale
+
+_LABEL = re.compile(r'"label"\s*:\s*')
+_PIECE = re.compile(r'"?(\d)"?[\s,}\]]*')
+
+
+def score_logprobs(tokens: Sequence[Token], scale: Scale) -> dict[int, float] | None:
+    """Each label's log-probability at the token that carries the label, or None.
+
+    Example:
+        >>> tokens = [Token('{"reason": "ok", "label": ', 0.0, {}),
+        ...           Token("3", -0.4, {"3": -0.4, "4": -1.2, "x": -3.0}), Token("}", 0.0, {})]
+        >>> score_logprobs(tokens, Scale.parse(None))
+        {3: -0.4, 4: -1.2}
+    """
+    text = "".join(t.text for t in tokens)
+    found = list(_LABEL.finditer(text))
+    if not found:
+        return None
+    start = found[-1].end()
+    offset = 0
+    for token in tokens:
+        end = offset + len(token.text)
+        if offset <= start < end:
+            return _labels(token, text[offset:start], scale)
+        offset = end
+    return None
+
+
+def _labels(token: Token, prefix: str, scale: Scale) -> dict[int, float] | None:
+    options = dict(token.top)
+    options.setdefault(token.text, token.logprob)
+    found: dict[int, float] = {}
+    for piece, logprob in options.items():
+        if not piece.startswith(prefix) or not math.isfinite(logprob):
+            continue
+        match = _PIECE.fullmatch(piece[len(prefix):])
+        label = int(match.group(1)) if match else None
+        if label is None or label not in scale.labels:
+            continue
+        if label in found:  # two spellings of one label ("3", "3}") add up
+            high = max(found[label], logprob)
+            logprob = high + math.log(math.exp(found[label] - high) + math.exp(logprob - high))
+        found[label] = logprob
+    return found or None

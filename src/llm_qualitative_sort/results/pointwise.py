@@ -1,0 +1,133 @@
+"""The result of a pointwise run: each item's score, its calls' labels, reasons and spread."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from llm_qualitative_sort.models import SortResult, Statistics
+from llm_qualitative_sort.results.audit import ties
+from llm_qualitative_sort.scoring import ItemScore, Scale, ScoredCall, call_score, stored_value
+from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.tournament.pointwise import Pointwise
+from llm_qualitative_sort.tournament.registry import settings_from_state
+
+CostEstimate = Any  # Callable[[int, int], float | None]; kept loose to import nothing more
+# Draws of the items' score means for `top_k_probability` (seeded, as the pairwise fit's).
+SAMPLES = 2000
+
+
+def scored_items(items: Sequence[str], history: Sequence[Mapping[str, Any]],
+                 settings: Pointwise) -> list[ItemScore]:
+    """Every item's calls (labels, distributions, reasons) and mean score, in item order."""
+    calls: list[list[ScoredCall]] = [[] for _ in items]
+    for entry in history:
+        for item, _same, _winner, logs in entry["matches"]:
+            for log in stored_calls(logs):
+                calls[item].append(_scored_call(log, settings.scale, settings.inverse))
+    found = []
+    for text, own in zip(items, calls, strict=True):
+        scores = [c.score for c in own if c.score is not None]
+        mean = round(sum(scores) / len(scores), 9) if scores else None
+        found.append(ItemScore(text, mean, tuple(own)))
+    return found
+
+
+def _scored_call(log: Sequence[Any], scale: Scale, inverse: bool) -> ScoredCall:
+    facts = next((v for v in log[6:] if isinstance(v, dict)), {})
+    value = stored_value(facts)
+    stored = facts.get("pointwise") or {}
+    dist = stored.get("distribution")
+    return ScoredCall(
+        label=stored.get("label"), expected=value,
+        score=None if value is None else call_score(value, scale, inverse),
+        distribution=None if dist is None else {int(k): float(p) for k, p in dist},
+        reason=log[2], cached=bool(log[3]), input_tokens=log[4], output_tokens=log[5],
+        batch=facts.get("batch") is True,
+        judge=facts["judge"] if isinstance(facts.get("judge"), str) else None)
+
+
+class PointwiseRating:
+    """What `SortResult.scores`, `intervals` and `top_k_probability` read for a pointwise run.
+
+    Scores are the mean call scores (0–1); intervals mean ± 1.96 standard errors over an
+    item's repetitions (a single call: the score itself); P(top K) from normal draws of
+    those means, equal draws broken at random.
+    """
+
+    def __init__(self, scored: Sequence[ItemScore]) -> None:
+        self.scored = list(scored)
+
+    def scores(self) -> dict[str, float]:
+        """Each item's score (0 for an item no call scored)."""
+        return {s.item: s.score if s.score is not None else 0.0 for s in self.scored}
+
+    def intervals(self) -> dict[str, tuple[float, float]]:
+        """Mean ± 1.96·sd/√r over the item's scored calls, within 0–1."""
+        found = {}
+        for s in self.scored:
+            mean, error = self._mean_error(s)
+            found[s.item] = (max(mean - 1.96 * error, 0.0), min(mean + 1.96 * error, 1.0))
+        return found
+
+    def top_k_probability(self, k: int) -> dict[str, float]:
+        """P(item among the k best), from draws of the means."""
+        n = len(self.scored)
+        if not 1 <= k <= n:
+            raise ValueError(f"k must be between 1 and {n}, got {k}")
+        rng = np.random.default_rng(0)
+        means, errors = zip(*(self._mean_error(s) for s in self.scored), strict=True)
+        draws = rng.normal(np.asarray(means), np.asarray(errors), size=(SAMPLES, n))
+        draws += rng.uniform(0, 1e-9, size=draws.shape)  # equal scores: a random order
+        top = np.argsort(-draws, axis=1)[:, :k]
+        counts = np.bincount(top.ravel(), minlength=n) / SAMPLES
+        return {s.item: float(c) for s, c in zip(self.scored, counts, strict=True)}
+
+    @staticmethod
+    def _mean_error(scored: ItemScore) -> tuple[float, float]:
+        values = [c.score for c in scored.calls if c.score is not None]
+        if not values:
+            return 0.0, 0.0
+        mean = sum(values) / len(values)
+        if len(values) < 2:
+            return mean, 0.0
+        var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+        return mean, math.sqrt(var / len(values))
+
+
+def pointwise_result(values: Mapping[str, Any], run_id: str, elapsed: float,
+                     estimate_cost: CostEstimate | None = None, *, batch_discount: float = 0.5,
+                     prompt: str = "") -> SortResult:
+    """The `SortResult` of a finished pointwise run from its final state."""
+    settings = settings_from_state(values)
+    assert isinstance(settings, Pointwise)
+    items: list[str] = values["items"]
+    history = values.get("history", [])
+    scored = scored_items(items, history, settings)
+    rankings = [(rank, list(group)) for rank, group in values["rankings"]]
+    calls = [c for s in scored for c in s.calls]
+    paid = [c for c in calls if not c.cached]
+    batch = [c for c in paid if c.batch]
+    cost = None
+    if estimate_cost is not None:
+        live = estimate_cost(sum(c.input_tokens for c in paid if not c.batch),
+                             sum(c.output_tokens for c in paid if not c.batch))
+        batched = estimate_cost(sum(c.input_tokens for c in batch),
+                                sum(c.output_tokens for c in batch)) if batch else 0.0
+        cost = None if live is None or batched is None else (
+            live + batched * (1.0 - batch_discount))
+    tied_items, largest_tie = ties(rankings)
+    stats = Statistics(
+        total_matches=len(calls), total_api_calls=len(paid), cache_hits=len(calls) - len(paid),
+        elapsed_time=elapsed, failed_calls=sum(c.label is None for c in calls),
+        rounds=len(history), input_tokens=sum(c.input_tokens for c in paid),
+        output_tokens=sum(c.output_tokens for c in paid), estimated_cost=cost,
+        batch_calls=len(batch), tied_items=tied_items, largest_tie=largest_tie)
+    result = SortResult(rankings, [], stats, run_id, prompt, pointwise=tuple(scored))
+    rating = PointwiseRating(scored)
+    result.__dict__["_rating"] = rating
+    result.__dict__["scores"] = rating.scores()
+    return result

@@ -1,0 +1,116 @@
+"""The command line with the pointwise strategy: flags, dry run, reports, resume."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
+from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.scoring import PointwiseResult, Scale
+
+ITEMS = [str(n) for n in range(0, 200, 10)]  # 20 items
+
+
+def _call(capsys: Any, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _items(tmp_path: Path) -> str:
+    path = tmp_path / "items.txt"
+    path.write_text("\n".join(ITEMS), encoding="utf-8")
+    return str(path)
+
+
+def test_the_dry_run_counts_texts_times_repetitions(tmp_path: Path, capsys: Any) -> None:
+    code, out, _ = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
+                         "--strategy", "pointwise", "--repetitions", "3", "--dry-run")
+    assert code == EXIT_OK
+    assert "LLM calls: 60 (20 texts × 3 repetitions" in out and "matches" not in out
+
+
+def test_a_pointwise_run_shows_scores_and_writes_its_reports(tmp_path: Path,
+                                                             capsys: Any) -> None:
+    db = str(tmp_path / "runs.db")
+    scale = tmp_path / "scale.json"
+    scale.write_text(json.dumps({"0": "none", "1": "some", "2": "all"}), encoding="utf-8")
+    args = ["sort", _items(tmp_path), "--criteria", "larger", "--strategy", "pointwise",
+            "--scale", str(scale), "--inverse", "--repetitions", "2", "--checkpoint", db,
+            "--progress", "none", "--seed", "1"]
+    code, out, err = _call(capsys, *args, "--run-id", "p", "--out", str(tmp_path / "r.json"))
+    assert code == EXIT_OK, err
+    first = out.splitlines()[0].split()
+    assert float(first[1]) == 1.0 and int(first[-1]) >= 100  # rank, score, text
+    assert "20 texts scored alone in 1 rounds, 40 LLM calls" in err
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["settings"]["strategy"] == "pointwise"
+    assert report["settings"]["inverse"] is True
+    labels = {entry["label"] for entry in report["pointwise"]["labels"]}
+    assert labels <= {0, 1, 2}
+    assert all(len(item["calls"]) == 2 and item["calls"][0]["reason"]
+               for item in report["pointwise"]["items"])
+    code, _, err = _call(capsys, *args, "--run-id", "q", "--out", str(tmp_path / "r.csv"))
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "r.csv").read_text("utf-8-sig"))))
+    assert code == EXIT_OK and len(rows) == 20 and rows[0]["reason"] and "p_label_2" in rows[0]
+    code, _, _ = _call(capsys, *args, "--run-id", "h", "--out", str(tmp_path / "r.html"))
+    page = (tmp_path / "r.html").read_text("utf-8")
+    assert code == EXIT_OK and "Labels given" in page
+    assert "how far each text is from meeting" in page
+    code, out, _ = _call(capsys, "runs", "list", "--checkpoint", db)
+    assert "pointwise scale=0-2 repetitions=2 inverse" in out
+    code, out, _ = _call(capsys, "runs", "show", "p", "--checkpoint", db)
+    assert "0 (none), 1 (some), 2 (all)" in out
+
+
+def test_bad_pointwise_flags_stop_before_any_call(tmp_path: Path, capsys: Any) -> None:
+    items = _items(tmp_path)
+    for flags, message in ((["--scale", "1-12"], "single digits"),
+                           (["--repetitions", "0"], "repetitions must be >= 1"),
+                           (["--comparison-rounds", "2"], "comparison_rounds")):
+        code, _, err = _call(capsys, "sort", items, "--criteria", "larger", "--strategy",
+                             "pointwise", "--checkpoint", str(tmp_path / "runs.db"), *flags)
+        assert code == EXIT_USAGE and message in err
+
+
+def test_a_stopped_pointwise_run_resumes_from_the_command_line(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    original = MockLLMProvider.score_call
+    answered: list[str] = []
+
+    async def stops_after_seven(self: MockLLMProvider, text: str, criteria: str, *,
+                                scale: Scale, inverse: bool = False,
+                                repetition: int = 0) -> PointwiseResult:
+        if len(answered) >= 7:
+            from llm_qualitative_sort import PermanentProviderError
+            raise PermanentProviderError("out of credit")
+        answered.append(text)
+        return await original(self, text, criteria, scale=scale, inverse=inverse,
+                              repetition=repetition)
+
+    db = str(tmp_path / "runs.db")
+    monkeypatch.setattr(MockLLMProvider, "score_call", stops_after_seven)
+    code, _, err = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
+                         "--strategy", "pointwise", "--checkpoint", db, "--run-id", "s",
+                         "--progress", "none", "--concurrency", "1")
+    assert code == EXIT_STOPPED and "out of credit" in err
+    monkeypatch.setattr(MockLLMProvider, "score_call", original)
+    code, out, err = _call(capsys, "sort", "--resume", "s", "--checkpoint", db,
+                           "--progress", "none")
+    assert code == EXIT_OK, err
+    assert "13 paid now, 7 before" in err and len(out.splitlines()) == 20
+
+
+def test_batch_mode_is_refused_for_pointwise_before_any_call(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-used")
+    code, _, err = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
+                         "--strategy", "pointwise", "--provider", "openai", "--batch",
+                         "--checkpoint", str(tmp_path / "runs.db"), "--progress", "none")
+    assert code == EXIT_USAGE and "live calls only" in err
