@@ -122,7 +122,7 @@ def refused_tie(result: ComparisonResult) -> ComparisonResult:
                             result.output_tokens)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RoundResult:
     """One LLM call of a match.
 
@@ -148,7 +148,7 @@ class RoundResult:
     probability: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MatchResult:
     """A match: `comparison_rounds` calls, half in each presentation order.
 
