@@ -87,11 +87,13 @@ class MatchBook:
         digest_a, digest_b = self._digest(a), self._digest(b)
         shown = {"AB": digest_a + digest_b, "BA": digest_b + digest_a}
         calls: list[tuple[int, Call]] = []
+        # Which calls a resume finds answered is news for a match's end event only.
+        listening = self.events.listening
         for number, (order, repetition) in enumerate(self.orders):
             first, second = (a, b) if order == "AB" else (b, a)
             place = CallPlace(self.run_id, round_number, key, number, self.items[first],
                               self.items[second], shown[order])
-            if self.journal.entry(place) is not None:
+            if listening and self.journal.entry(place) is not None:
                 match.journaled.append(number)
             calls.append((key * self.width + number,
                           Call(place, first_repetition + repetition)))
