@@ -30,6 +30,7 @@ Verdict = Literal["A", "B", "tie"]
 TOKENS_LIMIT = 2**63 - 1
 Order = Literal["AB", "BA"]
 TIE: Verdict = "tie"
+_VERDICTS = ("A", "B", TIE)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,20 @@ class InvalidAnswerError(ValueError):
 
 def answer_problem(result: Any) -> str:
     """What is wrong with a provider's answer, or "" when it can enter the tournament."""
+    # Every answer is checked twice (when built, and by the judge): the common answer, a
+    # plain `ComparisonResult` with a hard verdict, passes on exact type checks alone.
+    if (
+        type(result) is ComparisonResult
+        and result.probability is None
+        and type(result.reasoning) is str
+        and type(result.raw_response) is dict
+        and type(result.input_tokens) is int
+        and type(result.output_tokens) is int
+        and 0 <= result.input_tokens <= TOKENS_LIMIT
+        and 0 <= result.output_tokens <= TOKENS_LIMIT
+        and (result.winner is None or result.winner in _VERDICTS)
+    ):
+        return ""
     if not isinstance(result, ComparisonResult):
         return f"expected a ComparisonResult, got {type(result).__name__}"
     if result.winner not in ("A", "B", TIE, None):
@@ -108,7 +123,7 @@ def refused_tie(result: ComparisonResult) -> ComparisonResult:
                             result.output_tokens)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RoundResult:
     """One LLM call of a match.
 
@@ -134,7 +149,7 @@ class RoundResult:
     probability: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MatchResult:
     """A match: `comparison_rounds` calls, half in each presentation order.
 

@@ -56,6 +56,8 @@ def call_log(
     """
     log: list[Any] = [order, winner, result.reasoning, cached, result.input_tokens,
                       result.output_tokens]
+    if not facts and result.probability is None and "batch" not in result.raw_response:
+        return log  # most calls: no facts to store
     stored = dict(facts or {})
     if not cached and batch_answer(result):
         stored["batch"] = True

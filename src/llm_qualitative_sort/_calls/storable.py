@@ -28,11 +28,29 @@ def storable_raw(raw: dict[Any, Any]) -> dict[str, Any]:
         >>> storable_raw({1: 2**70, "ok": [1.5, None]})
         {'1': '1180591620717411303424', 'ok': [1.5, None]}
     """
+    if type(raw) is dict and _flat(raw):
+        return raw
     if _plain(raw, 0):
         return raw
     converted = _convert(raw, 0)
     assert isinstance(converted, dict)
     return converted
+
+
+def _flat(raw: dict[Any, Any]) -> bool:
+    """Whether `raw` holds only string keys and plain scalars (the common answer: no walk)."""
+    for key, value in raw.items():
+        kind = type(value)
+        if type(key) is not str:
+            return False
+        if kind is str or kind is bool or value is None:
+            continue
+        if kind is float:
+            if value - value != 0.0:  # inf or nan
+                return False
+        elif kind is not int or not _INT_MIN <= value <= _INT_MAX:
+            return False
+    return True
 
 
 def _plain(value: Any, depth: int) -> bool:

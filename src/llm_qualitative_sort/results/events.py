@@ -99,6 +99,9 @@ class EventSink:
             until `flush` (the pipelined engine's answers arrive between its supersteps).
     """
 
+    # Whether the events of matches are built: the match book skips work only they need.
+    listening = True
+
     def __init__(self, write: Emit | None = None) -> None:
         self._held: list[dict[str, Any]] = []
         self._put: Emit = self._held.append if write is None else write
@@ -161,6 +164,8 @@ class QuietSink(EventSink):
 
     A round's end is still written (one per round, and a stream that nobody reads drops it).
     """
+
+    listening = False
 
     def match_start(self, items: Sequence[str], round_number: int, key: int, a: int, b: int,
                     completed: int, total: int) -> None:

@@ -53,11 +53,21 @@ def _with_facts(call: Sequence[Any]) -> RoundResult:
                        probability=None if winner is None else probability)
 
 
-def history_matches(items: Sequence[str], history: Sequence[RoundLog]) -> list[MatchResult]:
-    """Every match of the run, in the order played."""
-    return [
-        match_from_log(items, log, entry["round"]) for entry in history for log in entry["matches"]
-    ]
+def history_matches(items: Sequence[str], history: Sequence[RoundLog], *,
+                    release: bool = False) -> list[MatchResult]:
+    """Every match of the run, in the order played.
+
+    With `release`, each round's stored matches are emptied once read: the stored form and
+    the result are then never both held whole (at n = 10,000, N = 10 they are ~35 and
+    ~45 MB), and the memory the stored calls free is reused by the results.
+    """
+    matches: list[MatchResult] = []
+    for entry in history:
+        number = entry["round"]
+        matches.extend(match_from_log(items, log, number) for log in entry["matches"])
+        if release:
+            entry["matches"] = []
+    return matches
 
 
 CostEstimate = Callable[[int, int], float | None]
@@ -201,18 +211,21 @@ def sort_result(
     judge_costs: Mapping[str, CostEstimate | None] | None = None,
     prompt: str = "",
     verdicts: str = "hard",
+    release: bool = False,
 ) -> SortResult:
     """The `SortResult` of a finished run from its final state.
 
     One rating model serves the statistics (a run of single calls needs the strengths for
-    its position bias), the scores, the intervals and the top-K probabilities.
+    its position bias), the scores, the intervals and the top-K probabilities. With
+    `release`, `values["history"]` is emptied as it is read (see `history_matches`): for a
+    caller that has no further use for it.
     """
     if values.get("strategy") == "pointwise":  # scores of texts judged alone, no fit
         return pointwise_result(values, run_id, elapsed, estimate_cost,
                                 batch_discount=batch_discount, prompt=prompt)
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
-    matches = history_matches(items, history)
+    matches = history_matches(items, history, release=release)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
     rating = Rating(items, matches, soft=verdicts == "soft")
     scores = None

@@ -103,10 +103,12 @@ async def finish(
     costs = {j.model_identity: j.estimate_cost for j in judges} if len(judges) > 1 else None
     if started_by != judge:  # taken over by another judge: the first one's prices are unknown
         costs = {**(costs or {judge: sorter.provider.estimate_cost}), started_by: _unpriced}
+    # Nothing reads the stored history after the result is built: it is released as the
+    # result's matches are made, which lowers the run's peak memory.
     return sort_result(stored, run_id, elapsed, sorter.ranking, sorter.provider.estimate_cost,
                        batch_discount=batch_discount(sorter.provider),
                        judge=started_by, judge_costs=costs, prompt=prompt_label(sorter.prompt),
-                       verdicts=sorter.verdicts)
+                       verdicts=sorter.verdicts, release=True)
 
 
 

@@ -92,12 +92,14 @@ class MatchBook:
         if pointwise:  # never the same journal place as a pair's call
             shown = {"AB": digest_a + POINTWISE_SHOWN}
         calls: list[tuple[int, Call]] = []
+        # Which calls a resume finds answered is news for a match's end event only.
+        listening = self.events.listening
         for number, (order, repetition) in enumerate(self.orders):
             first, second = (a, b) if order == "AB" else (b, a)
             second_text = "" if pointwise else self.items[second]
             place = CallPlace(self.run_id, round_number, key, number, self.items[first],
                               second_text, shown[order])
-            if self.journal.entry(place) is not None:
+            if listening and self.journal.entry(place) is not None:
                 match.journaled.append(number)
             calls.append((key * self.width + number,
                           Call(place, first_repetition + repetition)))
