@@ -56,7 +56,8 @@ def call_log(
     """
     log: list[Any] = [order, winner, result.reasoning, cached, result.input_tokens,
                       result.output_tokens]
-    if not facts and result.probability is None and "batch" not in result.raw_response:
+    raw = result.raw_response
+    if not facts and result.probability is None and "batch" not in raw and "pointwise" not in raw:
         return log  # most calls: no facts to store
     stored = dict(facts or {})
     if not cached and batch_answer(result):
