@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from _fakes import FakeJudge
 from _setup import KEY, make_provider
@@ -44,11 +42,10 @@ async def test_server_errors_and_dropped_connections_are_transient(
 
 async def test_slow_answer_times_out_as_transient(served: Served) -> None:
     kind, judge, url = served
+    # Without the timeout the answer would arrive (after 1.5 s) and nothing would be raised.
     judge.always, judge.slow_seconds = "slow", 1.5
-    started = time.perf_counter()
     with pytest.raises(TransientProviderError):
         await compare(kind, judge, url, timeout=0.3)
-    assert time.perf_counter() - started < 1.2
 
 
 async def test_bad_key_is_permanent_and_never_quoted(served: Served) -> None:
