@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from langgraph.types import RetryPolicy
 
+from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
@@ -108,6 +109,8 @@ class CallSettings:
     ties: bool = False
     # The run's own prompt (None: the default); its calls are cached apart.
     prompt: PromptSetup | None = None
+    # The pace of each judge's calls under its rate limits (None: no pacing).
+    rates: RateBook | None = None
 
 
 class CallRunner(ABC):

@@ -5,15 +5,27 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls.deadlines import Deadlines
+from llm_qualitative_sort._calls.rate_control import Pause
+from llm_qualitative_sort._calls.rate_gate import (
+    DEFAULT_RATE_WAIT_LIMIT,
+    RateBook,
+    RateGate,
+    RateNews,
+)
 from llm_qualitative_sort._calls.storable import storable_raw
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
-from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError, describe
+from llm_qualitative_sort.errors import (
+    PermanentProviderError,
+    RateLimitedError,
+    TransientProviderError,
+    describe,
+)
 from llm_qualitative_sort.models import (
     TIE,
     ComparisonResult,
@@ -21,6 +33,8 @@ from llm_qualitative_sort.models import (
     answer_problem,
     refused_tie,
 )
+from llm_qualitative_sort.providers._rate_signals import listen
+from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.stores.base import RunJournal
@@ -76,6 +90,11 @@ class Judge:
     ties: bool = False
     # Appended to cache identities: a run's own prompt asks another question.
     prompt_key: str = ""
+    # The run's rate gates (None: no pacing) and the calls in flight they start from.
+    rates: RateBook | None = None
+    ceiling: int = 10
+    # Told when a judge's calls begin to wait for the rate limit (the progress shows it).
+    on_rate: Callable[[RateNews], None] | None = None
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
@@ -121,17 +140,61 @@ class Judge:
         return result, False, facts
 
     async def _ask(self, judge: LLMProvider, place: CallPlace, repetition: int) -> ComparisonResult:
+        gate = self.rates.gate(judge, self.ceiling) if self.rates is not None else None
+        if gate is not None:
+            return await self._paced(gate, judge, place, repetition)
         attempt = 1
         while True:
             try:
                 return await self._checked_answer(judge, place, repetition)
             except Exception as exc:
-                if attempt >= self.retry.max_attempts or not _retryable(self.retry, exc):
-                    self.stop.set()
-                    name_judge(exc, judge)
-                    raise
-                await asyncio.sleep(backoff_delay(self.retry, attempt, exc))
+                await self._failed(judge, exc, attempt)
                 attempt += 1
+
+    async def _failed(self, judge: LLMProvider, exc: Exception, attempt: int) -> None:
+        """Wait before the next attempt, or stop the run with `exc`."""
+        if attempt >= self.retry.max_attempts or not _retryable(self.retry, exc):
+            self.stop.set()
+            name_judge(exc, judge)
+            raise exc
+        await asyncio.sleep(backoff_delay(self.retry, attempt, exc))
+
+    async def _paced(self, gate: RateGate, judge: LLMProvider, place: CallPlace,
+                     repetition: int) -> ComparisonResult:
+        """`_ask` through the judge's rate gate: a 429 that says when to come back is flow
+        control (no attempt used) while the call's waits stay under `rate_wait_limit`."""
+        tokens = call_tokens(place.first, place.second, self.criteria)
+        wait_limit = getattr(judge, "rate_wait_limit", DEFAULT_RATE_WAIT_LIMIT)
+        attempt, waited, limited_at = 1, 0.0, None
+        while True:
+            epoch = await gate.enter(tokens, self.stop)
+            if epoch is None:
+                raise CallsStopped
+            if limited_at is not None:
+                waited += gate.clock() - limited_at
+            note = listen()  # the provider's task inherits it: headers come back in it
+            try:
+                result = await self._checked_answer(judge, place, repetition)
+            except BaseException as exc:
+                pause = gate.left(epoch, tokens, error=exc)
+                if not isinstance(exc, Exception):
+                    raise
+                self._tell(judge, gate, pause)
+                if (isinstance(exc, RateLimitedError) and pause is not None
+                        and waited < wait_limit):
+                    limited_at = gate.clock()
+                    continue
+                await self._failed(judge, exc, attempt)
+                attempt += 1
+                continue
+            used = result.input_tokens + result.output_tokens
+            self._tell(judge, gate, gate.left(epoch, tokens, facts=note.facts, used=used))
+            return result
+
+    def _tell(self, judge: LLMProvider, gate: RateGate, pause: Pause | None) -> None:
+        if pause is not None and pause.new and self.on_rate is not None:
+            self.on_rate(RateNews(judge.model_identity, pause.seconds, gate.rate(),
+                                  gate.control.limited))
 
     async def _checked_answer(
         self, judge: LLMProvider, place: CallPlace, repetition: int

@@ -37,6 +37,9 @@ class HostedProvider(LangChainProvider):
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
         batch: True (or `BatchOptions`) to send each round's calls as one provider batch.
+        adaptive_rate: Pace the calls by the server's 429s and rate-limit headers.
+        rate_wait_limit: Seconds one call may wait, in total, for the rate limit before a
+            429 counts as a failed attempt.
     """
 
     NAME: ClassVar[str]  # its entry in the provider registry
@@ -57,6 +60,8 @@ class HostedProvider(LangChainProvider):
         input_price_per_million: float | None = None,
         output_price_per_million: float | None = None,
         batch: bool | BatchOptions = False,
+        adaptive_rate: bool = True,
+        rate_wait_limit: float = 600.0,
     ) -> None:
         self.batch = batch_options(batch)
         self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
@@ -73,6 +78,8 @@ class HostedProvider(LangChainProvider):
             requests_per_second=requests_per_second,
             input_price_per_million=input_price_per_million,
             output_price_per_million=output_price_per_million,
+            adaptive_rate=adaptive_rate,
+            rate_wait_limit=rate_wait_limit,
         )
         self._api_key = secret
 
