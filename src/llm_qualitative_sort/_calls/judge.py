@@ -161,8 +161,11 @@ class Judge:
 
     async def _paced(self, gate: RateGate, judge: LLMProvider, place: CallPlace,
                      repetition: int) -> ComparisonResult:
-        """`_ask` through the judge's rate gate: a 429 that says when to come back is flow
-        control (no attempt used) while the call's waits stay under `rate_wait_limit`."""
+        """`_ask` through the judge's rate gate.
+
+        A 429 that says when to come back is flow control (no attempt used) while the
+        call's waits stay under `rate_wait_limit`.
+        """
         tokens = call_tokens(place.first, place.second, self.criteria)
         wait_limit = getattr(judge, "rate_wait_limit", DEFAULT_RATE_WAIT_LIMIT)
         attempt, waited, limited_at = 1, 0.0, None

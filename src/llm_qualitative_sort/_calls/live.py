@@ -14,15 +14,17 @@ from collections import deque
 from collections.abc import Callable, Sequence
 
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
-from llm_qualitative_sort._calls.rate_gate import RateNews
 from llm_qualitative_sort._calls.judge import CallCancelled, CallsStopped, Judge, stray_cancel
+from llm_qualitative_sort._calls.rate_gate import RateNews
 from llm_qualitative_sort.providers._prompt_run import prompt_key
 
 
 def make_judge(settings: CallSettings,
                on_rate: Callable[[RateNews], None] | None = None) -> Judge:
-    """The judge of a run's calls, from its call settings; `on_rate` hears of rate pauses
-    (by default the run's events do)."""
+    """The judge of a run's calls, from its call settings.
+
+    `on_rate` hears of the pauses for the rate limit (by default the run's events do).
+    """
     return Judge(
         provider=settings.provider,
         criteria=settings.criteria,

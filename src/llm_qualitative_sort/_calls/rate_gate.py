@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from llm_qualitative_sort._calls.rate_control import Pause, RateControl
 from llm_qualitative_sort.errors import RateLimitedError
@@ -113,8 +114,7 @@ async def _nap(stop: asyncio.Event, seconds: float) -> None:
 async def _first(stop: asyncio.Event, future: asyncio.Future[None] | None,
                  seconds: float | None) -> None:
     """Wait until `stop` is set, `future` is done, or `seconds` pass, whichever comes first."""
-    stopped = asyncio.ensure_future(stop.wait())
-    waits: set[asyncio.Future[object]] = {stopped}
+    waits: set[asyncio.Future[Any]] = {asyncio.ensure_future(stop.wait())}
     if future is not None:
         waits.add(asyncio.shield(future))
     try:

@@ -41,7 +41,6 @@ from llm_qualitative_sort.providers._logprob_request import (
     with_logprobs,
     without_logprobs,
 )
-from llm_qualitative_sort.providers._rate_signals import report_headers
 from llm_qualitative_sort.providers._prompt import (
     PROMPT_VERSION,
     TieVerdict,
@@ -50,6 +49,7 @@ from llm_qualitative_sort.providers._prompt import (
     parse_text_verdict,
     verdict_schema,
 )
+from llm_qualitative_sort.providers._rate_signals import report_headers
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.registry import spec_for_extra
 
