@@ -1,0 +1,151 @@
+"""Runs against a provider's rate limits, with no rate set by the user (and one with).
+
+A Swiss sort of 100 texts through the real OpenAI and Gemini clients against the loopback
+fakes of `tests/integration/providers/_rate_fakes.py`: a request bucket (burst 5) and,
+in one case, a tokens-per-minute bucket; 429s carry the headers (OpenAI) or the
+RetryInfo and QuotaFailure (Gemini) the real APIs send; 100 ms per answered call.
+Reported per case: wall seconds, the ideal wall (calls / rate, or tokens / tokens per
+second when tokens bind), their ratio, the share of requests answered 429, failed calls,
+and the run's own statistics (429s met, seconds held).
+
+    python scripts/bench_rate_limits.py            # every case (about two minutes)
+    python scripts/bench_rate_limits.py --case 2/s  # the cases whose name has "2/s"
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests" / "integration" / "providers"))
+
+from _fakes import serve  # noqa: E402
+from _rate_fakes import RateGemini, RateJudge, RateOpenAI  # noqa: E402
+from langgraph.types import RetryPolicy  # noqa: E402
+
+from llm_qualitative_sort import (  # noqa: E402
+    GoogleProvider,
+    OpenAIProvider,
+    QualitativeSorter,
+    QuotaExceededError,
+    RunStoppedError,
+    TransientProviderError,
+)
+
+KEY = "sk-bench-0000"
+RETRY = RetryPolicy(initial_interval=0.5, backoff_factor=2.0, max_interval=60.0,
+                    max_attempts=6, jitter=True, retry_on=TransientProviderError)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One run: the server's limits, the client's settings, the budget."""
+
+    name: str
+    dialect: str  # "openai" / "gemini"
+    rate: float
+    concurrency: int
+    budget: int
+    requests_per_second: float | None = None
+    tpm: float | None = None
+    text_chars: int = 60
+    quota: bool = False
+    adaptive: bool = True
+
+
+CASES = [
+    Case("OpenAI 2/s, concurrency 10 (default), 60 calls", "openai", 2, 10, 60),
+    Case("OpenAI 20/s, concurrency 50, 300 calls", "openai", 20, 50, 300),
+    Case("OpenAI 20/s, concurrency 50, requests_per_second=20, 300 calls", "openai", 20, 50,
+         300, requests_per_second=20),
+    Case("OpenAI 20/s, concurrency 50, requests_per_second=20, adaptive_rate=False, "
+         "300 calls", "openai", 20, 50, 300, requests_per_second=20, adaptive=False),
+    Case("OpenAI 20/s and 200,000 tokens/min, texts of 4,000 characters, 100 calls",
+         "openai", 20, 10, 100, tpm=200_000, text_chars=4000),
+    Case("Gemini 2/s (RetryInfo), concurrency 10, 60 calls", "gemini", 2, 10, 60),
+    Case("Gemini per-day quota used up", "gemini", 2, 10, 60, quota=True),
+]
+
+
+def texts(n: int, chars: int) -> list[str]:
+    words = "the argument holds because each premise follows from evidence given above".split()
+    out = []
+    for i in range(n):
+        body = " ".join(words[(i + j) % len(words)] for j in range(chars // 6 + 1))
+        out.append(f"Essay {i}: {body}"[:max(chars, 12)])
+    return out
+
+
+async def run(case: Case, folder: Path) -> dict[str, Any]:
+    items = texts(100, case.text_chars)
+    scores = {item: float((i * 37) % 100) for i, item in enumerate(items)}
+    model = "gpt-5.1" if case.dialect == "openai" else "gemini-3.0"
+    judge = RateJudge(scores, KEY, model, rate=case.rate, tpm=case.tpm, quota=case.quota,
+                      latency=0.1)
+    server, url = serve(judge, RateOpenAI if case.dialect == "openai" else RateGemini)
+    options: dict[str, Any] = {"requests_per_second": case.requests_per_second,
+                               "adaptive_rate": case.adaptive}
+    provider = (OpenAIProvider(api_key=KEY, base_url=url + "/v1", **options)
+                if case.dialect == "openai"
+                else GoogleProvider(api_key=KEY, base_url=url + "/v1beta", **options))
+    sorter = QualitativeSorter(provider, criteria="which argues better", strategy="swiss",
+                               budget=case.budget, seed=1, retry_policy=RETRY,
+                               max_concurrent_requests=case.concurrency,
+                               checkpointer=folder / f"{abs(hash(case.name))}.sqlite3")
+    started = time.perf_counter()
+    outcome: dict[str, Any] = {"case": case.name}
+    try:
+        result = await sorter.sort(items)
+    except RunStoppedError as stopped:
+        cause = stopped.__cause__
+        outcome |= {"stopped": True, "quota": isinstance(cause, QuotaExceededError),
+                    "reason": str(stopped.reason)[:160]}
+        stats = None
+    else:
+        stats = result.statistics
+        outcome |= {"stopped": False, "failed_calls": stats.failed_calls,
+                    "calls": stats.total_api_calls, "rate_limited": stats.rate_limited,
+                    "rate_wait": round(stats.rate_wait, 1)}
+    wall = time.perf_counter() - started
+    server.shutdown()
+    server.server_close()
+    requests = judge.answered + judge.limited + judge.refused
+    ideal = judge.answered / case.rate
+    if case.tpm:
+        ideal = max(ideal, judge.tokens_answered / (case.tpm / 60))
+    outcome |= {"wall": round(wall, 1), "ideal": round(ideal, 1),
+                "ratio": round(wall / ideal, 2) if ideal else None,
+                "requests": requests, "answered": judge.answered, "429": judge.limited,
+                "share_429": round(judge.limited / requests, 3) if requests else None,
+                "refused_quota": judge.refused}
+    if stats is None:
+        outcome.pop("ideal"), outcome.pop("ratio")
+    return outcome
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--case", default="", help="run the cases whose name holds this")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    found = []
+    with tempfile.TemporaryDirectory() as folder:
+        for case in CASES:
+            if args.case in case.name:
+                outcome = asyncio.run(run(case, Path(folder)))
+                print(json.dumps(outcome), flush=True)
+                found.append(outcome)
+    if args.json:
+        args.json.write_text(json.dumps(found, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
