@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -84,13 +86,47 @@ def texts(n: int, chars: int) -> list[str]:
     return out
 
 
-async def run(case: Case, folder: Path) -> dict[str, Any]:
-    items = texts(100, case.text_chars)
+def server_process(case: Case, items: list[str], pipe: Connection) -> None:
+    """The fake server, in a process of its own (no share of the client's interpreter)."""
     scores = {item: float((i * 37) % 100) for i, item in enumerate(items)}
     model = "gpt-5.1" if case.dialect == "openai" else "gemini-3.0"
     judge = RateJudge(scores, KEY, model, rate=case.rate, tpm=case.tpm, quota=case.quota,
                       latency=0.1)
     server, url = serve(judge, RateOpenAI if case.dialect == "openai" else RateGemini)
+    pipe.send(url)
+    pipe.recv()
+    server.shutdown()
+    server.server_close()
+    pipe.send({"answered": judge.answered, "limited": judge.limited,
+               "refused": judge.refused, "tokens_answered": judge.tokens_answered})
+
+
+def run(case: Case, folder: Path) -> dict[str, Any]:
+    items = texts(100, case.text_chars)
+    mine, theirs = multiprocessing.get_context("fork").Pipe()
+    process = multiprocessing.get_context("fork").Process(
+        target=server_process, args=(case, items, theirs))
+    process.start()
+    url = mine.recv()
+    try:
+        outcome = asyncio.run(sort(case, items, url, folder))
+    finally:
+        mine.send("stop")
+        served = mine.recv()
+        process.join()
+    requests = served["answered"] + served["limited"] + served["refused"]
+    ideal = served["answered"] / case.rate
+    if case.tpm:
+        ideal = max(ideal, served["tokens_answered"] / (case.tpm / 60))
+    if not outcome["stopped"]:
+        outcome |= {"ideal": round(ideal, 1), "ratio": round(outcome["wall"] / ideal, 2)}
+    return outcome | {
+        "requests": requests, "answered": served["answered"], "429": served["limited"],
+        "share_429": round(served["limited"] / requests, 3) if requests else None,
+        "refused_quota": served["refused"]}
+
+
+async def sort(case: Case, items: list[str], url: str, folder: Path) -> dict[str, Any]:
     options: dict[str, Any] = {"requests_per_second": case.requests_per_second,
                                "adaptive_rate": case.adaptive}
     provider = (OpenAIProvider(api_key=KEY, base_url=url + "/v1", **options)
@@ -108,27 +144,13 @@ async def run(case: Case, folder: Path) -> dict[str, Any]:
         cause = stopped.__cause__
         outcome |= {"stopped": True, "quota": isinstance(cause, QuotaExceededError),
                     "reason": str(stopped.reason)[:160]}
-        stats = None
+
     else:
         stats = result.statistics
         outcome |= {"stopped": False, "failed_calls": stats.failed_calls,
                     "calls": stats.total_api_calls, "rate_limited": stats.rate_limited,
                     "rate_wait": round(stats.rate_wait, 1)}
-    wall = time.perf_counter() - started
-    server.shutdown()
-    server.server_close()
-    requests = judge.answered + judge.limited + judge.refused
-    ideal = judge.answered / case.rate
-    if case.tpm:
-        ideal = max(ideal, judge.tokens_answered / (case.tpm / 60))
-    outcome |= {"wall": round(wall, 1), "ideal": round(ideal, 1),
-                "ratio": round(wall / ideal, 2) if ideal else None,
-                "requests": requests, "answered": judge.answered, "429": judge.limited,
-                "share_429": round(judge.limited / requests, 3) if requests else None,
-                "refused_quota": judge.refused}
-    if stats is None:
-        outcome.pop("ideal"), outcome.pop("ratio")
-    return outcome
+    return outcome | {"wall": round(time.perf_counter() - started, 1)}
 
 
 def main() -> None:
@@ -140,7 +162,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for case in CASES:
             if args.case in case.name:
-                outcome = asyncio.run(run(case, Path(folder)))
+                outcome = run(case, Path(folder))
                 print(json.dumps(outcome), flush=True)
                 found.append(outcome)
     if args.json:

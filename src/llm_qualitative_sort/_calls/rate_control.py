@@ -31,10 +31,12 @@ from llm_qualitative_sort.providers._rate_signals import RateFacts
 
 MARGIN = 0.95  # of a stated limit: answers arrive with jitter, the limit is exact
 WINDOW_CUT = 0.5
-RATE_CUT = 0.7
+RATE_CUT = 0.7  # of the rate that met a 429, when the server states no limit
+STATED_CUT = 0.9  # when it does: a 429 at the stated limit is the answers' jitter
 KNEE = 0.9
-FAST_GROWTH = 0.05  # starts/s added per answered call: +5 % of the rate per second
-SLOW_GROWTH = 0.01  # beyond KNEE of the rate that met the last 429: +1 % per second
+FAST_GROWTH = 0.2  # starts/s added per answered call: +20 % of the rate per second
+SLOW_GROWTH = 0.02  # beyond KNEE of the rate that met the last 429: +2 % per second
+QUIET = 1.0  # seconds after a cut (and its pause) in which a 429 cuts no more
 MIN_RATE = 0.01  # starts per second, at least (one a hundred seconds)
 THROUGHPUT_SPAN = 10.0  # seconds of answers that measure the rate before a 429
 JITTER_SHARE, JITTER_MAX = 0.1, 1.0  # a pause ends up to 10 % (at most 1 s) late
@@ -71,6 +73,7 @@ class RateControl:
         self.token_scale = 1.0
         self._next_start = 0.0  # the request pacer's next free moment
         self._next_tokens = 0.0  # the token pacer's
+        self._quiet_until = 0.0
         self._answers: deque[float] = deque()
 
     # When a call may start
@@ -122,20 +125,25 @@ class RateControl:
         self.limited += 1
         if facts is not None:
             self._learn(facts)
-        if epoch == self.epoch:
+        cut = epoch == self.epoch and now >= self._quiet_until
+        if cut:
             self.epoch += 1
             self.window = max(1.0, self.window * WINDOW_CUT)
             base = self.rate if self.rate is not None else self._throughput(now, facts)
-            if self.rate is None and self.request_cap is not None:
+            if self.request_cap is None:
+                rate = base * RATE_CUT
+            elif self.rate is None:  # the first 429: go at the stated limit
                 rate = self.request_cap
             else:
-                rate = base * RATE_CUT
+                rate = min(base * STATED_CUT, self.request_cap)
             self.knee = base
-            self.rate = max(MIN_RATE, min(rate, self.request_cap or rate))
+            self.rate = max(MIN_RATE, rate)
         wait = self._wait(facts, tokens)
-        if wait is None:
-            return None
-        return self._pause(now, wait + min(JITTER_SHARE * wait, JITTER_MAX) * jitter)
+        pause = None if wait is None else self._pause(
+            now, wait + min(JITTER_SHARE * wait, JITTER_MAX) * jitter)
+        if cut:
+            self._quiet_until = max(now, self.paused_until) + QUIET
+        return pause
 
     def current_rate(self, now: float) -> float:
         """Starts per second now: the pace if paced, else the answers per second lately."""

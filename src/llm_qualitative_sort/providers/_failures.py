@@ -212,11 +212,11 @@ def rate_error(exc: BaseException, text: str) -> TransientProviderError | QuotaE
                      for c in _chain(exc))
     timed = per_minute or facts.said_anything()
     quota = None
-    for cause in _chain(exc):
-        quota = quota_named(_status(cause) or 429, getattr(cause, "body", None),
-                            getattr(cause, "details", None), message_of(cause), timed)
-        if quota is not None:
-            break
+    for worded in (False, True):  # the structured names first, then the wording
+        for cause in _chain(exc):
+            quota = quota or quota_named(
+                _status(cause) or 429, getattr(cause, "body", None),
+                getattr(cause, "details", None), message_of(cause) if worded else "", timed)
     if quota is not None:
         return QuotaExceededError(
             f"the provider's quota {quota!r} is used up (this is not a rate limit: waiting "
