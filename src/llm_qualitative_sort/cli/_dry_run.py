@@ -51,12 +51,21 @@ def print_estimate(
     out: TextIO,
     rounds: int = 0,
     batch_discount: float = 0.5,
+    tokens_per_call: int | None = None,
 ) -> None:
-    """The estimate as a few lines of text; `rounds` as simulated (see `cli._rounds`)."""
+    """The estimate as a few lines of text; `rounds` as simulated (see `cli._rounds`).
+
+    `tokens_per_call` is the estimate a judge paces its calls by under a tokens-per-minute
+    limit (`providers._tokens.mean_call_tokens`).
+    """
     print(f"items: {plan.items}", file=out)
     print(f"matches: {plan.min_matches} … {plan.max_matches}{_why_fewer(plan)}", file=out)
     print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
           f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
+    if tokens_per_call is not None:
+        print(f"tokens per call: about {tokens_per_call} (prompt and answer, from the texts' "
+              f"mean length; about {tokens_per_call * plan.max_calls} for the run at most)",
+              file=out)
     if rounds:
         print(f"rounds: about {rounds} (with --batch, each is one batch turnaround: "
               "up to 24 h)", file=out)

@@ -175,7 +175,10 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         assert texts is not None
         plan = estimate(len(texts), settings)
         rounds = simulated_rounds(settings, len(texts))
-        print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount)
+        from llm_qualitative_sort.providers._tokens import mean_call_tokens
+
+        print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount,
+                       mean_call_tokens(list(texts), config.criteria))
         return None
     return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt)
 
