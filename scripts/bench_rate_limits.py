@@ -61,6 +61,7 @@ class Case:
     text_chars: int = 60
     quota: bool = False
     adaptive: bool = True
+    stated: bool = True
 
 
 CASES = [
@@ -70,9 +71,14 @@ CASES = [
          300, requests_per_second=20),
     Case("OpenAI 20/s, concurrency 50, requests_per_second=20, adaptive_rate=False, "
          "300 calls", "openai", 20, 50, 300, requests_per_second=20, adaptive=False),
-    Case("OpenAI 20/s and 200,000 tokens/min, texts of 4,000 characters, 100 calls",
-         "openai", 20, 10, 100, tpm=200_000, text_chars=4000),
-    Case("Gemini 2/s (RetryInfo), concurrency 10, 60 calls", "gemini", 2, 10, 60),
+    Case("OpenAI 20/s and 400,000 tokens/min, texts of 4,000 characters, 60 calls",
+         "openai", 20, 10, 60, tpm=400_000, text_chars=4000),
+    Case("OpenAI 2/s, retry-after only (no x-ratelimit headers), 60 calls", "openai", 2, 10,
+         60, stated=False),
+    Case("Gemini 2/s (RetryInfo and QuotaFailure), concurrency 10, 60 calls", "gemini", 2,
+         10, 60),
+    Case("Gemini 2/s (RetryInfo only), concurrency 10, 60 calls", "gemini", 2, 10, 60,
+         stated=False),
     Case("Gemini per-day quota used up", "gemini", 2, 10, 60, quota=True),
 ]
 
@@ -91,7 +97,7 @@ def server_process(case: Case, items: list[str], pipe: Connection) -> None:
     scores = {item: float((i * 37) % 100) for i, item in enumerate(items)}
     model = "gpt-5.1" if case.dialect == "openai" else "gemini-3.0"
     judge = RateJudge(scores, KEY, model, rate=case.rate, tpm=case.tpm, quota=case.quota,
-                      latency=0.1)
+                      latency=0.1, stated=case.stated)
     server, url = serve(judge, RateOpenAI if case.dialect == "openai" else RateGemini)
     pipe.send(url)
     pipe.recv()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
@@ -18,6 +17,7 @@ from llm_qualitative_sort._calls.rate_gate import (
     RateGate,
     RateNews,
 )
+from llm_qualitative_sort._calls.retrying import backoff_delay, retryable
 from llm_qualitative_sort._calls.storable import storable_raw
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import (
@@ -153,7 +153,7 @@ class Judge:
 
     async def _failed(self, judge: LLMProvider, exc: Exception, attempt: int) -> None:
         """Wait before the next attempt, or stop the run with `exc`."""
-        if attempt >= self.retry.max_attempts or not _retryable(self.retry, exc):
+        if attempt >= self.retry.max_attempts or not retryable(self.retry, exc):
             self.stop.set()
             name_judge(exc, judge)
             raise exc
@@ -297,27 +297,3 @@ def storable(result: ComparisonResult) -> ComparisonResult:
 def _identity(judge: LLMProvider, ties: bool) -> str:
     # A call that offers a tie asks another question: its answers are cached apart.
     return judge.tie_identity() if ties else judge.model_identity
-
-
-def _retryable(policy: RetryPolicy, exc: Exception) -> bool:
-    retry_on = policy.retry_on
-    if isinstance(retry_on, type):
-        return isinstance(exc, retry_on)
-    if isinstance(retry_on, Sequence):
-        return isinstance(exc, tuple(retry_on))
-    return bool(retry_on(exc))
-
-
-def backoff_delay(policy: RetryPolicy, attempt: int, exc: Exception) -> float:
-    """Seconds to wait before attempt `attempt + 1`.
-
-    The server's Retry-After if it gave one, else exponential backoff capped at
-    `max_interval`, with up to 1 s of jitter.
-    """
-    retry_after = exc.retry_after if isinstance(exc, TransientProviderError) else None
-    if retry_after is not None:
-        return min(max(retry_after, 0.0), policy.max_interval)
-    delay = policy.initial_interval * policy.backoff_factor ** (attempt - 1)
-    delay = min(delay, policy.max_interval)
-    # Jitter spreads out the retries of calls that failed together (one 429 burst).
-    return delay + (random.uniform(0, min(1.0, delay)) if policy.jitter else 0.0)

@@ -59,6 +59,7 @@ class RateJudge(FakeJudge):
     tpm: float | None = None  # tokens per minute
     token_burst_seconds: float = 6.0  # the token bucket holds this many seconds of tokens
     quota: bool = False  # every request refused: the quota is used up
+    stated: bool = True  # the limits are stated (headers, QuotaFailure); else only when to retry
     latency: float = 0.0
     answered: int = 0
     limited: int = 0
@@ -104,6 +105,8 @@ class RateJudge(FakeJudge):
             return short, wait, self.headers()
 
     def headers(self) -> dict[str, str]:
+        if not self.stated:
+            return {}
         found = {
             "x-ratelimit-limit-requests": str(round(self.rate * 60)),
             "x-ratelimit-remaining-requests": str(max(0, math.floor(self.requests.level))),
@@ -160,17 +163,17 @@ class RateGemini(GeminiDialect):
             quota, value = "GenerateRequestsPerMinutePerProjectPerModel-FreeTier", judge.rate * 60
         else:
             quota, value = "GenerateContentInputTokensPerModelPerMinute-FreeTier", judge.tpm
+        failure = {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
+            "quotaMetric": "generativelanguage.googleapis.com/generate_content_requests",
+            "quotaId": quota, "quotaDimensions": {"model": judge.model},
+            "quotaValue": str(round(value or 0))}]}
+        retry = {"@type": "type.googleapis.com/google.rpc.RetryInfo",
+                 "retryDelay": f"{wait:.3f}s"}
         return h.send_json(429, {"error": {
             "code": 429,
             "message": "You exceeded your current quota, please check your plan and billing "
                        "details. For more information on this error, head to: "
                        "https://ai.google.dev/gemini-api/docs/rate-limits.",
             "status": "RESOURCE_EXHAUSTED",
-            "details": [
-                {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
-                    "quotaMetric": "generativelanguage.googleapis.com/generate_content_requests",
-                    "quotaId": quota, "quotaDimensions": {"model": judge.model},
-                    "quotaValue": str(round(value or 0))}]},
-                {"@type": "type.googleapis.com/google.rpc.RetryInfo",
-                 "retryDelay": f"{wait:.3f}s"},
-            ]}}, {})
+            "details": [failure, retry] if judge.stated or short == "quota" else [retry],
+        }}, {})
