@@ -100,6 +100,7 @@ def test_an_answer_saying_nothing_remains_holds_the_starts_before_any_429() -> N
 
 def test_the_token_estimate_is_scaled_by_what_calls_used() -> None:
     control = RateControl(10)
+    control.answered(0.0, RateFacts(tokens_limit=600_000))  # the tokens are paced
     for i in range(30):
         control.answered(float(i), None, tokens=1000, used=1500)
     assert control.token_scale == pytest.approx(1.5, rel=0.01)

@@ -39,6 +39,7 @@ SLOW_GROWTH = 0.02  # beyond KNEE of the rate that met the last 429: +2 % per se
 QUIET = 1.0  # seconds after a cut (and its pause) in which a 429 cuts no more
 MIN_RATE = 0.01  # starts per second, at least (one a hundred seconds)
 THROUGHPUT_SPAN = 10.0  # seconds of answers that measure the rate before a 429
+ANSWERS_KEPT = 256  # answers kept for that measure, at most
 JITTER_SHARE, JITTER_MAX = 0.1, 1.0  # a pause ends up to 10 % (at most 1 s) late
 CALIBRATION = 0.2  # weight of each answer's tokens in the estimate's scale
 
@@ -74,9 +75,15 @@ class RateControl:
         self._next_start = 0.0  # the request pacer's next free moment
         self._next_tokens = 0.0  # the token pacer's
         self._quiet_until = 0.0
-        self._answers: deque[float] = deque()
+        # The latest answers' times: the answers per second before a 429.
+        self._answers: deque[float] = deque(maxlen=ANSWERS_KEPT)
 
     # When a call may start
+
+    def unbound(self, now: float, in_flight: int) -> bool:
+        """Whether a call may start now whatever its tokens: no pace, no pause, room."""
+        return (self.rate is None and self.token_rate is None and in_flight < self.window
+                and now >= self.paused_until)
 
     def start_at(self, now: float, in_flight: int, tokens: float) -> float | None:
         """The earliest moment a call of `tokens` may start; None while the window is full."""
@@ -104,13 +111,15 @@ class RateControl:
                  used: float = 0.0) -> Pause | None:
         """A call was answered; `tokens` its estimate, `used` what it really took."""
         self._answers.append(now)
-        while self._answers and self._answers[0] < now - THROUGHPUT_SPAN:
-            self._answers.popleft()
-        self.window = min(float(self.ceiling), self.window + 1.0 / self.window)
-        if tokens > 0 and used > 0:
+        if self.window < self.ceiling:
+            self.window = min(float(self.ceiling), self.window + 1.0 / self.window)
+        if tokens > 0 and used > 0 and self.token_rate is not None:
             ratio = min(max(used / tokens, 0.1), 10.0)
             self.token_scale += CALIBRATION * (ratio - self.token_scale)
-        if facts is not None:
+        if facts is None:
+            if self.rate is None:
+                return None
+        else:
             self._learn(facts)
         if self.rate is not None:
             slow = self.knee is not None and self.rate >= KNEE * self.knee

@@ -47,19 +47,24 @@ class RateGate:
         self.control = RateControl(ceiling)
         self.clock = clock
         self.in_flight = 0
+        self._waiting = 0  # calls at the door
         self._door: asyncio.Lock | None = None
         self._door_loop: asyncio.AbstractEventLoop | None = None
         self._freed: asyncio.Future[None] | None = None
 
     async def enter(self, tokens: float, stop: asyncio.Event) -> int | None:
         """Wait until a call of `tokens` may start; its epoch, or None if the run stopped."""
-        door = self._lock()
-        if not door.locked():
-            now = self.clock()
-            at = self.control.start_at(now, self.in_flight, tokens)
-            if at is not None and at <= now:
-                return self._go(now, tokens)
-        async with door:
+        if not self._waiting and self.control.unbound(self.clock(), self.in_flight):
+            self.in_flight += 1  # nothing to pace: `started` would change nothing
+            return self.control.epoch
+        self._waiting += 1
+        try:
+            return await self._wait(tokens, stop)
+        finally:
+            self._waiting -= 1
+
+    async def _wait(self, tokens: float, stop: asyncio.Event) -> int | None:
+        async with self._lock():
             while not stop.is_set():
                 now = self.clock()
                 at = self.control.start_at(now, self.in_flight, tokens)
