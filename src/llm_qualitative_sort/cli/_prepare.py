@@ -202,6 +202,7 @@ def _check_numbers(config: RunConfig) -> None:
     positive = {"--timeout": config.timeout, "--requests-per-second": config.requests_per_second}
     at_least_zero = {"--input-price-per-million": config.input_price_per_million,
                      "--output-price-per-million": config.output_price_per_million,
+                     "--rate-wait-limit": config.rate_wait_limit,
                      "--mock-latency": config.mock_latency,
                      "--mock-tie-margin": config.mock_tie_margin}
     for flag, value in positive.items():
