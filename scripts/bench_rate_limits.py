@@ -8,7 +8,7 @@ Reported per case: wall seconds, the ideal wall (calls / rate, or tokens / token
 second when tokens bind), their ratio, the share of requests answered 429, failed calls,
 and the run's own statistics (429s met, seconds held).
 
-    python scripts/bench_rate_limits.py            # every case (about two minutes)
+    python scripts/bench_rate_limits.py            # every case (about four minutes)
     python scripts/bench_rate_limits.py --case 2/s  # the cases whose name has "2/s"
 """
 
@@ -75,6 +75,8 @@ CASES = [
          "openai", 20, 10, 60, tpm=400_000, text_chars=4000),
     Case("OpenAI 2/s, retry-after only (no x-ratelimit headers), 60 calls", "openai", 2, 10,
          60, stated=False),
+    Case("OpenAI 20/s, retry-after only (no x-ratelimit headers), concurrency 50, 300 calls",
+         "openai", 20, 50, 300, stated=False),
     Case("Gemini 2/s (RetryInfo and QuotaFailure), concurrency 10, 60 calls", "gemini", 2,
          10, 60),
     Case("Gemini 2/s (RetryInfo only), concurrency 10, 60 calls", "gemini", 2, 10, 60,

@@ -53,9 +53,31 @@ def test_starts_are_spaced_by_the_rate_and_the_window_bounds_calls_in_flight() -
     control.window = 3
     at = control.start_at(10.0, 0, 0)
     assert at == 10.0
+    control.started(10.0, 0)  # after a pause: one start late is caught up on
+    assert control.start_at(10.0, 1, 0) == 10.0
     control.started(10.0, 0)
-    assert control.start_at(10.0, 1, 0) == pytest.approx(10.0 + 1 / MARGIN)
+    assert control.start_at(10.0, 2, 0) == pytest.approx(10.0 + 1 / MARGIN)
+    control.started(10.0 + 1 / MARGIN, 0)
     assert control.start_at(10.0, 3, 0) is None
+
+
+@given(st.lists(st.floats(0.0, 3.0), min_size=1, max_size=60))
+def test_the_pace_never_runs_ahead_of_the_rate_by_more_than_one_start(
+        lateness: list[float]) -> None:
+    control = RateControl(1000)
+    control.limited_by(0.0, 0, RateFacts(requests_limit=600), 0, 0.0)  # 9.5 per second
+    assert control.rate is not None
+    now, starts = 0.0, []
+    for late in lateness:
+        at = control.start_at(now, 0, 0)
+        assert at is not None
+        now = at + late / 10  # the loop wakes the call late
+        control.started(now, 0)
+        starts.append(now)
+    for first in range(len(starts)):
+        for last in range(first + 1, len(starts)):
+            span = starts[last] - starts[first]
+            assert last - first <= span * control.rate + 2 + 1e-6
 
 
 def test_growth_after_a_cut_stays_under_the_stated_limit() -> None:

@@ -99,7 +99,10 @@ class RateControl:
     def started(self, now: float, tokens: float) -> int:
         """A call started now; returns the epoch it belongs to."""
         if self.rate is not None:
-            self._next_start = max(self._next_start, now) + 1.0 / self.rate
+            # A start the event loop made late by less than one interval is caught up on
+            # (two starts may follow closely): lateness must not add up into a slower pace.
+            step = 1.0 / self.rate
+            self._next_start = max(self._next_start, now - step) + step
         if self.token_rate is not None and tokens > 0:
             self._next_tokens = max(self._next_tokens, now) + (
                 tokens * self.token_scale / self.token_rate)
