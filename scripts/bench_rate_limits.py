@@ -10,6 +10,7 @@ and the run's own statistics (429s met, seconds held).
 
     python scripts/bench_rate_limits.py            # every case (about four minutes)
     python scripts/bench_rate_limits.py --case 2/s  # the cases whose name has "2/s"
+    python scripts/bench_rate_limits.py --repeat 3  # each case 3 times, interleaved: medians
 """
 
 from __future__ import annotations
@@ -161,18 +162,37 @@ async def sort(case: Case, items: list[str], url: str, folder: Path) -> dict[str
     return outcome | {"wall": round(time.perf_counter() - started, 1)}
 
 
+def median_run(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median wall time, with the range of walls and the most 429s of any run."""
+    ordered = sorted(outcomes, key=lambda o: o["wall"])
+    middle = dict(ordered[len(ordered) // 2])
+    if len(ordered) > 1:
+        middle["walls"] = [o["wall"] for o in outcomes]
+        middle["most_429"] = max(o["429"] for o in outcomes)
+        middle["most_failed"] = max(o.get("failed_calls", 0) for o in outcomes)
+    return middle
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--case", default="", help="run the cases whose name holds this")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of each case, interleaved; the median wall is reported")
     args = parser.parse_args()
-    found = []
+    cases = [case for case in CASES if args.case in case.name]
+    runs: dict[str, list[dict[str, Any]]] = {case.name: [] for case in cases}
     with tempfile.TemporaryDirectory() as folder:
-        for case in CASES:
-            if args.case in case.name:
+        for _ in range(args.repeat):
+            for case in cases:
                 outcome = run(case, Path(folder))
                 print(json.dumps(outcome), flush=True)
-                found.append(outcome)
+                runs[case.name].append(outcome)
+    found = [median_run(outcomes) for outcomes in runs.values()]
+    if args.repeat > 1:
+        print("medians:")
+        for outcome in found:
+            print(json.dumps(outcome), flush=True)
     if args.json:
         args.json.write_text(json.dumps(found, indent=1) + "\n")
 
