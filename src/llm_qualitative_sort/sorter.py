@@ -14,22 +14,12 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._arguments import (
-    DEFAULT_CHECKPOINTER,
-    Checkpointer,
-    check_flag,
-    check_hooks,
-    check_judge,
-    open_store,
-)
-from llm_qualitative_sort._drive import ProgressCallback, Tee, finish
-from llm_qualitative_sort._resume import RunPlan, stored_run
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers._prompt_run import check_prompt
+from llm_qualitative_sort.providers._prompt_run import check_prompt, with_fields
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.prompt_template import PromptTemplate
 from llm_qualitative_sort.rating.soft import check_verdicts
@@ -37,6 +27,16 @@ from llm_qualitative_sort.results.from_state import (
     Ranking,
     trivial_result,
 )
+from llm_qualitative_sort.running.arguments import (
+    DEFAULT_CHECKPOINTER,
+    Checkpointer,
+    check_flag,
+    check_hooks,
+    check_judge,
+    open_store,
+)
+from llm_qualitative_sort.running.drive import ProgressCallback, Tee, finish
+from llm_qualitative_sort.running.stored import RunPlan, stored_run
 from llm_qualitative_sort.tournament import StrategySettings, strategy_class
 from llm_qualitative_sort.tournament.checks import (
     check_concurrency,
@@ -112,7 +112,8 @@ class QualitativeSorter:
             that build their messages themselves (a custom `LLMProvider`, the mock) ignore
             its text.
         context: The mapping a template reads as `{{ context.KEY }}` (the question, a
-            reference answer, a rubric...): plain JSON data, stored with the run.
+            reference answer, a rubric...): plain JSON data, stored with the run. Each
+            item's own fields go to `sort(items, fields=...)`.
         verdicts: "hard" (default): each call counts as its verdict; "soft": the Bradley–Terry
             fits (Swiss pairing, `scores`, rankings by strength) take the judge's probability
             that the first-shown text wins (`RoundResult.probability`, read from its
@@ -204,14 +205,26 @@ class QualitativeSorter:
                        self.provider.model_identity, self.prompt, self.allow_judge_change,
                        self.allow_prompt_change, self.verdicts)
 
-    async def sort(self, items: Sequence[str], run_id: str | None = None) -> SortResult:
+    def _asking(self, texts: Sequence[str], fields: Any) -> QualitativeSorter:
+        """This sorter, its prompt showing the fields of `texts` (checked; None: none)."""
+        worker = copy.copy(self)  # shares the store, so in-memory runs stay resumable
+        worker.prompt = with_fields(self.prompt, texts, fields)
+        return worker
+
+    async def sort(self, items: Sequence[str], run_id: str | None = None, *,
+                   fields: Sequence[Mapping[str, Any]] | None = None) -> SortResult:
         """Rank `items`, best first.
 
         With the `run_id` of an unfinished run of the same items this continues that run; of
-        a finished one, it returns the stored result without any LLM call.
+        a finished one, it returns the stored result without any LLM call. `fields` gives
+        each item (in the same order) the fields the prompt template shows as
+        `{{ fields_a.KEY }}` and `{{ fields_b.KEY }}`: plain JSON mappings; only the keys
+        the template shows are stored with the run and key the cache.
 
         Raises:
-            TypeError, ValueError: Bad items, before any call.
+            TypeError, ValueError: Bad items or fields, before any call.
+            PromptTemplateError: The template shows a field some item lacks, or fields are
+                given and it shows none; before any call.
             RunMismatchError: `run_id` names a run of other items or settings, or one
                 started by another judge (see `allow_judge_change`).
             RunLockedError: Another process holds the run (see `wait_for_run`).
@@ -221,12 +234,13 @@ class QualitativeSorter:
         """
         started = time.perf_counter()
         texts = check_items(items)
+        worker = self._asking(texts, fields)
         self.provider.check_items(texts)
         run_id = check_run_id(run_id) if run_id is not None else uuid.uuid4().hex
         if len(texts) < 2:
             return trivial_result(texts, run_id, time.perf_counter() - started)
         strategy_class(self.settings).check(self.settings, len(texts))
-        plan = self._plan()
+        plan = worker._plan()
         async with self._store.open(run_id, wait=self.wait_for_run) as (saver, journal):
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
@@ -234,10 +248,11 @@ class QualitativeSorter:
             if stored:
                 plan.check_same_run(stored, texts, run_id)
             start = None if stored else plan.start(texts, run_id)
-            return await finish(self, graph, start, config, stored, journal, started)
+            return await finish(worker, graph, start, config, stored, journal, started)
 
     async def astream(
-        self, items: Sequence[str], run_id: str | None = None
+        self, items: Sequence[str], run_id: str | None = None, *,
+        fields: Sequence[Mapping[str, Any]] | None = None,
     ) -> AsyncIterator[ProgressEvent | SortResult]:
         """Like `sort`, but yield every `ProgressEvent` as it happens, then the `SortResult`.
 
@@ -258,7 +273,7 @@ class QualitativeSorter:
         events: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
         worker = copy.copy(self)  # shares the store, so in-memory runs stay resumable
         worker.on_progress = Tee(events, self.on_progress)
-        task = asyncio.create_task(worker.sort(items, run_id))
+        task = asyncio.create_task(worker.sort(items, run_id, fields=fields))
         task.add_done_callback(lambda _: events.put_nowait(None))
         try:
             while (item := await events.get()) is not None:
@@ -290,8 +305,11 @@ class QualitativeSorter:
                     f"no run {run_id!r} in {self._store.where} (a run killed before its input "
                     "was saved must be started again with sort(items, run_id=...))"
                 )
-            self._plan().check_same_run(stored, stored["items"], run_id)
-            return await finish(self, graph, None, config, stored, journal, started)
+            # The run's own fields, when this sorter's template shows any.
+            shown = (stored.get("fields") or None) if self.prompt.template.field_keys else None
+            worker = self._asking(stored["items"], shown)
+            worker._plan().check_same_run(stored, stored["items"], run_id)
+            return await finish(worker, graph, None, config, stored, journal, started)
 
     @property
     def store_path(self) -> Path | None:

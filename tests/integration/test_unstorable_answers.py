@@ -21,7 +21,8 @@ from llm_qualitative_sort import (
     RunStoppedError,
     StorageError,
 )
-from llm_qualitative_sort.stores.journal import CallPlace, Journal
+from llm_qualitative_sort.stores.entries import CallPlace
+from llm_qualitative_sort.stores.journal import Journal
 
 ITEMS = list("abcdefgh")
 

@@ -24,7 +24,7 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     RunStoppedError,
 )
-from llm_qualitative_sort.stores.journal import journal_counts
+from llm_qualitative_sort.stores.journal_file import journal_counts
 
 
 class FillingMock(MockLLMProvider):

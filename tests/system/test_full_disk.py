@@ -25,7 +25,7 @@ from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.stores import journal as journal_module
 from llm_qualitative_sort.stores import journal_path
 from llm_qualitative_sort.stores import sqlite as storage_module
-from llm_qualitative_sort.stores.journal import journal_counts
+from llm_qualitative_sort.stores.journal_file import journal_counts
 
 ITEMS = [str(n * 13 % 97) for n in range(40)]
 CONCURRENCY = 4

@@ -15,7 +15,7 @@ from llm_qualitative_sort.providers._answer import _Answer
 from llm_qualitative_sort.providers._batch import RequestFailure
 from llm_qualitative_sort.providers._prompt import Verdict
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
-from llm_qualitative_sort.stores.journal import CallPlace
+from llm_qualitative_sort.stores.entries import CallPlace
 
 N = 6
 CALLS = [Call(CallPlace("run", 1, i // 2, i % 2, f"x{i}", f"y{i}", f"shown{i}"), 0)

@@ -21,7 +21,7 @@ from llm_qualitative_sort.providers._batch import (
 )
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.stores import store_for
-from llm_qualitative_sort.stores.journal import CallPlace
+from llm_qualitative_sort.stores.entries import CallPlace
 
 RETRY = RetryPolicy(initial_interval=0.001, max_interval=0.001, max_attempts=3, jitter=False,
                     retry_on=TransientProviderError)

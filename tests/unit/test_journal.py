@@ -5,7 +5,8 @@ import pytest
 
 from llm_qualitative_sort import StorageError
 from llm_qualitative_sort.models import ComparisonResult
-from llm_qualitative_sort.stores.journal import CallPlace, Journal, text_digest
+from llm_qualitative_sort.stores.entries import CallPlace, text_digest
+from llm_qualitative_sort.stores.journal import Journal
 
 
 def _place(first: str, second: str, call: int = 0) -> CallPlace:

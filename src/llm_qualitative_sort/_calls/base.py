@@ -23,7 +23,7 @@ from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.prompt_template import PromptSetup
 from llm_qualitative_sort.results.events import EventSink, QuietSink
 from llm_qualitative_sort.stores.base import RunJournal
-from llm_qualitative_sort.stores.journal import CallFacts, CallPlace
+from llm_qualitative_sort.stores.entries import CallFacts, CallPlace
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from llm_qualitative_sort.providers._prompt_run import prompt_key
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job
-from llm_qualitative_sort.stores.journal import CallFacts
+from llm_qualitative_sort.stores.entries import CallFacts
 
 
 class BatchRunner(CallRunner):
@@ -123,6 +123,8 @@ class _Round:
         provider = self.settings.provider
         identity = provider.tie_identity() if self.settings.ties else provider.model_identity
         identity += prompt_key(self.settings.prompt)
+        if self.settings.prompt is not None:
+            identity += self.settings.prompt.pair_key(place.first, place.second)
         return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
                            identity)
 

@@ -38,7 +38,7 @@ from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.stores.base import RunJournal
-from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
 
 
 class CallsStopped(Exception):
@@ -90,6 +90,8 @@ class Judge:
     ties: bool = False
     # Appended to cache identities: a run's own prompt asks another question.
     prompt_key: str = ""
+    # Appended per call: the fields its prompt shows of the two texts (None: no fields).
+    pair_key: Callable[[str, str], str] | None = None
     # The run's rate gates (None: no pacing) and the calls in flight they start from.
     rates: RateBook | None = None
     ceiling: int = 10
@@ -121,6 +123,8 @@ class Judge:
         if judge is not self.provider or self.name_judge:
             facts = {"judge": judge.model_identity}
             identity = _identity(judge, self.ties) + self.prompt_key
+        if self.pair_key is not None:
+            identity += self.pair_key(place.first, place.second)
         key = None
         if self.cache is not None:
             key = CacheKey.of(place.first, place.second, self.criteria, repetition, identity)

@@ -1,7 +1,9 @@
 """Reading the items to sort: `.txt` (one per line), `.jsonl` (a field), `.csv` (a column).
 
 Every item keeps the line it came from and an id (a column or field of the input, or its
-line number), so that messages name lines and reports can be joined back to the source.
+line number), so that messages name lines and reports can be joined back to the source. The
+other fields of a record (columns of a row) are the item's fields, which a prompt template
+may show (`{{ fields_a.KEY }}`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -25,11 +28,12 @@ class InputError(ValueError):
 
 @dataclass(frozen=True)
 class Record:
-    """One item: its text, the line it starts on, and its id."""
+    """One item: its text, the line it starts on, its id, and its record's other fields."""
 
     text: str
     line: int
     id: ItemId
+    fields: dict[str, Any] = dataclass_field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,8 @@ def _jsonl(text: str, source: Source) -> Iterator[Record]:
             raise InputError(f"{where}: not a JSON object")
         assert source.field is not None
         item = _text(record, source.field, where)
-        yield Record(item, number, _id(record, source.id_field, where, number))
+        others = {key: value for key, value in record.items() if key != source.field}
+        yield Record(item, number, _id(record, source.id_field, where, number), others)
 
 
 def _text(record: dict[str, Any], field: str, where: str) -> str:
@@ -195,7 +200,10 @@ def _csv(text: str, source: Source) -> Iterator[Record]:
         ident: ItemId = line if source.id_column is None else row[source.id_column] or ""
         if ident == "":
             raise InputError(f"{where}: empty id in column {source.id_column!r}")
-        yield Record(_usable(value, where), line, ident)
+        # A short row's missing cells read as None (lacking); surplus cells have no name.
+        others = {key: cell for key, cell in row.items()
+                  if key is not None and key != source.column and cell is not None}
+        yield Record(_usable(value, where), line, ident, others)
 
 
 def _usable(text: str, where: str) -> str:

@@ -141,7 +141,8 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     sort.add_argument("--criteria", help="what makes one text better than another")
     sort.add_argument("--prompt", metavar="FILE",
                       help="the judge's prompt: a Jinja2 template file with a ---system--- "
-                      "and a ---user--- section, or builtin:en / builtin:ja")
+                      "and a ---user--- section, or builtin:en / builtin:ja; it may show "
+                      "a record's other keys as {{ fields_a.KEY }} and {{ fields_b.KEY }}")
     sort.add_argument("--context", metavar="FILE.json",
                       help="a JSON object the template reads as {{ context.KEY }}")
     judge = sort.add_argument_group("judge")

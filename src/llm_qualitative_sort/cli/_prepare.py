@@ -19,7 +19,7 @@ from typing import Any
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
 from llm_qualitative_sort.cli._exits import UsageError
-from llm_qualitative_sort.cli._inputs import Source, checked, read_records
+from llm_qualitative_sort.cli._inputs import Record, Source, checked, read_records
 from llm_qualitative_sort.cli._parser import chat_model_args
 from llm_qualitative_sort.cli._report import check_report_path
 from llm_qualitative_sort.cli._run import Plan, checkpoint_path, has_runs
@@ -34,7 +34,8 @@ from llm_qualitative_sort.registry import BATCH_PROVIDERS
 from llm_qualitative_sort.tournament import strategy_class
 from llm_qualitative_sort.tournament.checks import check_concurrency, check_ties
 
-Prepared = tuple[RunConfig, list[str] | None, list[Any]]
+# The settings, the texts and ids (None, the ids: a resumed run's), the records read.
+Prepared = tuple[RunConfig, list[str] | None, list[Any], list[Record] | None]
 _FLAG_NAMES = {f.name for f in fields(RunConfig)} - {"run_id", "resume", "chat_model_args"}
 
 
@@ -44,12 +45,12 @@ def prepare(args: argparse.Namespace) -> Plan | None:
     env = read_environment()
     flags = command_line_settings(args)
     if args.command == "demo":
-        config, texts, ids = _demo(args, layered(flags, env, file_settings))
+        prepared = _demo(args, layered(flags, env, file_settings))
     elif args.resume:
-        config, texts, ids = _resumed(args, flags, env, file_settings)
+        prepared = _resumed(args, flags, env, file_settings)
     else:
-        config, texts, ids = _new(args, layered(flags, env, file_settings))
-    return _checked_plan(config, texts, ids, args)
+        prepared = _new(args, layered(flags, env, file_settings))
+    return _checked_plan(*prepared, args)
 
 
 def command_line_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def _demo(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
     config = RunConfig(criteria=demo["criteria"], run_id=uuid.uuid4().hex, seed=args.seed,
                        elimination_count=demo["elimination_count"], **keep)
     texts = list(demo["texts"])
-    return config, texts, list(range(1, len(texts) + 1))
+    return config, texts, list(range(1, len(texts) + 1)), None
 
 
 def _new(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
@@ -94,7 +95,7 @@ def _new(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
     config.source = source.describe()
     by_text = {r.text: r.id for r in records}
     texts = [r.text for r in records]
-    return config, texts, [by_text[t] for t in sorted(texts)]
+    return config, texts, [by_text[t] for t in sorted(texts)], records
 
 
 def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any],
@@ -110,7 +111,7 @@ def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any
                          + "; ".join(problems) + ". Drop those flags, or start a new run")
     config = RunConfig(**layered(flags, stored, env, file_settings))
     config.run_id, config.resume = args.resume, True
-    return config, None, summary.ids
+    return config, None, summary.ids, None
 
 
 async def _stored_seed(path: Any, run_id: str) -> int | None:
@@ -143,7 +144,7 @@ async def _stored(path: Any, run_id: str) -> Any:
 
 
 def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
-                  args: argparse.Namespace) -> Plan | None:
+                  records: list[Record] | None, args: argparse.Namespace) -> Plan | None:
     dry_run = bool(getattr(args, "dry_run", False))
     settings = config.strategy_settings()
     check_concurrency(config.concurrency)
@@ -155,10 +156,11 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     _check_batch(config, dry_run)
     if config.out:
         check_report_path(config.out, probe=not dry_run, make_dirs=bool(config.mkdir))
-    from llm_qualitative_sort.cli._prompt import load_prompt
+    from llm_qualitative_sort.cli._prompt import item_fields, load_prompt
     from llm_qualitative_sort.cli._providers import make_provider
 
     prompt = load_prompt(config)
+    fields = item_fields(prompt, records, Source(getattr(args, "input", None)).name)
     provider = make_provider(config)
     # Imported here, not at the top: the schedules load LangGraph, which parsing must not.
     from llm_qualitative_sort.graph.schedules import check_schedule
@@ -180,7 +182,8 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount,
                        mean_call_tokens(list(texts), config.criteria))
         return None
-    return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt)
+    return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt,
+                fields=fields)
 
 
 def _cache(where: str | None) -> Any:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._exits import UsageError
+from llm_qualitative_sort.cli._inputs import Record
 
 BUILTIN_PREFIX = "builtin:"
 
@@ -43,6 +45,33 @@ def load_prompt(config: RunConfig) -> dict[str, Any]:
     except (PromptTemplateError, TypeError) as exc:
         raise UsageError(str(exc)) from None
     return {"prompt": template, "context": context}
+
+
+def item_fields(prompt: dict[str, Any], records: Sequence[Record] | None,
+                name: str) -> list[dict[str, Any]] | None:
+    """The items' fields (their records' other keys) when the template shows some, checked.
+
+    None when the template shows no field (the records' other keys then play no part, as
+    before), or for a resumed run, which keeps its own.
+
+    Raises:
+        UsageError: The template shows a field some item lacks (named by its file and line),
+            or the input carries no fields (a text file, records without other keys).
+    """
+    template = prompt.get("prompt")
+    if records is None or template is None or not template.field_keys:
+        return None
+    from llm_qualitative_sort.providers._prompt_run import check_prompt, with_fields
+    from llm_qualitative_sort.providers.prompt_template import PromptTemplateError
+
+    fields = [record.fields for record in records]
+    try:
+        with_fields(check_prompt(template, prompt.get("context")),
+                    [record.text for record in records], fields if any(fields) else None,
+                    names=[f"{name}:{record.line}" for record in records])
+    except PromptTemplateError as exc:
+        raise UsageError(str(exc)) from None
+    return fields
 
 
 def _context(path: str) -> dict[str, Any]:

@@ -50,6 +50,8 @@ class Plan:
     ids: list[Any] = field(default_factory=list)
     # The sorter's `prompt` and `context` (see `cli._prompt.load_prompt`).
     prompt: dict[str, Any] = field(default_factory=dict)
+    # Each item's fields, parallel to `texts`, when the template shows some (else None).
+    fields: list[dict[str, Any]] | None = None
 
 
 def checkpoint_path(config: RunConfig) -> Path | str:
@@ -111,7 +113,8 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         if plan.texts is None:
             result = await until_signalled(sorter.resume(config.run_id))
         else:
-            result = await until_signalled(sorter.sort(plan.texts, run_id=config.run_id))
+            result = await until_signalled(sorter.sort(plan.texts, run_id=config.run_id,
+                                                       fields=plan.fields))
     except BaseException as error:
         if _elapsed.worked(error):  # a resume then counts this process's time too
             await _elapsed.record_quietly(lambda seconds: _keep_elapsed(plan, seconds),

@@ -42,6 +42,11 @@ def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
     return list(writes[-1])
 
 
+def _last_fields(_current: list[dict[str, Any]],
+                 writes: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    return list(writes[-1])
+
+
 def _extend(current: list[RoundLog], writes: Sequence[list[RoundLog]]) -> list[RoundLog]:
     merged = list(current)
     for rounds in writes:
@@ -74,6 +79,9 @@ class TournamentInput(TypedDict):
     # "builtin:LANG", and the context its `{{ context.KEY }}` reads; absent: the default.
     prompt: NotRequired[dict[str, str] | str]
     context: NotRequired[dict[str, Any]]
+    # Each item's fields ({"source": ...}), parallel to `items`, that the template reads as
+    # `{{ fields_a.KEY }}` and `{{ fields_b.KEY }}`; absent: the items carry none.
+    fields: NotRequired[list[dict[str, Any]]]
 
 
 class TournamentOutput(TypedDict):
@@ -110,6 +118,9 @@ class TournamentState(TypedDict):
     judge: NotRequired[str]
     prompt: NotRequired[dict[str, str]]
     context: NotRequired[dict[str, Any]]
+    # Only the fields the template shows, parallel to `items` (a DeltaChannel like them).
+    fields: NotRequired[Annotated[list[dict[str, Any]],
+                                  DeltaChannel(_last_fields, snapshot_frequency=1_000)]]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.

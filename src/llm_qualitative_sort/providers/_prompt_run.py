@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from llm_qualitative_sort.errors import RunMismatchError
+from llm_qualitative_sort.providers._prompt_fields import checked_fields, kept
 from llm_qualitative_sort.providers.prompt_template import (
     PromptSetup,
     PromptTemplate,
@@ -44,18 +46,43 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
     return setup
 
 
+def with_fields(setup: PromptSetup, texts: Sequence[str], fields: Any,
+                names: Sequence[str] | None = None) -> PromptSetup:
+    """`setup` with the fields its template shows of each item (`fields`: one per text).
+
+    Raises:
+        PromptTemplateError: The template shows a field that some item lacks, or that none
+            carry (`fields` None); or fields are given and the template shows none.
+        TypeError, ValueError: `fields` is not one JSON mapping per item.
+    """
+    keys = setup.template.field_keys
+    if fields is None:
+        setup.template.check_fields(None)
+        return setup
+    entries = checked_fields(fields, len(texts))
+    if not keys:
+        raise PromptTemplateError(
+            f"fields are given but the prompt template {setup.template.name!r} shows none of "
+            "them: show one as {{ fields_a.KEY }} and {{ fields_b.KEY }}, or give no fields")
+    setup.template.check_fields(entries, names)
+    return replace(setup, fields=dict(zip(texts, kept(entries, keys), strict=True)))
+
+
 def input_prompt(state: Mapping[str, Any]) -> dict[str, Any]:
     """Check the prompt of a run's plain input (Studio, the API server) before any call.
 
     `prompt` is {"system": ..., "user": ..., "name": ...} or "builtin:LANG"; `context` a
-    mapping. Returns what the state should hold instead (a built-in's text), or {}.
+    mapping; `fields` a list of mappings, one per item. Returns what the state should hold
+    instead (a built-in's text; the fields the template shows), or {}.
 
     Raises:
-        PromptTemplateError: The template does not render with the context.
-        TypeError: `prompt` or `context` of the wrong shape.
+        PromptTemplateError: The template does not render with the context, or with the
+            items' fields.
+        TypeError: `prompt`, `context` or `fields` of the wrong shape.
     """
-    given, context = state.get("prompt"), state.get("context")
-    if given is None and context is None:
+    # A state never given fields reads them as [] (their channel's empty value).
+    given, context, fields = state.get("prompt"), state.get("context"), state.get("fields") or None
+    if given is None and context is None and fields is None:
         return {}
     template = None
     if isinstance(given, str) and given.startswith("builtin:"):
@@ -65,14 +92,22 @@ def input_prompt(state: Mapping[str, Any]) -> dict[str, Any]:
     elif given is not None:
         raise TypeError('prompt must be {"system": "...", "user": "..."} or "builtin:LANG", '
                         f"got {given!r:.80}")
-    return prompt_state(check_prompt(template, context))
+    items = list(state.get("items") or [])
+    return prompt_state(with_fields(check_prompt(template, context), items, fields), items)
 
 
-def prompt_state(setup: PromptSetup) -> dict[str, Any]:
-    """What a run's state holds of its prompt: nothing for the default (as before)."""
+def prompt_state(setup: PromptSetup, items: Sequence[str]) -> dict[str, Any]:
+    """What a run's state holds of its prompt: nothing for the default (as before).
+
+    The fields (only those the template shows) are a list parallel to `items`, and only
+    there when the template shows some.
+    """
     if setup.is_default:
         return {}
-    return {"prompt": setup.template.to_dict(), "context": dict(setup.context)}
+    state: dict[str, Any] = {"prompt": setup.template.to_dict(), "context": dict(setup.context)}
+    if setup.fields:
+        state["fields"] = [dict(setup.fields[text]) for text in items]
+    return state
 
 
 def stored_prompt(state: Mapping[str, Any]) -> PromptSetup:
@@ -82,7 +117,9 @@ def stored_prompt(state: Mapping[str, Any]) -> PromptSetup:
         return DEFAULT
     template = (PromptTemplate.builtin(given.removeprefix("builtin:")) if isinstance(given, str)
                 else PromptTemplate.from_dict(given))
-    return PromptSetup(template, dict(state.get("context") or {}))
+    fields = state.get("fields")
+    shown = dict(zip(state["items"], fields, strict=True)) if fields else {}
+    return PromptSetup(template, dict(state.get("context") or {}), shown)
 
 
 def prompt_label(setup: PromptSetup) -> str:
@@ -94,19 +131,29 @@ def prompt_key(setup: PromptSetup | None) -> str:
     """The cache-key suffix of calls asked with `setup`: none for the default prompt."""
     if setup is None or setup.is_default:
         return ""
-    return f"+prompt:{setup.digest[:16]}"
+    return f"+prompt:{setup.question_digest[:16]}"
 
 
 def check_same_prompt(stored: Mapping[str, Any], setup: PromptSetup, run_id: str,
                       allow_change: bool) -> None:
-    """Refuse to resume a run with another prompt (or context) unless `allow_change`.
+    """Refuse to resume a run with another prompt, context or fields unless `allow_change`.
 
     Raises:
-        RunMismatchError: The stored run was asked with another template or context.
+        RunMismatchError: The stored run was asked with another template or context, or
+            its items carried other fields (those the template shows).
     """
     started = stored_prompt(stored)
     if started.digest == setup.digest or allow_change:
         return
+    if started.question_digest == setup.question_digest:
+        changed = next((text for text in stored["items"]
+                        if started.fields.get(text) != setup.fields.get(text)), "")
+        raise RunMismatchError(
+            f"run {run_id!r} was started with other item fields: item {changed[:60]!r} was "
+            f"shown with {dict(started.fields.get(changed, {}))}, now "
+            f"{dict(setup.fields.get(changed, {}))}; resume it with the same fields, start a "
+            "new run, or pass allow_prompt_change=True (the ranking then mixes verdicts to "
+            "both)")
     raise RunMismatchError(
         f"run {run_id!r} was started with the prompt {_named(started)}, not {_named(setup)}: "
         "resume it with the same template and context, start a new run, or pass "

@@ -15,7 +15,6 @@ journal has with `synchronous=NORMAL`, and it saves an fsync per group commit on
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Iterable
@@ -32,14 +31,13 @@ from llm_qualitative_sort._postgres import (
     require,
     unusable,
 )
-from llm_qualitative_sort.cache import result_from_dict
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.leases.base import Fence, LeaseHolder
 from llm_qualitative_sort.leases.postgres import IDLE_IN_TRANSACTION_MS, holder_from_row
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
 from llm_qualitative_sort.stores.base import BatchRecords
-from llm_qualitative_sort.stores.journal import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, Record, decode, record
 
 _PURPOSE = "a run journal"
 _INSERT = f"INSERT INTO {JOURNAL} (run_id, round, calls) VALUES (%s, %s, %s)"
@@ -56,30 +54,7 @@ _HOLDER = (f"SELECT run_id, host, pid, started, heartbeat, token, space, "
 # taking the run, ended by the server within IDLE_IN_TRANSACTION_MS if it is suspended)
 # before it fails and is tried again by `check`. The event loop waits meanwhile.
 _LOCK_MS = 3 * IDLE_IN_TRANSACTION_MS
-# [match, call, shown, winner, reasoning, raw answer, input tokens, output tokens, cached,
-# facts (a dict, or None), probability (the soft verdict or None; absent in older entries)]
-Entry = list[Any]
-
-
-def entry(place: CallPlace, result: ComparisonResult, cached: bool,
-          facts: CallFacts | None = None) -> Entry:
-    """A call as the journal keeps it."""
-    return [place.match, place.call, place.shown, result.winner, result.reasoning,
-            result.raw_response, result.input_tokens, result.output_tokens, cached,
-            facts or None, result.probability]
-
-
-def decode(kept: Entry, source: str) -> Answer:
-    """The result, cache flag and facts of a journal entry."""
-    winner, reasoning, raw, input_tokens, output_tokens, cached = kept[3:9]
-    facts = kept[9] if len(kept) > 9 and isinstance(kept[9], dict) else {}
-    data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
-            "input_tokens": input_tokens, "output_tokens": output_tokens,
-            "probability": kept[10] if len(kept) > 10 else None}
-    return result_from_dict(data, source), bool(cached), dict(facts)
-
-
-class PostgresJournal:
+class PostgresJournal(GroupCommitJournal):
     """Finished calls of runs in the journal table of a PostgreSQL database.
 
     A write that fails (the server unreachable) loses nothing silently: the calls stay
@@ -97,19 +72,16 @@ class PostgresJournal:
     synchronous_commit = "off"
 
     def __init__(self, dsn: str) -> None:
+        super().__init__()
         self._dsn = dsn
         self._where = f"the run journal in {redact(dsn)}"
         self._psycopg = require("psycopg")
-        self._rounds: dict[tuple[str, int], dict[tuple[int, int], Entry]] = {}
+        self._rounds: dict[tuple[str, int], dict[tuple[int, int], Record]] = {}
         # Per (run, round): the JSON of each call not yet committed, and whether it was paid.
         self._pending: dict[tuple[str, int], list[tuple[str, bool]]] = {}
         self._pairings: dict[str, dict[int, list[int]]] = {}  # per run, read when first asked
         self._paired: dict[str, list[list[int]]] = {}  # not yet committed
         self._drops: list[tuple[str, tuple[Any, ...]]] = []
-        self._scheduled = False
-        self._failure: Exception | None = None
-        self._fence: Fence | None = None
-        self._holder: LeaseHolder | None = None  # who took the run, once the fence fell
         self._dropped = 0  # paid calls not written: the run was lost (see `_commit`)
         self._conn = self._connect()
 
@@ -133,24 +105,9 @@ class PostgresJournal:
             self._conn = self._connect()
         return self._conn
 
-    def fence(self, fence: Fence) -> None:
-        """Write for `fence`'s run only while this process holds it (see `Journal.fence`)."""
-        self._fence = fence
-
-    def confirm(self) -> None:
-        """Raise `RunLockedError` if this process no longer holds its run (see `Journal`)."""
-        fence = self._fence
-        if fence is None or not fence.due():
-            return
-        if not fence.lost:
-            self._commit()
-        if fence.lost:
-            raise fence.taken_over(self._holder, redact(self._dsn))
-
-    def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
-        """The journaled answer and whether it came from the user's cache, or None."""
-        found = self.entry(place)
-        return None if found is None else found[:2]
+    @property
+    def _named(self) -> str:
+        return redact(self._dsn)
 
     def entry(self, place: CallPlace) -> Answer | None:
         """The journaled answer, whether it came from the user's cache, and its facts."""
@@ -168,7 +125,7 @@ class PostgresJournal:
         facts: CallFacts | None = None,
     ) -> None:
         """Record a finished call; committed by a flush scheduled on the event loop."""
-        kept = entry(place, result, cached, facts)
+        kept = record(place, result, cached, facts)
         key = (place.run_id, place.round_number)
         self._round(*key)[(place.match, place.call)] = kept
         text = json.dumps(kept, ensure_ascii=False, default=str)
@@ -210,24 +167,15 @@ class PostgresJournal:
             self._drops.append((_DROP_PAIRINGS, (run_id, pairings_below)))
         self._schedule()
 
-    def _schedule(self) -> None:
-        if not self._scheduled:
-            self._scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
+    def _has_pending(self) -> bool:
+        return bool(self._pending or self._paired or self._drops)
 
-    def flush(self) -> None:
-        """Commit the calls recorded and not yet saved; never raises (see `check`).
+    def _commit(self) -> None:
+        """Commit what is pending in one transaction, if the fence holds (see `fence`).
 
         Pairings go first (a pairing is on disk before its calls), then calls, then the
         rows that saved checkpoints made stale.
         """
-        self._scheduled = False
-        if not (self._pending or self._paired or self._drops):
-            return
-        self._commit()
-
-    def _commit(self) -> None:
-        """Commit what is pending in one transaction, if the fence holds (see `fence`)."""
         rows = [(run_id, number, "[" + ",".join(text for text, _ in calls) + "]")
                 for (run_id, number), calls in self._pending.items()]
         paired = [(run_id, records[-1][0], json.dumps(records))
@@ -275,22 +223,9 @@ class PostgresJournal:
         fence.lost = True
         return False
 
-    def check(self) -> None:
-        """Raise if finished calls cannot be written (after one more try).
-
-        Raises:
-            StorageError: Naming the database and the error.
-            RunLockedError: This process no longer holds the run (see `confirm`).
-        """
-        self.confirm()
-        if self._failure is not None:
-            self.flush()
-            self.confirm()  # that retry may be the one that finds the run taken
-        if self._failure is not None:
-            raise StorageError(
-                f"cannot write {self._where} ({type(self._failure).__name__}: "
-                f"{' '.join(str(self._failure).split())}): check the server, then resume the run"
-            ) from self._failure
+    def _unwritable(self, failure: Exception) -> str:
+        return (f"cannot write {self._where} ({type(failure).__name__}: "
+                f"{' '.join(str(failure).split())}): check the server, then resume the run")
 
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""
@@ -324,12 +259,12 @@ class PostgresJournal:
         """The batches of a round that may still be at the provider."""
         return in_flight(self._connection(), run_id, round_number)
 
-    def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], Entry]:
+    def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], Record]:
         key = (run_id, round_number)
         if key not in self._rounds:
             rows = self._read(f"SELECT calls FROM {JOURNAL} WHERE run_id = %s AND round = %s "
                               "ORDER BY seq", key)
-            found: dict[tuple[int, int], Entry] = {}
+            found: dict[tuple[int, int], Record] = {}
             try:
                 for (calls,) in rows:  # in write order: the newest entry of a call wins
                     found.update(((kept[0], kept[1]), kept) for kept in json.loads(calls))

@@ -13,91 +13,51 @@ committed in groups, one transaction per turn of the event loop.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import hashlib
-import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import ormsgpack
 
-from llm_qualitative_sort.cache import open_sqlite, result_from_dict, unusable_sqlite
+from llm_qualitative_sort.cache import open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError, describe
-from llm_qualitative_sort.leases.base import Fence, LeaseHolder
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
+from llm_qualitative_sort.stores.entries import (
+    Answer,
+    CallFacts,
+    CallPlace,
+    Record,
+    decode,
+    record,
+)
+from llm_qualitative_sort.stores.journal_file import (
+    BUSY_MS,
+    CALLS,
+    DROP,
+    DROP_PAIRINGS,
+    INSERT,
+    INSERT_PAIRINGS,
+    PAIRINGS,
+    PURPOSE,
+    RENEW,
+    WAL_LIMIT,
+    WAL_PAGES,
+    compact,
+    file_identity,
+    pack,
+)
 
-# One row per group commit and round: its calls as a MessagePack list of records
-# [match, call, shown, winner, reasoning, raw, input tokens, output tokens, cached, facts,
-# probability] (facts: a dict, or None for most calls; probability: the soft verdict or
-# None, absent from journals written before it). A commit
-# costs a write per page of the WAL, so one row of many records beats many small rows;
-# rows have no index besides the rowid for the same reason (the table stays small).
-_CALLS = """CREATE TABLE IF NOT EXISTS calls (
-    run_id TEXT NOT NULL, round INTEGER NOT NULL, records BLOB NOT NULL)"""
-# One row per group commit: pairings as a MessagePack list of [seq, *pairing].
-_PAIRINGS = """CREATE TABLE IF NOT EXISTS pairings (
-    run_id TEXT NOT NULL, last_seq INTEGER NOT NULL, records BLOB NOT NULL)"""
-_INSERT = "INSERT INTO calls VALUES (?, ?, ?)"
-_INSERT_PAIRINGS = "INSERT INTO pairings VALUES (?, ?, ?)"
-_DROP = "DELETE FROM calls WHERE run_id = ? AND round = ?"
-_DROP_PAIRINGS = "DELETE FROM pairings WHERE run_id = ? AND last_seq < ?"
-_PURPOSE = "a run journal"
-# The fence of a held run: each commit renews the holder's lease row (same file), or finds
-# it gone or taken and writes nothing.
-_RENEW = "UPDATE leases SET heartbeat = ? WHERE run_id = ? AND token = ?"
-# WAL pages between copies into the file, and the size the WAL is cut back to after one:
-# the journal stays small, so a copy is cheap, and a long run never grows a large WAL.
-WAL_PAGES = 1024
-WAL_LIMIT = 4 * 1024 * 1024
-# How long a commit waits for the file's write lock (milliseconds) while another process
-# writes; the run stops after a second wait as long (see `Journal.check`).
-BUSY_MS = 30_000
-# Free space (bytes) left by dropped rows above which a finished run's `forget` rewrites the
-# file (VACUUM); below it the pages are simply reused by later runs.
-VACUUM_ABOVE = 1024 * 1024
-
-
-def text_digest(text: str) -> str:
-    """The digest of one text, as `CallPlace.shown` joins them."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class CallPlace:
-    """Where a call sits in a run, and which texts it showed (first, then second).
-
-    `shown` joins the `text_digest`s of both texts; the journal checks it on replay, so a
-    journal entry is never applied to other texts.
-    """
-
-    run_id: str
-    round_number: int
-    match: int
-    call: int
-    first: str
-    second: str
-    shown: str
-
-
-# Facts about one call beyond its answer, such as {"judge": "<model identity>"} when a panel
-# answered it; empty for most calls, and then stored as None.
-CallFacts = dict[str, Any]
-# A call's answer, whether it came from the user's cache, and its facts.
-Answer = tuple[ComparisonResult, bool, CallFacts]
 # An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
 # and the call's facts.
 _Entry = tuple[str, ComparisonResult, bool, CallFacts]
 _Rounds = dict[int, dict[tuple[int, int], _Entry]]
 
 
-class Journal:
+class Journal(GroupCommitJournal):
     """Finished calls and pairings of runs, in an SQLite file or, without one, in memory.
 
     A write that fails (a full disk) loses nothing silently: the rows stay pending and are
@@ -112,61 +72,37 @@ class Journal:
     """
 
     def __init__(self, path: Path | None = None) -> None:
+        super().__init__()
         self.path = path
         # Per run: {round: {(match, call): entry}}: the rows this object wrote, and those
         # read from the file when the run was first looked up; settled rounds leave.
         self._calls: dict[str, _Rounds] = {}
         self._pairings: dict[str, dict[int, list[int]]] = {}
         self._conn: sqlite3.Connection | None = None
-        self._records: dict[tuple[str, int], list[list[Any]]] = {}  # not yet committed
+        self._records: dict[tuple[str, int], list[Record]] = {}  # not yet committed
         self._paired: dict[str, list[list[int]]] = {}
         self._drops: list[tuple[str, tuple[Any, ...]]] = []
         self._unsaved = 0  # paid calls among the pending records
-        self._scheduled = False
-        self._failure: Exception | None = None
-        self._fence: Fence | None = None
-        self._holder: LeaseHolder | None = None  # who took the run, once the fence fell
         self._file: tuple[int, int] | None = None
         if path is not None:
-            self._conn = open_sqlite(path, _CALLS, _PURPOSE, StorageError)
-            self._file = _identity(path)
+            self._conn = open_sqlite(path, CALLS, PURPOSE, StorageError)
+            self._file = file_identity(path)
             try:
-                for statement in (_PAIRINGS, f"PRAGMA wal_autocheckpoint={WAL_PAGES}",
+                for statement in (PAIRINGS, f"PRAGMA wal_autocheckpoint={WAL_PAGES}",
                                   f"PRAGMA journal_size_limit={WAL_LIMIT}",
                                   f"PRAGMA busy_timeout={BUSY_MS}"):
                     self._conn.execute(statement)
             except sqlite3.Error as exc:
                 self._conn.close()
-                raise StorageError(unusable_sqlite(path, _PURPOSE, exc)) from exc
+                raise StorageError(unusable_sqlite(path, PURPOSE, exc)) from exc
 
-    def fence(self, fence: Fence) -> None:
-        """Write for `fence`'s run only while this process holds it.
+    @property
+    def _named(self) -> str:
+        return str(self.path)
 
-        Each commit renews the lease row in its own transaction (the lease lives in this
-        file) and writes nothing once another process took the run, or the file was
-        replaced; `confirm` asks the file again once the fence's deadline has passed.
-        """
-        if self._conn is not None:
-            self._fence = fence
-
-    def confirm(self) -> None:
-        """Raise `RunLockedError` if this process no longer holds its run.
-
-        Free while the fence's deadline lies ahead; past it (a suspended process wakes
-        past it at once), one commit renews the lease or finds it taken.
-        """
-        fence = self._fence
-        if fence is None or not fence.due():
-            return
-        if not fence.lost:
-            self._commit()
-        if fence.lost:
-            raise fence.taken_over(self._holder, str(self.path))
-
-    def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
-        """The journaled answer and whether it came from the user's cache, or None."""
-        entry = self.entry(place)
-        return None if entry is None else entry[:2]
+    @property
+    def _writes(self) -> bool:
+        return self._conn is not None
 
     def entry(self, place: CallPlace) -> Answer | None:
         """The journaled answer, whether it came from the user's cache, and its facts."""
@@ -194,14 +130,12 @@ class Journal:
             place.shown, result, cached, facts or {})
         if self._conn is None:
             return
-        record = [place.match, place.call, place.shown, result.winner, result.reasoning,
-                  result.raw_response, result.input_tokens, result.output_tokens, cached,
-                  facts or None, result.probability]
+        row = record(place, result, cached, facts)
         key = (run_id, number)
         if key in self._records:
-            self._records[key].append(record)
+            self._records[key].append(row)
         else:
-            self._records[key] = [record]
+            self._records[key] = [row]
         self._unsaved += not cached
         self._schedule()
 
@@ -230,27 +164,18 @@ class Journal:
         calls = self._run(run_id)
         for number in rounds:
             if calls.pop(number, None) is not None and self._conn is not None:
-                self._drops.append((_DROP, (run_id, number)))
+                self._drops.append((DROP, (run_id, number)))
         pairings = self._pairings[run_id]
         settled = [seq for seq in pairings if seq < pairings_below]
         for seq in settled:
             del pairings[seq]
         if settled and self._conn is not None:
-            self._drops.append((_DROP_PAIRINGS, (run_id, pairings_below)))
+            self._drops.append((DROP_PAIRINGS, (run_id, pairings_below)))
         if self._drops:
             self._schedule()
 
-    def flush(self) -> None:
-        """Commit the rows recorded and not yet on disk.
-
-        Never raises: it runs as an event-loop callback, where an exception would only be
-        logged and its rows dropped. A failed write keeps the rows pending for the next
-        flush and is raised by `check`.
-        """
-        self._scheduled = False
-        if self._conn is None or not (self._records or self._paired or self._drops):
-            return
-        self._commit()
+    def _has_pending(self) -> bool:
+        return bool(self._records or self._paired or self._drops)
 
     def _commit(self) -> None:
         """Commit what is pending in one transaction, if the fence holds (see `fence`)."""
@@ -283,10 +208,10 @@ class Journal:
         me = fence.me
         # A file deleted or replaced under the run: this connection writes to the old one,
         # which no other process (and no resume) sees, so the hold counts for nothing.
-        replaced = self.path is None or _identity(self.path) != self._file
+        replaced = self.path is None or file_identity(self.path) != self._file
         if not fence.lost and not replaced:
             sent = time.monotonic()
-            if conn.execute(_RENEW, (time.time(), me.run_id, me.token)).rowcount == 1:
+            if conn.execute(RENEW, (time.time(), me.run_id, me.token)).rowcount == 1:
                 fence.confirmed = max(fence.confirmed, sent)
                 return True
         if not replaced:
@@ -295,31 +220,12 @@ class Journal:
         return False
 
     def _execute_pending(self, conn: sqlite3.Connection) -> None:
-        conn.executemany(_INSERT, [(run_id, number, _pack(records))
+        conn.executemany(INSERT, [(run_id, number, pack(records))
                                    for (run_id, number), records in self._records.items()])
-        conn.executemany(_INSERT_PAIRINGS, [(run_id, rows[-1][0], ormsgpack.packb(rows))
+        conn.executemany(INSERT_PAIRINGS, [(run_id, rows[-1][0], ormsgpack.packb(rows))
                                             for run_id, rows in self._paired.items()])
         for statement, row in self._drops:
             conn.execute(statement, row)
-
-    def check(self) -> None:
-        """Raise if finished calls cannot be written (after one more try).
-
-        The judge calls it before each paid call: a journal that cannot keep answers must
-        not buy more of them.
-
-        Raises:
-            StorageError: Naming the file and the error (a full disk, a failing device).
-            RunLockedError: This process no longer holds the run (see `confirm`).
-        """
-        self.confirm()
-        if self._failure is not None:
-            self.flush()
-            self.confirm()  # that retry may be the one that finds the run taken
-        failure = self._failure
-        if failure is None:
-            return
-        raise StorageError(self._unwritable(failure)) from failure
 
     def _unwritable(self, failure: Exception) -> str:
         """Why the journal cannot be written, and what to do."""
@@ -357,17 +263,12 @@ class Journal:
         try:
             self._conn.execute("DELETE FROM calls WHERE run_id = ?", (run_id,))
             self._conn.execute("DELETE FROM pairings WHERE run_id = ?", (run_id,))
-            _compact(self._conn)
+            compact(self._conn)
         except sqlite3.Error:
             # Left behind, the rows are stale copies of what the checkpoint holds and are
             # never read again (a finished run returns its stored result): a failure to
             # delete them (a full disk) must not turn a finished run into an error.
             pass
-
-    def _schedule(self) -> None:
-        if not self._scheduled:
-            self._scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
 
     def _run(self, run_id: str) -> _Rounds:
         """A run's rows; read from the file (one query per table) when first asked for."""
@@ -392,15 +293,8 @@ class Journal:
         source = str(self.path)
         for number, blob in calls:
             entries = rounds.setdefault(number, {})
-            for record in ormsgpack.unpackb(blob):
-                match, call, shown, winner, reasoning, raw, tokens_in, tokens_out, cached = (
-                    record[:9])
-                facts = record[9] if len(record) > 9 and isinstance(record[9], dict) else {}
-                data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
-                        "input_tokens": tokens_in, "output_tokens": tokens_out,
-                        "probability": record[10] if len(record) > 10 else None}
-                entries[match, call] = (shown, result_from_dict(data, source), bool(cached),
-                                        facts)
+            for row in ormsgpack.unpackb(blob):
+                entries[row[0], row[1]] = (row[2], *decode(row, source))
         found = self._pairings[run_id]
         for (blob,) in pairings:
             for seq, *pairing in ormsgpack.unpackb(blob):
@@ -408,9 +302,9 @@ class Journal:
 
     def _unusable(self, exc: Exception) -> str:
         if isinstance(exc, sqlite3.Error):
-            return unusable_sqlite(Path(str(self.path)), _PURPOSE, exc)
+            return unusable_sqlite(Path(str(self.path)), PURPOSE, exc)
         # Every resume would read the same row again: the way on is without this file.
-        return (f"cannot use {self.path} as {_PURPOSE}: a damaged entry ({exc}); move the "
+        return (f"cannot use {self.path} as {PURPOSE}: a damaged entry ({exc}); move the "
                 "journal aside (the calls it holds that no checkpoint has are then asked "
                 "again), then resume the run")
 
@@ -419,53 +313,3 @@ class Journal:
         if self._conn is not None:
             self.flush()
             self._conn.close()
-
-
-def journal_counts(path: Path, run_id: str, skip_rounds: Iterable[int] = ()) -> dict[str, int]:
-    """Counts over a run's journaled calls (for listings), leaving out `skip_rounds`.
-
-    Raises:
-        sqlite3.Error: The file cannot be read.
-    """
-    skip = set(skip_rounds)
-    counts = dict.fromkeys(("calls", "cache_hits", "failed_calls", "input_tokens",
-                            "output_tokens"), 0)
-    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True,
-                                            timeout=30.0)) as conn:
-        rows = conn.execute("SELECT round, records FROM calls WHERE run_id = ?", (run_id,))
-        for number, blob in rows.fetchall():
-            if number in skip:
-                continue
-            for record in ormsgpack.unpackb(blob):
-                winner, _reasoning, _raw, tokens_in, tokens_out, cached = record[3:9]
-                counts["cache_hits" if cached else "calls"] += 1
-                counts["failed_calls"] += winner is None
-                if not cached:
-                    counts["input_tokens"] += tokens_in
-                    counts["output_tokens"] += tokens_out
-    return counts
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    """The file behind `path` now (device, inode), or None if there is none."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
-
-
-def _pack(records: list[list[Any]]) -> bytes:
-    try:
-        return ormsgpack.packb(records)
-    except TypeError:  # a raw answer MessagePack cannot hold: keep it as JSON would (text)
-        return ormsgpack.packb(json.loads(json.dumps(records, default=str)))
-
-
-def _compact(conn: sqlite3.Connection) -> None:
-    """Rewrite the file without its free pages when they add up, and cut the WAL back."""
-    free = conn.execute("PRAGMA freelist_count").fetchone()[0]
-    page = conn.execute("PRAGMA page_size").fetchone()[0]
-    if free * page > VACUUM_ABOVE:
-        conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

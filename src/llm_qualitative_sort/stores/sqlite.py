@@ -24,7 +24,8 @@ from llm_qualitative_sort.stores.base import (
 )
 from llm_qualitative_sort.stores.batch_journal import BatchJournal, batches_in_flight
 from llm_qualitative_sort.stores.catalog import RunCatalog
-from llm_qualitative_sort.stores.journal import WAL_LIMIT, Journal, journal_counts
+from llm_qualitative_sort.stores.journal import Journal
+from llm_qualitative_sort.stores.journal_file import WAL_LIMIT, journal_counts
 
 _PURPOSE = "a checkpoint file"
 # How long opening the checkpoint file waits for another process's write (as the journal).

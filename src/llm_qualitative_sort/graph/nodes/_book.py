@@ -17,7 +17,7 @@ from llm_qualitative_sort.graph.state import MatchLog
 from llm_qualitative_sort.models import ComparisonResult, Verdict
 from llm_qualitative_sort.results.events import EventSink
 from llm_qualitative_sort.stores.base import RunJournal
-from llm_qualitative_sort.stores.journal import CallFacts, CallPlace, text_digest
+from llm_qualitative_sort.stores.entries import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
 
 # A call shown BA answers in its own terms; the match stores it in its own: a tie stays a

@@ -24,7 +24,7 @@ from llm_qualitative_sort.graph.nodes._book import MatchBook, OpenMatch
 from llm_qualitative_sort.graph.state import MatchLog, TournamentState
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.results.events import Emit, EventSink
-from llm_qualitative_sort.stores.journal import CallFacts
+from llm_qualitative_sort.stores.entries import CallFacts
 from llm_qualitative_sort.tournament import Strategy
 
 

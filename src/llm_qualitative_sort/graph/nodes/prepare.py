@@ -58,4 +58,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     canonical = sorted(items)
     if canonical != items:
         update["items"] = canonical
+        if "fields" in update:  # parallel to the items: in their canonical order too
+            by_text = dict(zip(items, update["fields"], strict=True))
+            update["fields"] = [by_text[text] for text in canonical]
     return update

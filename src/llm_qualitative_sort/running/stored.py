@@ -60,7 +60,7 @@ class RunPlan:
             **self.stored_settings(),
             "seed": self.seed if self.seed is not None else seed_for(run_id),
             "judge": self.judge,
-            **prompt_state(self.prompt),
+            **prompt_state(self.prompt, texts),
         }
 
     def check_same_run(self, stored: Mapping[str, Any], texts: Sequence[str],

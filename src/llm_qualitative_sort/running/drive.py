@@ -197,6 +197,7 @@ class Tee:
         self._then = then
 
     async def __call__(self, event: ProgressEvent) -> None:
+        """Queue `event` for the stream, then pass it to the user's callback."""
         self._queue.put_nowait(event)
         if self._then is not None:
             await _notify(self._then, event)

@@ -1,0 +1,66 @@
+"""Reading a prompt template's source: its file's sections, its context keys, error lines."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import traceback
+from collections.abc import Iterator
+from typing import Any
+
+from jinja2 import nodes
+
+_SECTION = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
+
+
+def split_sections(text: str) -> dict[str, tuple[str, int]]:
+    """The `---system---` and `---user---` sections of a file: each body and first line.
+
+    Each marker stands alone on its line; a section runs to the next marker or the end of
+    the file, without the newline just before the next marker.
+
+    Raises:
+        ValueError: A section twice, one missing, or text before the first.
+    """
+    found = list(_SECTION.finditer(text))
+    parts: dict[str, tuple[str, int]] = {}
+    for index, marker in enumerate(found):
+        end = found[index + 1].start() if index + 1 < len(found) else len(text)
+        body = text[marker.end() + 1:end]
+        if index + 1 < len(found):
+            body = body.removesuffix("\n")
+        if marker.group(1) in parts:
+            raise ValueError(f"two ---{marker.group(1)}--- sections")
+        parts[marker.group(1)] = (body, text.count("\n", 0, marker.end()) + 2)
+    missing = [name for name in ("system", "user") if name not in parts]
+    if missing or text[:found[0].start()].strip():
+        raise ValueError("expected a ---system--- line then a ---user--- line, each starting "
+                         "its section, and nothing before them")
+    return parts
+
+
+def context_keys(tree: nodes.Template) -> Iterator[tuple[int, str]]:
+    """The line and key of each `context.KEY` and `context["KEY"]` in `tree`."""
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        if not isinstance(node, (nodes.Getattr, nodes.Getitem)):
+            continue
+        if not (isinstance(node.node, nodes.Name) and node.node.name == "context"):
+            continue
+        if isinstance(node, nodes.Getattr):
+            yield node.lineno, node.attr
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            yield node.lineno, node.arg.value
+
+
+def template_line(exc: BaseException) -> int | None:
+    """The template line a rendering error was raised at (Jinja2 rewrites the traceback)."""
+    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__)
+             if frame.filename == "<template>"]
+    return lines[-1] if lines else None
+
+
+def sha256(value: Any) -> str:
+    """The hex digest of `value` as sorted JSON."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,120 @@
+"""What both run journals share: group commits on the event loop, the fence, the failure.
+
+A journal records calls in memory and schedules one flush per turn of the event loop; the
+flush commits every pending row in one transaction (`_commit`, the store's own), which also
+renews the fenced lease. A failed commit keeps its rows pending: `check` tries once more
+and raises before the next paid call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+
+from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.leases.base import Fence, LeaseHolder
+from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.stores.entries import Answer, CallPlace
+
+
+class GroupCommitJournal(ABC):
+    """The commit cycle of a run journal; subclasses keep the rows and write them."""
+
+    def __init__(self) -> None:
+        self._scheduled = False
+        self._failure: Exception | None = None
+        self._fence: Fence | None = None
+        self._holder: LeaseHolder | None = None  # who took the run, once the fence fell
+
+    @property
+    @abstractmethod
+    def _named(self) -> str:
+        """The journal's file or database, as messages name it (never a password)."""
+
+    @property
+    def _writes(self) -> bool:
+        """Whether rows are written anywhere (an in-memory journal writes none)."""
+        return True
+
+    @abstractmethod
+    def _has_pending(self) -> bool:
+        """Whether rows wait to be committed."""
+
+    @abstractmethod
+    def _commit(self) -> None:
+        """Commit what is pending in one transaction, if the fence holds (see `fence`).
+
+        Sets `_failure` (and keeps the rows pending) when the write fails, clears it when
+        it succeeds.
+        """
+
+    @abstractmethod
+    def _unwritable(self, failure: Exception) -> str:
+        """Why the journal cannot be written, and what to do."""
+
+    @abstractmethod
+    def entry(self, place: CallPlace) -> Answer | None:
+        """The journaled answer, whether it came from the user's cache, and its facts."""
+
+    def fence(self, fence: Fence) -> None:
+        """Write for `fence`'s run only while this process holds it.
+
+        Each commit renews the lease row in its own transaction and writes nothing once
+        another process took the run; `confirm` asks again once the fence's deadline has
+        passed.
+        """
+        if self._writes:
+            self._fence = fence
+
+    def confirm(self) -> None:
+        """Raise `RunLockedError` if this process no longer holds its run.
+
+        Free while the fence's deadline lies ahead; past it (a suspended process wakes
+        past it at once), one commit renews the lease or finds it taken.
+        """
+        fence = self._fence
+        if fence is None or not fence.due():
+            return
+        if not fence.lost:
+            self._commit()
+        if fence.lost:
+            raise fence.taken_over(self._holder, self._named)
+
+    def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
+        """The journaled answer and whether it came from the user's cache, or None."""
+        found = self.entry(place)
+        return None if found is None else found[:2]
+
+    def flush(self) -> None:
+        """Commit the rows recorded and not yet written.
+
+        Never raises: it runs as an event-loop callback, where an exception would only be
+        logged and its rows dropped. A failed write keeps the rows pending for the next
+        flush and is raised by `check`.
+        """
+        self._scheduled = False
+        if self._writes and self._has_pending():
+            self._commit()
+
+    def _schedule(self) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def check(self) -> None:
+        """Raise if finished calls cannot be written (after one more try).
+
+        The judge calls it before each paid call: a journal that cannot keep answers must
+        not buy more of them.
+
+        Raises:
+            StorageError: Naming the journal and the error (a full disk, a lost server).
+            RunLockedError: This process no longer holds the run (see `confirm`).
+        """
+        self.confirm()
+        if self._failure is not None:
+            self.flush()
+            self.confirm()  # that retry may be the one that finds the run taken
+        failure = self._failure
+        if failure is not None:
+            raise StorageError(self._unwritable(failure)) from failure
