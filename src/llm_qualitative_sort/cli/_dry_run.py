@@ -63,9 +63,8 @@ def print_estimate(
     print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
           f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
     if tokens_per_call is not None:
-        print(f"tokens per call: about {tokens_per_call} (prompt and answer, from the texts' "
-              f"mean length; about {tokens_per_call * plan.max_calls} for the run at most)",
-              file=out)
+        print(f"tokens per call: about {tokens_per_call} (from the texts' mean length; "
+              f"{tokens_per_call * plan.max_calls} at most for the run)", file=out)
     if rounds:
         print(f"rounds: about {rounds} (with --batch, each is one batch turnaround: "
               "up to 24 h)", file=out)
