@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.errors import (
         PermanentProviderError,
         ProviderError,
+        QuotaExceededError,
+        RateLimitedError,
         RunDetached,
         RunLockedError,
         RunMismatchError,
@@ -88,6 +90,8 @@ __all__ = [
     "PromptTemplateError",
     "ProviderError",
     "QualitativeSorter",
+    "QuotaExceededError",
+    "RateLimitedError",
     "RoundResult",
     "RunDetached",
     "RunLockedError",
@@ -114,7 +118,8 @@ _HOMES = {
         "CacheError", "CacheKey", "ComparisonCache", "FileCache", "MemoryCache",
     ),
     "llm_qualitative_sort.errors": (
-        "PermanentProviderError", "ProviderError", "RunDetached", "RunLockedError",
+        "PermanentProviderError", "ProviderError", "QuotaExceededError", "RateLimitedError",
+        "RunDetached", "RunLockedError",
         "RunMismatchError", "RunStoppedError", "StorageError", "TransientProviderError",
     ),
     "llm_qualitative_sort.graph": ("build_graph",),

@@ -35,6 +35,36 @@ class PermanentProviderError(ProviderError):
     """A failure that retrying cannot fix; the run stops at once."""
 
 
+class RateLimitedError(TransientProviderError):
+    """The server refused a call for its rate limit (HTTP 429), not for the call itself.
+
+    Flow control, not a failure: the engine slows the judge's calls down and, while the
+    server says when to come back, tries the call again without counting an attempt.
+
+    Args:
+        message: What happened.
+        retry_after: Seconds the server asked us to wait, if it said so.
+        facts: The rate-limit headers or details of the answer (a `RateFacts`), if any.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None,
+                 facts: object = None) -> None:
+        super().__init__(message, retry_after=retry_after)
+        self.facts = facts
+
+
+class QuotaExceededError(PermanentProviderError):
+    """A quota is used up (billing, a per-day limit): no wait within the run will help.
+
+    Attributes:
+        quota: The quota's name as the provider gave it (`insufficient_quota`, say).
+    """
+
+    def __init__(self, message: str, *, quota: str) -> None:
+        super().__init__(message)
+        self.quota = quota
+
+
 class RunStoppedError(RuntimeError):
     """A run stopped before its end; everything finished so far is saved.
 

@@ -221,6 +221,12 @@ class Statistics:
     (None for every other run). `calibration` reports the judge's soft verdicts: the
     share of calls that carried a probability and how well those probabilities matched
     the swapped calls (None when no call carried one).
+
+    `rate_limited` counts the requests the provider refused for its rate limit (HTTP 429)
+    and `rate_wait` the seconds the judges' calls were held for it (the pauses the server
+    asked for, and the holds when an answer said nothing remained), each judge counted
+    once however many of its calls waited; like `elapsed_time`, both are the returning
+    call's own (after `resume`, the resume's). A 429 is not a failed call.
     """
 
     total_matches: int
@@ -243,6 +249,8 @@ class Statistics:
     early_stop: EarlyStop | None = None
     tied_calls: int = 0
     calibration: Calibration | None = None
+    rate_limited: int = 0
+    rate_wait: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -324,6 +332,10 @@ class EventType(StrEnum):
     its `completed` / `total` count the batch's requests, not matches, and its data holds
     the batch id, the provider's state, and `answered` (None while the provider does not
     count) and `failed`.
+    RATE_LIMIT says that a judge's calls wait for the provider's rate limit ("waiting 4 s
+    for the rate limit, 12 calls/s"): its data holds the `judge`, the `seconds` of the
+    pause, the `rate` (calls per second) the judge goes on at, and `limited`, the 429s
+    that judge has met so far; its `completed` and `total` are 0 (it counts no match).
     """
 
     MATCH_START = "match_start"
@@ -332,6 +344,7 @@ class EventType(StrEnum):
     BRACKET_CHANGE = "bracket_change"
     STANDINGS = "standings"
     BATCH = "batch"
+    RATE_LIMIT = "rate_limit"
 
 
 @dataclass(frozen=True)

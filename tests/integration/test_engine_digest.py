@@ -49,12 +49,14 @@ def _plain(value: Any) -> Any:
 # Fields added after the digests were pinned, left out while empty (as in these hard-verdict
 # runs): the pin still covers every event, call and figure the runs had.
 _LATER = ("probability", "calibration")
+# Counts added later that are zero in runs meeting no rate limit (left out while zero).
+_LATER_COUNTS = ("rate_limited", "rate_wait")
 
 
 def _without_later(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _without_later(v) for k, v in value.items()
-                if not (k in _LATER and v is None)}
+                if not (k in _LATER and v is None) and not (k in _LATER_COUNTS and v == 0)}
     if isinstance(value, list):
         return [_without_later(v) for v in value]
     return value

@@ -49,3 +49,19 @@ def test_the_watched_policy_reports_what_it_retries_and_nothing_else() -> None:
     assert policy.retry_on(transient) is True  # type: ignore[operator]
     assert policy.retry_on(permanent) is False  # type: ignore[operator]
     assert seen == [transient]
+
+
+def _rate_event(judge: str, limited: int) -> ProgressEvent:
+    return ProgressEvent(EventType.RATE_LIMIT, "waiting 4 s for the rate limit, 12 calls/s",
+                         0, 0, {"judge": judge, "seconds": 4.0, "rate": 12.0,
+                                "limited": limited})
+
+
+def test_rate_pauses_are_shown_and_their_429s_counted_per_judge() -> None:
+    out = io.StringIO()
+    progress = LineProgress(out, None)
+    progress(_rate_event("gpt", 3))
+    progress(_rate_event("gpt", 5))  # within a few seconds: counted, not shown again
+    progress(_rate_event("gemini", 2))
+    assert out.getvalue() == "waiting 4 s for the rate limit, 12 calls/s\n"
+    assert progress.tally.limited == 7 and "7 × 429" in progress.tally.describe()

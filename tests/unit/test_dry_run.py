@@ -21,3 +21,15 @@ def test_swiss_plays_its_budget_or_stops_when_the_top_is_settled() -> None:
     settled = Swiss(calls_per_match=1, top_k=5, stop_when_settled=True)
     assert _matches_line(settled) == (
         "matches: 0 … 158 (fewer if the top K are settled before the budget is spent)")
+
+
+def test_the_tokens_per_call_are_the_estimate_the_pacing_uses() -> None:
+    from llm_qualitative_sort.providers._tokens import call_tokens, mean_call_tokens
+
+    texts = ["a" * 400, "b" * 800]
+    out = io.StringIO()
+    plan = estimate(40, Swiss(calls_per_match=1))
+    print_estimate(plan, None, out, tokens_per_call=mean_call_tokens(texts, "clarity"))
+    expected = call_tokens("x" * 600, "y" * 600, "clarity")
+    assert f"tokens per call: about {expected} " in out.getvalue()
+    assert f"{expected * plan.max_calls} at most for the run" in out.getvalue()

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from langgraph.types import RetryPolicy
 
+from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
@@ -116,6 +117,8 @@ class CallSettings:
     prompt: PromptSetup | None = None
     # A pointwise run's question: each call shows one text and asks for a label.
     question: ScoreQuestion | None = None
+    # The pace of each judge's calls under its rate limits (None: no pacing).
+    rates: RateBook | None = None
 
 
 class CallRunner(ABC):

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls.deadlines import Deadlines
+from llm_qualitative_sort._calls.rate_control import Pause
+from llm_qualitative_sort._calls.rate_gate import (
+    DEFAULT_RATE_WAIT_LIMIT,
+    RateBook,
+    RateGate,
+    RateNews,
+)
+from llm_qualitative_sort._calls.retrying import backoff_delay, retryable
 from llm_qualitative_sort._calls.storable import storable_raw
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
-from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError, describe
+from llm_qualitative_sort.errors import (
+    PermanentProviderError,
+    RateLimitedError,
+    TransientProviderError,
+    describe,
+)
 from llm_qualitative_sort.models import (
     TIE,
     ComparisonResult,
@@ -21,6 +33,8 @@ from llm_qualitative_sort.models import (
     answer_problem,
     refused_tie,
 )
+from llm_qualitative_sort.providers._rate_signals import listen
+from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.scoring import ScoreQuestion, as_comparison, pointwise_problem
@@ -81,6 +95,11 @@ class Judge:
     pair_key: Callable[[str, str], str] | None = None
     # A pointwise run's question: each call scores one text (`LLMProvider.score_call`).
     question: ScoreQuestion | None = None
+    # The run's rate gates (None: no pacing) and the calls in flight they start from.
+    rates: RateBook | None = None
+    ceiling: int = 10
+    # Told when a judge's calls begin to wait for the rate limit (the progress shows it).
+    on_rate: Callable[[RateNews], None] | None = None
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
@@ -129,17 +148,64 @@ class Judge:
         return result, False, facts
 
     async def _ask(self, judge: LLMProvider, place: CallPlace, repetition: int) -> ComparisonResult:
+        gate = self.rates.gate(judge, self.ceiling) if self.rates is not None else None
+        if gate is not None:
+            return await self._paced(gate, judge, place, repetition)
         attempt = 1
         while True:
             try:
                 return await self._checked_answer(judge, place, repetition)
             except Exception as exc:
-                if attempt >= self.retry.max_attempts or not _retryable(self.retry, exc):
-                    self.stop.set()
-                    name_judge(exc, judge)
-                    raise
-                await asyncio.sleep(backoff_delay(self.retry, attempt, exc))
+                await self._failed(judge, exc, attempt)
                 attempt += 1
+
+    async def _failed(self, judge: LLMProvider, exc: Exception, attempt: int) -> None:
+        """Wait before the next attempt, or stop the run with `exc`."""
+        if attempt >= self.retry.max_attempts or not retryable(self.retry, exc):
+            self.stop.set()
+            name_judge(exc, judge)
+            raise exc
+        await asyncio.sleep(backoff_delay(self.retry, attempt, exc))
+
+    async def _paced(self, gate: RateGate, judge: LLMProvider, place: CallPlace,
+                     repetition: int) -> ComparisonResult:
+        """`_ask` through the judge's rate gate.
+
+        A 429 that says when to come back is flow control (no attempt used) while the
+        call's waits stay under `rate_wait_limit`.
+        """
+        tokens = call_tokens(place.first, place.second, self.criteria)
+        wait_limit = getattr(judge, "rate_wait_limit", DEFAULT_RATE_WAIT_LIMIT)
+        attempt, waited, limited_at = 1, 0.0, None
+        while True:
+            epoch = await gate.enter(tokens, self.stop)
+            if epoch is None:
+                raise CallsStopped
+            if limited_at is not None:
+                waited += gate.clock() - limited_at
+            note = listen()  # the provider's task inherits it: headers come back in it
+            try:
+                result = await self._checked_answer(judge, place, repetition)
+            except BaseException as exc:
+                pause = gate.left(epoch, tokens, error=exc)
+                if not isinstance(exc, Exception):
+                    raise
+                self._tell(judge, gate, pause)
+                if (isinstance(exc, RateLimitedError) and pause is not None
+                        and waited < wait_limit):
+                    limited_at = gate.clock()
+                    continue
+                await self._failed(judge, exc, attempt)
+                attempt += 1
+                continue
+            used = result.input_tokens + result.output_tokens
+            self._tell(judge, gate, gate.left(epoch, tokens, facts=note.facts, used=used))
+            return result
+
+    def _tell(self, judge: LLMProvider, gate: RateGate, pause: Pause | None) -> None:
+        if pause is not None and pause.new and self.on_rate is not None:
+            self.on_rate(RateNews(judge.model_identity, pause.seconds, gate.rate(),
+                                  gate.control.limited))
 
     async def _checked_answer(
         self, judge: LLMProvider, place: CallPlace, repetition: int
@@ -252,27 +318,3 @@ def storable(result: ComparisonResult) -> ComparisonResult:
 def _identity(judge: LLMProvider, ties: bool) -> str:
     # A call that offers a tie asks another question: its answers are cached apart.
     return judge.tie_identity() if ties else judge.model_identity
-
-
-def _retryable(policy: RetryPolicy, exc: Exception) -> bool:
-    retry_on = policy.retry_on
-    if isinstance(retry_on, type):
-        return isinstance(exc, retry_on)
-    if isinstance(retry_on, Sequence):
-        return isinstance(exc, tuple(retry_on))
-    return bool(retry_on(exc))
-
-
-def backoff_delay(policy: RetryPolicy, attempt: int, exc: Exception) -> float:
-    """Seconds to wait before attempt `attempt + 1`.
-
-    The server's Retry-After if it gave one, else exponential backoff capped at
-    `max_interval`, with up to 1 s of jitter.
-    """
-    retry_after = exc.retry_after if isinstance(exc, TransientProviderError) else None
-    if retry_after is not None:
-        return min(max(retry_after, 0.0), policy.max_interval)
-    delay = policy.initial_interval * policy.backoff_factor ** (attempt - 1)
-    delay = min(delay, policy.max_interval)
-    # Jitter spreads out the retries of calls that failed together (one 429 burst).
-    return delay + (random.uniform(0, min(1.0, delay)) if policy.jitter else 0.0)

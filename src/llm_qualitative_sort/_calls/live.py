@@ -15,11 +15,16 @@ from collections.abc import Callable, Sequence
 
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
 from llm_qualitative_sort._calls.judge import CallCancelled, CallsStopped, Judge, stray_cancel
+from llm_qualitative_sort._calls.rate_gate import RateNews
 from llm_qualitative_sort.providers._prompt_run import prompt_key
 
 
-def make_judge(settings: CallSettings) -> Judge:
-    """The judge of a run's calls, from its call settings."""
+def make_judge(settings: CallSettings,
+               on_rate: Callable[[RateNews], None] | None = None) -> Judge:
+    """The judge of a run's calls, from its call settings.
+
+    `on_rate` hears of the pauses for the rate limit (by default the run's events do).
+    """
     return Judge(
         provider=settings.provider,
         criteria=settings.criteria,
@@ -33,6 +38,9 @@ def make_judge(settings: CallSettings) -> Judge:
         prompt_key=prompt_key(settings.prompt),
         pair_key=settings.prompt.pair_key if settings.prompt is not None else None,
         question=settings.question,
+        rates=settings.rates,
+        ceiling=settings.max_concurrent_requests,
+        on_rate=on_rate or settings.events.rate_limit,
     )
 
 

@@ -93,6 +93,7 @@ class RunConfig:
     concurrency: int = _setting(10, env=True)
     timeout: float | None = _setting(None)
     requests_per_second: float | None = _setting(None)
+    rate_wait_limit: float | None = _setting(None)
     input_price_per_million: float | None = _setting(None)
     output_price_per_million: float | None = _setting(None)
     cache_dir: str | None = _setting(None, env=True)

@@ -54,8 +54,13 @@ def print_estimate(
     out: TextIO,
     rounds: int = 0,
     batch_discount: float = 0.5,
+    tokens_per_call: int | None = None,
 ) -> None:
-    """The estimate as a few lines of text; `rounds` as simulated (see `cli._rounds`)."""
+    """The estimate as a few lines of text; `rounds` as simulated (see `cli._rounds`).
+
+    `tokens_per_call` is the estimate a judge paces its calls by under a tokens-per-minute
+    limit (`providers._tokens.mean_call_tokens`).
+    """
     print(f"items: {plan.items}", file=out)
     if plan.repetitions:  # pointwise: no matches, each call scores one text
         print(f"LLM calls: {plan.max_calls} ({plan.items} texts × {plan.repetitions} "
@@ -66,6 +71,9 @@ def print_estimate(
               file=out)
         print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
               f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
+    if tokens_per_call is not None:
+        print(f"tokens per call: about {tokens_per_call} (from the texts' mean length; "
+              f"{tokens_per_call * plan.max_calls} at most for the run)", file=out)
     if rounds:
         print(f"rounds: about {rounds} (with --batch, each is one batch turnaround: "
               "up to 24 h)", file=out)

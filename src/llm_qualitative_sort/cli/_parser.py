@@ -162,7 +162,11 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     judge.add_argument("--timeout", type=float, metavar="SECONDS",
                        help="per request (default 120)")
     judge.add_argument("--requests-per-second", type=float, metavar="RATE",
-                       help="client-side rate limit")
+                       help="a hard cap on requests per second (by default the run finds "
+                       "the provider's limit from its 429s and rate-limit headers)")
+    judge.add_argument("--rate-wait-limit", type=float, metavar="SECONDS",
+                       help="how long one call may wait, in total, for the provider's rate "
+                       "limit before a 429 counts as a failed attempt (default 600)")
     judge.add_argument("--input-price-per-million", type=float, metavar="PRICE",
                        help="price of a million input tokens (shows the cost as it runs)")
     judge.add_argument("--output-price-per-million", type=float, metavar="PRICE",

@@ -177,7 +177,10 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         assert texts is not None
         plan = estimate(len(texts), settings)
         rounds = simulated_rounds(settings, len(texts))
-        print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount)
+        from llm_qualitative_sort.providers._tokens import mean_call_tokens
+
+        print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount,
+                       mean_call_tokens(list(texts), config.criteria))
         return None
     return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt,
                 fields=fields)
@@ -202,6 +205,7 @@ def _check_numbers(config: RunConfig) -> None:
     positive = {"--timeout": config.timeout, "--requests-per-second": config.requests_per_second}
     at_least_zero = {"--input-price-per-million": config.input_price_per_million,
                      "--output-price-per-million": config.output_price_per_million,
+                     "--rate-wait-limit": config.rate_wait_limit,
                      "--mock-latency": config.mock_latency,
                      "--mock-tie-margin": config.mock_tie_margin}
     for flag, value in positive.items():

@@ -1,7 +1,8 @@
 """Showing progress: a live bar on a terminal, one line per round otherwise.
 
-Both show the calls paid so far, their tokens and, with prices, their cost; and a retry as
-it happens (a rate-limited run otherwise looks frozen while it waits).
+Both show the calls paid so far, their tokens and, with prices, their cost; and a retry or
+a pause for the provider's rate limit as it happens ("waiting 4 s for the rate limit,
+12 calls/s": a rate-limited run otherwise looks frozen while it waits).
 """
 
 from __future__ import annotations
@@ -32,9 +33,18 @@ class Tally:
         self.input_tokens = 0
         self.output_tokens = 0
         self.retries = 0
+        self._limited: dict[str, int] = {}  # 429s met, per judge
+
+    @property
+    def limited(self) -> int:
+        """429s the judges met so far."""
+        return sum(self._limited.values())
 
     def add(self, event: ProgressEvent) -> None:
-        """Count the paid calls of a finished match."""
+        """Count the paid calls of a finished match, and the 429s a rate pause reports."""
+        if event.type is EventType.RATE_LIMIT:
+            self._limited[str(event.data.get("judge"))] = int(event.data.get("limited", 0))
+            return
         match = event.data.get("match_result")
         if event.type is not EventType.MATCH_END or match is None:
             return
@@ -63,6 +73,8 @@ class Tally:
             parts.append(f"cost {cost:.4f}")
         if self.retries:
             parts.append(f"{self.retries} retries")
+        if self.limited:
+            parts.append(f"{self.limited} × 429")
         return ", ".join(parts)
 
 
@@ -73,6 +85,7 @@ class Progress:
         self.stream = stream
         self.tally = Tally(estimate_cost)
         self._last_note = -RETRY_NOTE_SECONDS
+        self._last_rate_note = -RETRY_NOTE_SECONDS
 
     def __call__(self, event: ProgressEvent) -> None:
         """Count and show one event."""
@@ -81,6 +94,13 @@ class Progress:
 
     def show(self, event: ProgressEvent) -> None:
         """Display the event (subclasses)."""
+
+    def rate_pause(self, event: ProgressEvent) -> None:
+        """A judge's calls wait for the rate limit: one line at most every few seconds."""
+        now = time.monotonic()
+        if now - self._last_rate_note >= RETRY_NOTE_SECONDS:
+            self._last_rate_note = now
+            self.note(event.message)
 
     def retrying(self, error: BaseException) -> None:
         """A call failed transiently and will be tried again."""
@@ -128,6 +148,10 @@ class BarProgress(Progress):
         if event.type is EventType.BATCH:  # counts requests, not matches: postfix only
             self._bar.set_postfix_str(batch_text(event), refresh=True)
             return
+        if event.type is EventType.RATE_LIMIT:  # counts no match: postfix only
+            self._bar.set_postfix_str(f"{self._round}{event.message}; {self.tally.describe()}",
+                                      refresh=True)
+            return
         self._bar.total = event.total
         self._bar.n = event.completed
         if event.type is EventType.ROUND_END:
@@ -162,6 +186,8 @@ class LineProgress(Progress):
             if self._batch_states.get(batch) != state:
                 self._batch_states[batch] = state
                 self.note(batch_text(event))
+        if event.type is EventType.RATE_LIMIT:
+            self.rate_pause(event)
         if event.type is EventType.ROUND_END:
             self.note(f"{event.message} ({event.completed}/{event.total} matches; "
                       f"{self.tally.describe()})")

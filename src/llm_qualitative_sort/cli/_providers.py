@@ -100,6 +100,8 @@ def _call_options(config: RunConfig) -> dict[str, Any]:
     }
     if config.timeout is not None:
         options["timeout"] = config.timeout
+    if config.rate_wait_limit is not None:
+        options["rate_wait_limit"] = config.rate_wait_limit
     return options
 
 

@@ -240,6 +240,9 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
           f"{stats.elapsed_time:.1f} s", file=err)
     if stats.early_stop is not None:
         print(stats.early_stop.describe(), file=err)
+    if stats.rate_limited or stats.rate_wait:
+        print(f"rate limit: {plural(stats.rate_limited, 'request')} answered 429 (not "
+              f"failures), {stats.rate_wait:.1f} s waiting for the provider", file=err)
     print(f"run id {result.run_id} · checkpoint {shown_checkpoint(config)}", file=err)
     if report is not None:
         print(f"report written to {report}", file=err)

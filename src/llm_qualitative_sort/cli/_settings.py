@@ -20,7 +20,7 @@ from llm_qualitative_sort.cli._config import RunConfig, env_variable, setting_na
 CONFIG_FILE = "llm-qualitative-sort.toml"
 
 _INTS = {"elimination_count", "comparison_rounds", "concurrency", "seed", "repetitions"}
-_FLOATS = {"timeout", "requests_per_second", "input_price_per_million",
+_FLOATS = {"timeout", "requests_per_second", "rate_wait_limit", "input_price_per_million",
            "output_price_per_million", "mock_latency", "mock_tie_margin"}
 _BOOLS = {"excel", "verbose", "ties", "inverse"}
 _TABLES = {"chat_model_args"}

@@ -11,6 +11,7 @@ from pydantic import ConfigDict, GetPydanticSchema
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import core_schema
 
+from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.providers._prompt_run import stored_prompt
@@ -90,6 +91,8 @@ class TournamentContext:
     # The sorter's prompt, which a resume with `allow_prompt_change` uses instead of the
     # stored one; None (Studio, the API server): the prompt in the run's state.
     prompt: SkipJsonSchema[PromptSetup | None] = None
+    # The pace of each judge's calls under its provider's rate limits, kept for the run.
+    rates: SkipJsonSchema[RateBook] = field(default_factory=RateBook)
 
     def run_prompt(self, state: Mapping[str, Any]) -> PromptSetup:
         """The prompt the run's calls are asked with."""

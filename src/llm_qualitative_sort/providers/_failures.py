@@ -7,10 +7,8 @@ errors), so the status code and the transport error types are checked as a fallb
 
 from __future__ import annotations
 
-import email.utils
 import json
 import re
-import time
 from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
@@ -20,9 +18,18 @@ from langchain_core import exceptions as lc
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     ProviderError,
+    QuotaExceededError,
+    RateLimitedError,
     TransientProviderError,
     cut,
     message_of,
+)
+from llm_qualitative_sort.providers._rate_signals import (
+    RateFacts,
+    facts_from_details,
+    facts_from_headers,
+    per_minute_limit,
+    quota_named,
 )
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -102,6 +109,8 @@ def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderE
         return PermanentProviderError(
             f"the server refused the request's format (HTTP {status}) {where}: {detail}"
         )
+    if status == 429 or isinstance(exc, lc.ModelRateLimitError):
+        return rate_error(exc, f"{where}: {detail}")
     if (
         isinstance(exc, (*_TRANSIENT_LC, TimeoutError, ConnectionError))
         or _is_transport(exc)
@@ -178,51 +187,39 @@ def _status(exc: BaseException) -> int | None:
 
 def retry_after(exc: BaseException) -> float | None:
     """Seconds the server asked to wait: Retry-After(-ms) headers or Google's RetryInfo."""
+    return rate_facts(exc).retry_after
+
+
+def rate_facts(exc: BaseException) -> RateFacts:
+    """What a failed call's answer said about the rate limits (headers or Gemini's details)."""
+    found: RateFacts | None = None
     for cause in _chain(exc):
         headers: Any = getattr(getattr(cause, "response", None), "headers", None)
-        if headers is not None:
-            seconds = _from_headers(headers)
-            if seconds is not None:
-                return seconds
-        seconds = _from_retry_info(getattr(cause, "details", None))
-        if seconds is not None:
-            return seconds
-    return None
+        facts = facts_from_headers(headers) if headers is not None else RateFacts()
+        if not facts.said_anything():
+            facts = facts_from_details(getattr(cause, "details", None))
+        if facts.said_anything():
+            if facts.retry_after is not None:
+                return facts
+            found = found or facts
+    return found or RateFacts()
 
 
-def _from_headers(headers: Any) -> float | None:
-    try:
-        millis = headers.get("retry-after-ms")
-        if millis is not None:
-            return max(float(millis) / 1000, 0.0)
-        value = headers.get("retry-after")
-    except (AttributeError, TypeError, ValueError):
-        return None
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError):
-        return None
-    return max(when - time.time(), 0.0)
-
-
-_DELAY = re.compile(r"^(\d+(?:\.\d+)?)s$")
-
-
-def _from_retry_info(details: Any) -> float | None:
-    """Gemini states the wait in the error body: `{"retryDelay": "37s"}` in RetryInfo."""
-    if not isinstance(details, dict):
-        return None
-    error = details.get("error", details)
-    entries = error.get("details", []) if isinstance(error, dict) else []
-    for entry in entries if isinstance(entries, list) else []:
-        delay = entry.get("retryDelay") if isinstance(entry, dict) else None
-        match = _DELAY.match(delay) if isinstance(delay, str) else None
-        if match:
-            return float(match.group(1))
-    return None
+def rate_error(exc: BaseException, text: str) -> TransientProviderError | QuotaExceededError:
+    """A 429: a used-up quota (the run stops), or a rate (the judge slows down)."""
+    facts = rate_facts(exc)
+    per_minute = any(per_minute_limit(getattr(c, "details", None)) != (None, None)
+                     for c in _chain(exc))
+    timed = per_minute or facts.said_anything()
+    quota = None
+    for worded in (False, True):  # the structured names first, then the wording
+        for cause in _chain(exc):
+            quota = quota or quota_named(
+                _status(cause) or 429, getattr(cause, "body", None),
+                getattr(cause, "details", None), message_of(cause) if worded else "", timed)
+    if quota is not None:
+        return QuotaExceededError(
+            f"the provider's quota {quota!r} is used up (this is not a rate limit: waiting "
+            f"within the run will not help); add credit or raise the quota, or wait for it "
+            f"to renew, then resume the run. {text}", quota=quota)
+    return RateLimitedError(text, retry_after=facts.retry_after, facts=facts)

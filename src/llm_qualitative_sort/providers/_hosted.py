@@ -39,6 +39,9 @@ class HostedProvider(LangChainProvider):
         batch: True (or `BatchOptions`) to send each round's calls as one provider batch.
         logprobs: Ask for log-probabilities (live and batch), for the soft verdict
             `ComparisonResult.probability`; False never asks (every verdict is hard).
+        adaptive_rate: Pace the calls by the server's 429s and rate-limit headers.
+        rate_wait_limit: Seconds one call may wait, in total, for the rate limit before a
+            429 counts as a failed attempt.
     """
 
     NAME: ClassVar[str]  # its entry in the provider registry
@@ -60,6 +63,8 @@ class HostedProvider(LangChainProvider):
         output_price_per_million: float | None = None,
         batch: bool | BatchOptions = False,
         logprobs: bool = True,
+        adaptive_rate: bool = True,
+        rate_wait_limit: float = 600.0,
     ) -> None:
         self.batch = batch_options(batch)
         self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
@@ -77,6 +82,8 @@ class HostedProvider(LangChainProvider):
             input_price_per_million=input_price_per_million,
             output_price_per_million=output_price_per_million,
             logprobs=logprobs,
+            adaptive_rate=adaptive_rate,
+            rate_wait_limit=rate_wait_limit,
         )
         self._api_key = secret
 

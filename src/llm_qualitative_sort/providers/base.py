@@ -40,6 +40,12 @@ class LLMProvider(ABC):
         'Longer:len'
     """
 
+    # Whether the engine paces this judge's calls by the 429s and rate-limit headers it
+    # meets (see the providers guide), and how long, in total, one call may wait for the
+    # rate limit before a 429 counts as a failed attempt.
+    adaptive_rate: bool = True
+    rate_wait_limit: float = 600.0
+
     def __init__(
         self, api_key: str | None = None, base_url: str | None = None, model: str = "default"
     ) -> None:

@@ -51,6 +51,7 @@ from llm_qualitative_sort.providers._prompt import (
     parse_text_verdict,
     verdict_schema,
 )
+from llm_qualitative_sort.providers._rate_signals import report_headers
 from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.registry import spec_for_extra
@@ -95,12 +96,18 @@ class LangChainProvider(LLMProvider):
         methods: Structured-output methods to try, in order.
         reasks: How many more times to ask when an answer has no usable verdict.
         timeout: Seconds one request may take before it counts as a transient failure.
-        requests_per_second: Client-side rate limit (LangChain's `InMemoryRateLimiter`).
+        requests_per_second: Client-side rate limit (LangChain's `InMemoryRateLimiter`): a
+            hard cap, whatever the server allows.
         input_price_per_million: Price of a million input tokens, for `estimated_cost`.
         output_price_per_million: Price of a million output tokens.
         logprobs: Ask for log-probabilities where the client can (OpenAI, Gemini), to read
             the soft verdict `ComparisonResult.probability`; a server that refuses them is
             asked again without, and not asked for them again (see `_logprob_request`).
+        adaptive_rate: Pace the calls by the server's 429s and rate-limit headers (fewer
+            calls in flight and per second after a 429, one shared pause when the server
+            says when to come back, tokens per minute when it states a token limit).
+        rate_wait_limit: Seconds one call may wait, in total, for the rate limit before a
+            429 counts as one of its failed attempts (10 minutes by default).
 
     Example:
         >>> from langchain_core.language_models import GenericFakeChatModel
@@ -126,6 +133,8 @@ class LangChainProvider(LLMProvider):
         input_price_per_million: float | None = None,
         output_price_per_million: float | None = None,
         logprobs: bool = True,
+        adaptive_rate: bool = True,
+        rate_wait_limit: float = 600.0,
     ) -> None:
         if not methods or any(m not in ALL_METHODS for m in methods):
             raise ValueError(f"methods must be a non-empty subset of {ALL_METHODS}, got {methods}")
@@ -133,6 +142,8 @@ class LangChainProvider(LLMProvider):
             raise ValueError(f"reasks must be >= 0, got {reasks}")
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be positive seconds or None, got {timeout}")
+        if not rate_wait_limit >= 0:
+            raise ValueError(f"rate_wait_limit must be >= 0 seconds, got {rate_wait_limit}")
         instance = chat_model if isinstance(chat_model, BaseChatModel) else None
         super().__init__(
             api_key=_field_secret(instance),
@@ -150,6 +161,7 @@ class LangChainProvider(LLMProvider):
             else None
         )
         self.prices = (input_price_per_million, output_price_per_million)
+        self.adaptive_rate, self.rate_wait_limit = adaptive_rate, float(rate_wait_limit)
         # Turned off for good when the server refuses them (per provider, so per model).
         self.logprobs = logprobs
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
@@ -268,13 +280,16 @@ class LangChainProvider(LLMProvider):
         self, method: Method, message: AIMessage, verdict: Verdict | TieVerdict | None,
         problem: str,
     ) -> _Answer:
+        metadata = dict(message.response_metadata)
+        # Read for the rate limits, never stored (they name the organization).
+        report_headers(metadata.pop("headers", None))
         usage: dict[str, Any] = dict(message.usage_metadata or {})
         raw = {
             "method": method,
             "content": message.content,
             "tool_calls": message.tool_calls,
             "refusal": message.additional_kwargs.get("refusal"),
-            "response_metadata": without_logprobs(message.response_metadata),
+            "response_metadata": without_logprobs(metadata),
             "usage": usage,
         }
         if problem:

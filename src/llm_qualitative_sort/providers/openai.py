@@ -56,6 +56,10 @@ class OpenAIProvider(HostedProvider):
             batch, at the batch price, instead of live calls (see the batch mode guide).
         logprobs: Ask for the tokens' log-probabilities (live and batch), from which the
             soft verdict `ComparisonResult.probability` is read; False never asks.
+        adaptive_rate: Pace the calls by the server's 429s and rate-limit headers (on by
+            default; see the providers guide). `requests_per_second` stays a hard cap.
+        rate_wait_limit: Seconds one call may wait, in total, for the rate limit before a
+            429 counts as a failed attempt (10 minutes by default).
 
     Raises:
         ValueError: No key given and `OPENAI_API_KEY` unset, for OpenAI itself or batch mode.
@@ -99,6 +103,8 @@ class OpenAIProvider(HostedProvider):
                 timeout=timeout,
                 max_retries=max_retries,
                 http_async_client=httpx.AsyncClient(timeout=timeout),
+                # The rate-limit headers of each answer pace the judge before a 429.
+                include_response_headers=True,
             )
 
         return build

@@ -129,6 +129,7 @@ def _statistics(result: SortResult, words: Words) -> str:
     stats = {f.name: getattr(result.statistics, f.name) for f in fields(result.statistics)
              if f.name not in _AUDIT_FIELDS}
     stats["elapsed_time"] = f"{stats['elapsed_time']:.2f} s"
+    stats["rate_wait"] = f"{stats['rate_wait']:.1f} s"
     cost = stats["estimated_cost"]
     stats["estimated_cost"] = "—" if cost is None else f"{cost:.4f}"  # no prices given
     cards = "".join(

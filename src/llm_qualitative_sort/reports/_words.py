@@ -51,6 +51,7 @@ EN: Mapping[str, str] = {
     "draws": "draws", "rounds": "rounds", "input_tokens": "input tokens",
     "output_tokens": "output tokens", "estimated_cost": "estimated cost",
     "batch_calls": "batch calls", "tied_calls": "tied calls", "tie_col": "Ties",
+    "rate_limited": "429s (rate limit)", "rate_wait": "waiting for the rate limit",
     "early_stop": "Stopped early: the top {k} were settled{sure} after {used} of {budget} "
                   "judgements; the other {unspent} were not spent.",
     "early_stop_sure": " ({share} expected right)",
@@ -170,6 +171,7 @@ JA: Mapping[str, str] = {
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
     "estimated_cost": "推定コスト", "batch_calls": "バッチ呼び出し",
     "tied_calls": "引き分け判定", "tie_col": "引き分け判定",
+    "rate_limited": "429（レート制限）", "rate_wait": "レート制限の待ち時間",
     "early_stop": "早期終了：上位{k}件が確定したため{sure}、予算{budget}判定のうち{used}判定で"
                   "終了しました（残り{unspent}判定は使っていません）。",
     "early_stop_sure": "（正しい見込み{share}）",

@@ -15,6 +15,7 @@ from llm_qualitative_sort.models import EarlyStop, EventType, ProgressEvent
 from llm_qualitative_sort.results.from_state import match_from_log
 
 if TYPE_CHECKING:
+    from llm_qualitative_sort._calls.rate_gate import RateNews
     from llm_qualitative_sort.providers._batch import BatchStatus
     from llm_qualitative_sort.tournament import Note
 
@@ -63,6 +64,20 @@ def round_message(label: str, played: int, left: int | None) -> str:
     if left == 0:
         return f"{text}, 0 left (a draw eliminated the last players: ranked by wins)"
     return text if left is None else f"{text}, {left} left"
+
+
+def rate_message(seconds: float, rate: float) -> str:
+    """"waiting 4 s for the rate limit, 12 calls/s".
+
+    Example:
+        >>> rate_message(4.2, 12.0)
+        'waiting 4 s for the rate limit, 12 calls/s'
+        >>> rate_message(0.5, 1.9)
+        'waiting 0.5 s for the rate limit, 1.9 calls/s'
+    """
+    wait = f"{seconds:.0f}" if seconds >= 2 else f"{seconds:.1f}"
+    pace = f"{rate:.0f}" if rate >= 10 else f"{rate:.2g}"
+    return f"waiting {wait} s for the rate limit, {pace} calls/s"
 
 
 def progress_event(payload: dict[str, Any]) -> ProgressEvent:
@@ -152,6 +167,12 @@ class EventSink:
             answered=status.completed, failed=status.failed,
         ))
 
+    def rate_limit(self, news: RateNews) -> None:
+        """A judge's calls began to wait for its provider's rate limit."""
+        self._put(event(EventType.RATE_LIMIT, rate_message(news.seconds, news.rate), 0, 0,
+                        judge=news.judge, seconds=round(news.seconds, 3),
+                        rate=round(news.rate, 3), limited=news.limited))
+
     def round_end(self, label: str, played: int, left: int | None, completed: int, total: int,
                   round_number: int, **extra: Any) -> None:
         """A round (or a pipelined segment) ended; written even when nobody listens."""
@@ -181,6 +202,9 @@ class QuietSink(EventSink):
 
     def batch(self, round_number: int, batch_id: str, requests: int,
               status: BatchStatus) -> None:
+        """Nothing: nobody listens."""
+
+    def rate_limit(self, news: RateNews) -> None:
         """Nothing: nobody listens."""
 
 

@@ -92,6 +92,7 @@ def statistics(
     judge_costs: Mapping[str, CostEstimate | None] | None = None,
     strengths: Callable[[], Mapping[str, float]] | None = None,
     early_stop: EarlyStop | None = None,
+    rate: tuple[int, float] = (0, 0.0),
 ) -> Statistics:
     """Counts and the audit over the whole run.
 
@@ -108,6 +109,7 @@ def statistics(
             each judge that was paid has prices.
         strengths: The fitted strengths, asked for only by judges of single calls.
         early_stop: Why the run ended before its budget, if it did.
+        rate: The 429s met and the seconds held for the rate limit.
     """
     calls = [call for match in matches for call in match.rounds]
     paid = [call for call in calls if not call.cached]
@@ -139,6 +141,8 @@ def statistics(
         judges=found.judges,
         agreement=found.agreement,
         calibration=calibration(matches),
+        rate_limited=rate[0],
+        rate_wait=rate[1],
         tied_items=tied_items,
         largest_tie=largest_tie,
         early_stop=early_stop,
@@ -212,6 +216,7 @@ def sort_result(
     prompt: str = "",
     verdicts: str = "hard",
     release: bool = False,
+    rate: tuple[int, float] = (0, 0.0),
 ) -> SortResult:
     """The `SortResult` of a finished run from its final state.
 
@@ -222,7 +227,7 @@ def sort_result(
     """
     if values.get("strategy") == "pointwise":  # scores of texts judged alone, no fit
         return pointwise_result(values, run_id, elapsed, estimate_cost,
-                                batch_discount=batch_discount, prompt=prompt)
+                                batch_discount=batch_discount, prompt=prompt, rate=rate)
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
     matches = history_matches(items, history, release=release)
@@ -235,7 +240,7 @@ def sort_result(
     stats = statistics(matches, len(history), elapsed, estimate_cost,
                        batch_discount=batch_discount, rankings=rankings, judge=judge,
                        judge_costs=judge_costs, strengths=rating.scores,
-                       early_stop=_early_stop(values.get("early_stop")))
+                       early_stop=_early_stop(values.get("early_stop")), rate=rate)
     result = SortResult(rankings, matches, stats, run_id, prompt, verdicts)
     result.__dict__["_rating"] = rating  # the fits made so far are kept, not made again
     if scores is not None:

@@ -100,8 +100,11 @@ class PointwiseRating:
 
 def pointwise_result(values: Mapping[str, Any], run_id: str, elapsed: float,
                      estimate_cost: CostEstimate | None = None, *, batch_discount: float = 0.5,
-                     prompt: str = "") -> SortResult:
-    """The `SortResult` of a finished pointwise run from its final state."""
+                     prompt: str = "", rate: tuple[int, float] = (0, 0.0)) -> SortResult:
+    """The `SortResult` of a finished pointwise run from its final state.
+
+    `rate`: the 429s met and the seconds held for the rate limit.
+    """
     settings = settings_from_state(values)
     assert isinstance(settings, Pointwise)
     items: list[str] = values["items"]
@@ -125,7 +128,8 @@ def pointwise_result(values: Mapping[str, Any], run_id: str, elapsed: float,
         elapsed_time=elapsed, failed_calls=sum(c.label is None for c in calls),
         rounds=len(history), input_tokens=sum(c.input_tokens for c in paid),
         output_tokens=sum(c.output_tokens for c in paid), estimated_cost=cost,
-        batch_calls=len(batch), tied_items=tied_items, largest_tie=largest_tie)
+        batch_calls=len(batch), tied_items=tied_items, largest_tie=largest_tie,
+        rate_limited=rate[0], rate_wait=rate[1])
     result = SortResult(rankings, [], stats, run_id, prompt, pointwise=tuple(scored))
     rating = PointwiseRating(scored)
     result.__dict__["_rating"] = rating

@@ -75,6 +75,7 @@ async def finish(
     # Not `snapshot.next`: it is empty too when the last task saved its writes before
     # a crash and its successors were never scheduled. Only the ranking node writes
     # `rankings`, so its presence is what marks a finished run.
+    rate = (0, 0.0)
     if start is not None or "rankings" not in stored:
         context = TournamentContext(
             provider=sorter.provider,
@@ -98,6 +99,7 @@ async def finish(
         # The stream ends after LangGraph has saved the last checkpoint, which holds
         # the whole history: the journal's copy of this run is no longer needed.
         journal.forget(run_id)
+        rate = context.rates.totals()
     elapsed = time.perf_counter() - started
     judges = leaf_judges(sorter.provider)
     costs = {j.model_identity: j.estimate_cost for j in judges} if len(judges) > 1 else None
@@ -108,7 +110,7 @@ async def finish(
     return sort_result(stored, run_id, elapsed, sorter.ranking, sorter.provider.estimate_cost,
                        batch_discount=batch_discount(sorter.provider),
                        judge=started_by, judge_costs=costs, prompt=prompt_label(sorter.prompt),
-                       verdicts=sorter.verdicts, release=True)
+                       verdicts=sorter.verdicts, release=True, rate=rate)
 
 
 

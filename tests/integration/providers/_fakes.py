@@ -121,6 +121,11 @@ class FakeJudge:
     def methods(self) -> list[str]:
         return [s.method for s in self.seen]
 
+    def usage(self, body: dict[str, Any]) -> tuple[int, int]:
+        """The prompt and answer tokens an answer reports."""
+        del body
+        return 100, 10
+
 
 class _Handler(BaseHTTPRequestHandler):
     judge: FakeJudge
@@ -148,7 +153,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
-        for name, value in headers.items():
+        for name, value in {**getattr(self, "extra_headers", {}), **headers}.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
@@ -258,7 +263,8 @@ class OpenAIDialect:
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": judge.model,
             "choices": [choice],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+            "usage": dict(zip(("prompt_tokens", "completion_tokens", "total_tokens"),
+                              (*judge.usage(body), sum(judge.usage(body))), strict=True)),
         }
         if judge.echo_key:
             payload["system_fingerprint"] = judge.key
@@ -332,8 +338,9 @@ class GeminiDialect:
             candidate = {"finishReason": "SAFETY", "index": 0}
         payload = {
             "candidates": [candidate],
-            "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10,
-                              "totalTokenCount": 110},
+            "usageMetadata": dict(zip(
+                ("promptTokenCount", "candidatesTokenCount", "totalTokenCount"),
+                (*judge.usage(body), sum(judge.usage(body))), strict=True)),
             "modelVersion": judge.model,
         }
         if judge.echo_key:

@@ -22,7 +22,7 @@ def test_the_cli_judges_with_a_real_client_and_shows_tokens_cost_and_retries(
         capsys, tmp_path, monkeypatch, openai_judge: tuple[FakeJudge, str], items,
         judge_flags) -> None:
     judge, url = openai_judge
-    judge.script = ["429"]  # the first request is rate-limited (Retry-After: 0)
+    judge.script = ["429", "503"]  # rate-limited (Retry-After: 0), then a server error
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     source = tmp_path / "items.jsonl"
     source.write_text("".join(json.dumps({"text": t}) + "\n" for t in items[:12]), "utf-8")
@@ -34,7 +34,9 @@ def test_the_cli_judges_with_a_real_client_and_shows_tokens_cost_and_retries(
                  "--checkpoint", str(db), "--out", str(tmp_path / "r.json")])
     out, err = capsys.readouterr()
     assert code == EXIT_OK, err
-    assert "retrying (1 so far): " in err and "429" in err
+    assert "retrying (1 so far): " in err and "503" in err
+    assert "for the rate limit" in err  # a 429 is a pause, not a retry
+    assert "rate limit: 1 request answered 429" in err
     assert "tokens, cost 0.0" in err  # each round's line: calls, tokens and cost so far
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     stats = report["statistics"]

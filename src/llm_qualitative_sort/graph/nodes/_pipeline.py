@@ -19,6 +19,7 @@ from typing import Any
 
 from llm_qualitative_sort._calls import CallSettings
 from llm_qualitative_sort._calls.live import CallPool, make_judge
+from llm_qualitative_sort._calls.rate_gate import RateNews
 from llm_qualitative_sort.graph.nodes._book import MatchBook, OpenMatch
 from llm_qualitative_sort.graph.state import MatchLog, TournamentState
 from llm_qualitative_sort.models import ComparisonResult
@@ -55,8 +56,9 @@ class Pipeline:
         self.groups: dict[int, tuple[int, int]] = {}  # of each open match (see `busy_groups`)
         self.open_by_segment: Counter[int] = Counter()
         self.closed: list[tuple[int, MatchLog]] = []
-        self.pool = CallPool(make_judge(settings), settings.max_concurrent_requests,
-                             self._answered, on_failure=self._wake)
+        self.pool = CallPool(make_judge(settings, self._rate_news),
+                             settings.max_concurrent_requests, self._answered,
+                             on_failure=self._wake)
         self.active = False
         self._waiter: asyncio.Future[None] | None = None
         self._quota = 0
@@ -158,6 +160,11 @@ class Pipeline:
         self._pair()
         if self.book.completed >= self._quota or self.finished():
             self._wake()
+
+    def _rate_news(self, news: RateNews) -> None:
+        """A pause for the rate limit: said now (the segment's loop writes held events)."""
+        self.events.rate_limit(news)
+        self._wake()
 
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():

@@ -46,6 +46,7 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
         cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
+        rates=ctx.rates,
         name_judge=ctx.name_judge, events=events, ties=state.get("ties", False),
         prompt=ctx.run_prompt(state),
         question=strategy.question(state["standing"]),

@@ -1,0 +1,39 @@
+"""How many tokens one call takes, estimated from the texts' lengths (no tokenizer).
+
+The dry run prints it per call, and a judge whose provider states a tokens-per-minute
+limit paces its calls by it (scaled by what the calls really used, once they answer).
+"""
+
+from __future__ import annotations
+
+import functools
+
+CHARS_PER_TOKEN = 4  # English prose in the common tokenizers; other scripts take more
+ANSWER_TOKENS = 150  # one to three sentences of reasoning and the verdict
+
+
+@functools.cache
+def _prompt_chars() -> int:
+    """Characters of the built-in prompt around the texts (fences, instructions)."""
+    from llm_qualitative_sort.providers._prompt import build_messages
+
+    return sum(len(str(message.content)) for message in build_messages("", "", ""))
+
+
+def call_tokens(first: str, second: str, criteria: str) -> int:
+    """Tokens of one call: the prompt with both texts, and the answer.
+
+    Example:
+        >>> call_tokens("a" * 400, "b" * 400, "clarity") > call_tokens("a", "b", "clarity")
+        True
+    """
+    chars = _prompt_chars() + len(first) + len(second) + len(criteria)
+    return chars // CHARS_PER_TOKEN + ANSWER_TOKENS
+
+
+def mean_call_tokens(texts: list[str], criteria: str) -> int:
+    """Tokens of a call between two texts of the mean length (the dry run's figure)."""
+    if not texts:
+        return call_tokens("", "", criteria)
+    mean = sum(len(text) for text in texts) // len(texts)
+    return call_tokens("x" * mean, "x" * mean, criteria)
