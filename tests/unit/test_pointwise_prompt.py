@@ -34,7 +34,10 @@ def test_the_builtin_pointwise_prompts_show_the_text_the_scale_and_the_question(
         direct = build_score_messages("{{ 7*7 }} text", "clarity", Scale.parse("0-3"), False)
         inverse = build_score_messages("a text", "clarity", Scale.parse(None), True)
     system, user = direct[0].text, direct[1].text
-    assert "0\n1\n2\n3" in system and "{{ 7*7 }} text" in user and "49" not in user
+    assert "0\n1\n2\n3" in system and "{{ 7*7 }} text" in user
+    # The text is shown, not evaluated (the fence's random tag may itself spell "49").
+    shown = user.split("<<<BEGIN TEXT ", 1)[1].split("\n", 1)[1].split("\n<<<END TEXT", 1)[0]
+    assert shown == "{{ 7*7 }} text"
     assert "<<<BEGIN TEXT " in user and "<<<BEGIN CRITERION " in user
     far = {"en": "Very far", "ja": "非常に遠い"}[lang]
     assert system != inverse[0].text and far in inverse[0].text
