@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from llm_qualitative_sort.providers.logprobs import Token
+from llm_qualitative_sort.providers.logprobs import Token, value_token
 from llm_qualitative_sort.scoring import Scale
 
 _LABEL = re.compile(r'"label"\s*:\s*')
@@ -30,18 +30,8 @@ def score_logprobs(tokens: Sequence[Token], scale: Scale) -> dict[int, float] | 
         >>> score_logprobs(tokens, Scale.parse(None))
         {3: -0.4, 4: -1.2}
     """
-    text = "".join(t.text for t in tokens)
-    found = list(_LABEL.finditer(text))
-    if not found:
-        return None
-    start = found[-1].end()
-    offset = 0
-    for token in tokens:
-        end = offset + len(token.text)
-        if offset <= start < end:
-            return _labels(token, text[offset:start], scale)
-        offset = end
-    return None
+    found = value_token(tokens, _LABEL)
+    return None if found is None else _labels(*found, scale)
 
 
 def _labels(token: Token, prefix: str, scale: Scale) -> dict[int, float] | None:

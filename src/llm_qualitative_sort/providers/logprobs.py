@@ -68,8 +68,18 @@ def label_logprobs(tokens: Sequence[Token]) -> dict[str, float] | None:
     in the text the tokens spell; the part of that token before the value (a quote, say)
     must begin each alternative that is read as a label.
     """
+    found = value_token(tokens, _WINNER)
+    return None if found is None else _labels(*found)
+
+
+def value_token(tokens: Sequence[Token], key: re.Pattern[str]) -> tuple[Token, str] | None:
+    """The token holding the last value `key` introduces, and its part before the value.
+
+    The token covers the first character of that value; None when the tokens spell no such
+    key.
+    """
     text = "".join(t.text for t in tokens)
-    found = list(_WINNER.finditer(text))
+    found = list(key.finditer(text))
     if not found:
         return None
     start = found[-1].end()
@@ -77,7 +87,7 @@ def label_logprobs(tokens: Sequence[Token]) -> dict[str, float] | None:
     for token in tokens:
         end = offset + len(token.text)
         if offset <= start < end:
-            return _labels(token, text[offset:start])
+            return token, text[offset:start]
         offset = end
     return None
 
