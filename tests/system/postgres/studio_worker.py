@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Any
 
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
+from llm_qualitative_sort import ComparisonResult
 from llm_qualitative_sort.graph import TournamentContext
 from llm_qualitative_sort.providers import MockLLMProvider
 from llm_qualitative_sort.studio import graph
@@ -16,10 +18,32 @@ ITEMS = [str(i) for i in range(0, 600, 3)]
 START = {"items": ITEMS, "criteria": "larger number", "elimination_count": 2, "seed": 7}
 
 
-def context(latency: float) -> TournamentContext:
+# The run makes 200 calls in its first round and 200 in its second; a worker that stalls
+# after them is still mid-run when it is killed, however fast the machine.
+STALL_AFTER = 400
+
+
+class StallingMock(MockLLMProvider):
+    """The mock, whose calls after the first `stall_after` never return."""
+
+    def __init__(self, stall_after: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._left = stall_after
+
+    async def compare_call(
+        self, item_a: str, item_b: str, criteria: str, *, repetition: int
+    ) -> ComparisonResult:
+        self._left -= 1
+        if self._left < 0:
+            await asyncio.Event().wait()
+        return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
+
+
+def context(latency: float, stall_after: int | None = None) -> TournamentContext:
     # What {"provider": "mock"} builds (seeded from the run), slowed down to be killable.
-    return TournamentContext(provider=MockLLMProvider(seed=7, latency=latency),
-                             max_concurrent_requests=8)
+    provider = (MockLLMProvider(seed=7, latency=latency) if stall_after is None
+                else StallingMock(stall_after, seed=7, latency=latency))
+    return TournamentContext(provider=provider, max_concurrent_requests=8)
 
 
 async def main(dsn: str, thread: str) -> None:
@@ -27,7 +51,7 @@ async def main(dsn: str, thread: str) -> None:
         await saver.setup()
         served = graph.builder.compile(checkpointer=saver)
         await served.ainvoke(START, {"configurable": {"thread_id": thread}},
-                             context=context(0.01))
+                             context=context(0.01, STALL_AFTER))
 
 
 if __name__ == "__main__":

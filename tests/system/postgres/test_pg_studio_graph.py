@@ -34,6 +34,7 @@ async def test_a_thread_killed_on_one_worker_is_finished_by_another(postgres_dsn
     worker = subprocess.Popen([sys.executable, str(WORKER), postgres_dsn, "thread-1"])
     try:
         deadline = time.monotonic() + 120
+        # Two rounds are checkpointed before the worker stalls (STALL_AFTER): it is mid-run.
         while _checkpoints(postgres_dsn, "thread-1") < 6:
             assert worker.poll() is None and time.monotonic() < deadline
             time.sleep(0.01)
