@@ -44,7 +44,28 @@ def test_the_pause_is_shared_and_ends_a_little_after_the_servers_time() -> None:
 def test_no_time_to_come_back_no_pause() -> None:
     control = RateControl(4)
     assert control.limited_by(0.0, 0, RateFacts(), 0, 0.5) is None
-    assert control.rate is not None  # still slower
+    assert control.window == 2  # still slower
+
+
+def test_a_lone_429_before_any_answer_cuts_the_calls_in_flight_not_the_pace() -> None:
+    # Nothing measured, nothing stated: a pace would be a guess (1 call/s) that takes
+    # hundreds of answers to grow out of. The window is cut and grows back.
+    control = RateControl(10)
+    control.limited_by(0.0, control.started(0.0, 0), RateFacts(retry_after=0.0), 0, 0.0)
+    assert control.rate is None and control.window == 5
+    for i in range(40):
+        control.answered(1.0 + i * 0.01, None)
+    assert control.window == 10 and control.unbound(2.0, 9)
+
+
+def test_429s_that_go_on_with_nothing_measured_pace_once_one_call_is_in_flight() -> None:
+    control = RateControl(8)
+    now = 0.0
+    while control.rate is None:
+        assert now < 10
+        control.limited_by(now, control.started(now, 0), RateFacts(retry_after=0.5), 0, 0.0)
+        now += 2.0
+    assert control.window == 1 and control.rate <= 2.0
 
 
 def test_starts_are_spaced_by_the_rate_and_the_window_bounds_calls_in_flight() -> None:

@@ -7,7 +7,9 @@ Three things bound when the next call may start:
   multiplicative decrease, as TCP does);
 - **starts per second** (`rate`): none at first; a 429 sets it, from the limit the server
   states (OpenAI's `x-ratelimit-limit-requests`, Gemini's per-minute quota) or else from
-  the answers per second just before the 429, cut by `RATE_CUT`; it then grows slowly
+  the answers per second just before the 429, cut by `RATE_CUT` (with neither, a 429 only
+  halves the window until one call is left in flight: a guessed pace would take hundreds
+  of answers to grow out of); it then grows slowly
   while calls are answered (fast up to `KNEE` of the rate that met the 429, slowly
   beyond), never above the stated limit (times `MARGIN`);
 - **tokens per second**: when the server states a token limit, each call's estimated
@@ -140,22 +142,28 @@ class RateControl:
         cut = epoch == self.epoch and now >= self._quiet_until
         if cut:
             self.epoch += 1
+            blind = (self.rate is None and self.request_cap is None and self.window > 1
+                     and not self._answered_lately(now))
             self.window = max(1.0, self.window * WINDOW_CUT)
-            base = self.rate if self.rate is not None else self._throughput(now, facts)
-            if self.request_cap is None:
-                rate = base * RATE_CUT
-            elif self.rate is None:  # the first 429: go at the stated limit
-                rate = self.request_cap
-            else:
-                rate = min(base * STATED_CUT, self.request_cap)
-            self.knee = base
-            self.rate = max(MIN_RATE, rate)
+            if not blind:
+                self._cut_rate(now, facts)
         wait = self._wait(facts, tokens)
         pause = None if wait is None else self._pause(
             now, wait + min(JITTER_SHARE * wait, JITTER_MAX) * jitter)
         if cut:
             self._quiet_until = max(now, self.paused_until) + QUIET
         return pause
+
+    def _cut_rate(self, now: float, facts: RateFacts | None) -> None:
+        base = self.rate if self.rate is not None else self._throughput(now, facts)
+        if self.request_cap is None:
+            rate = base * RATE_CUT
+        elif self.rate is None:  # the first 429: go at the stated limit
+            rate = self.request_cap
+        else:
+            rate = min(base * STATED_CUT, self.request_cap)
+        self.knee = base
+        self.rate = max(MIN_RATE, rate)
 
     def current_rate(self, now: float) -> float:
         """Starts per second now: the pace if paced, else the answers per second lately."""
@@ -170,6 +178,9 @@ class RateControl:
                 self.rate = min(self.rate, self.request_cap)
         if facts.tokens_limit:
             self.token_rate = MARGIN * facts.tokens_limit / 60.0
+
+    def _answered_lately(self, now: float) -> bool:
+        return bool(self._answers) and self._answers[-1] >= now - THROUGHPUT_SPAN
 
     def _throughput(self, now: float, facts: RateFacts | None) -> float:
         answers = [t for t in self._answers if t >= now - THROUGHPUT_SPAN]
