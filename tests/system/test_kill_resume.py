@@ -66,12 +66,20 @@ def _config(
     }
 
 
+# Uninterrupted runs, by their settings: the cases that share them share one run.
+_REFERENCES: dict[str, tuple[Any, int]] = {}
+
+
 def _uninterrupted(
     tmp: Path, n: int, latency: float, concurrency: int, strategy: dict[str, Any] | None
 ) -> tuple[Any, int]:
-    config = _config(tmp, f"ref-{n}-{latency}", n, latency, concurrency, False, strategy)
-    assert _run(config, tmp, "ref").wait(timeout=120) == 0
-    return json.loads(Path(config["out"]).read_text()), _lines(Path(config["call_log"]))
+    key = json.dumps([n, latency, concurrency, strategy], sort_keys=True)
+    if key not in _REFERENCES:
+        config = _config(tmp, f"ref-{n}-{latency}", n, latency, concurrency, False, strategy)
+        assert _run(config, tmp, "ref").wait(timeout=120) == 0
+        _REFERENCES[key] = (json.loads(Path(config["out"]).read_text()),
+                            _lines(Path(config["call_log"])))
+    return _REFERENCES[key]
 
 
 CASES = [
@@ -87,6 +95,9 @@ CASES = [
     (40, 0.001, 5, True, 0.9, SWISS),  # in the top-K refinement waves
     (40, 0.001, 5, False, 0.6, {"strategy": "swiss"}),  # two calls per match
 ]
+# The cases of one uninterrupted run go to one xdist worker, which makes that run once.
+CASES = [pytest.param(*case, marks=pytest.mark.xdist_group(
+    f"kill-resume-{case[0]}-{case[1]}-{json.dumps(case[5], sort_keys=True)}")) for case in CASES]
 
 
 @pytest.mark.parametrize(("n", "latency", "concurrency", "cache", "share", "strategy"), CASES)

@@ -21,8 +21,9 @@ ASKED = PromptTemplate(
 
 
 def _between_fences(text: str) -> str:
-    """The lines that are not fence lines (their random tag may spell anything)."""
-    return "\n".join(line for line in text.splitlines() if not line.startswith("<<<"))
+    """The text without its fences, which may start mid-line ("Question of B: <<<BEGIN ...")
+    and whose random tag may spell anything, 49 included."""
+    return re.sub(r"<<<(?:BEGIN|END) [^<>]* [0-9A-F]{12}>>>", "", text)
 
 
 def test_each_side_shows_its_own_fields_fenced_as_data() -> None:

@@ -88,7 +88,7 @@ def start(log: Path) -> LocalModel:
             raise Unavailable(f"the llama-cpp-python server extras are missing ({extra}): "
                               f"{INSTALL}")
     port = free_port()
-    threads = os.environ.get(THREADS_VARIABLE, "2")
+    threads = os.environ.get(THREADS_VARIABLE, "1")
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights()),
                "--host", "127.0.0.1", "--port", str(port), "--n_threads", threads,
                "--model_alias", ALIAS]
