@@ -6,7 +6,8 @@ batch is recorded before it is submitted and once its id is known (`stores.batch
 process killed while waiting resumes by polling the same batch. When a batch ends, each
 answer is journaled before it is reported; requests the batch did not answer (expired,
 cancelled, failed) go alone into the next batch, and answers without a verdict are asked
-again there, as the live path asks again.
+again there, as the live path asks again. A pointwise round's requests show one text each
+and ask the run's question; their labels travel like verdicts.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ from llm_qualitative_sort.errors import (
     RunDetached,
     TransientProviderError,
 )
-from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
+from llm_qualitative_sort.providers._batch import (
+    BatchClient,
+    BatchRequest,
+    BatchStatus,
+    Request,
+    ScoreRequest,
+)
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._prompt_run import prompt_key
 from llm_qualitative_sort.stores.base import BatchRecords
@@ -123,6 +130,8 @@ class _Round:
         provider = self.settings.provider
         identity = provider.tie_identity() if self.settings.ties else provider.model_identity
         identity += prompt_key(self.settings.prompt)
+        if self.settings.question is not None:  # the live judge's key (`Judge.prompt_key`)
+            identity += self.settings.question.identity
         if self.settings.prompt is not None:
             identity += self.settings.prompt.pair_key(place.first, place.second)
         return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
@@ -194,9 +203,7 @@ class _Round:
         chunks: list[list[int]] = []
         size = 0
         for index in indices:
-            place = self.calls[index].place
-            request = BatchRequest("", place.first, place.second)
-            weight = self.client.request_bytes(request, self.settings.criteria)
+            weight = self.client.request_bytes(self._request(index, ""), self.settings.criteria)
             full = chunks and (len(chunks[-1]) >= self.client.max_requests
                                or size + weight > self.client.max_bytes)
             if not chunks or full:
@@ -214,8 +221,7 @@ class _Round:
         job = BatchJob(seq, tag, "submitting", requests)
         self.jobs.append(job)
         self._save(job)  # durable before the provider hears of it
-        batch = [BatchRequest(r.request_id, self.calls[i].place.first, self.calls[i].place.second)
-                 for r, i in zip(requests, indices, strict=True)]
+        batch = [self._request(i, r.request_id) for r, i in zip(requests, indices, strict=True)]
         try:
             job.batch_id = await self.provider.submit(batch, self.settings.criteria, job.tag)
         except PermanentProviderError:
@@ -225,6 +231,13 @@ class _Round:
         job.state = "open"
         self._save(job)  # durable before the run waits on it
         self._emit(job, BatchStatus("submitted", "running", 0, 0))
+
+    def _request(self, index: int, request_id: str) -> Request:
+        """The request of call `index`: its two texts, or its one text and the question."""
+        place = self.calls[index].place
+        if self.settings.question is not None:  # a pointwise call shows its item alone
+            return ScoreRequest(request_id, place.first, self.settings.question)
+        return BatchRequest(request_id, place.first, place.second)
 
     async def _check(self, job: BatchJob) -> None:
         assert job.batch_id is not None
