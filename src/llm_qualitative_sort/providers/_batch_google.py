@@ -105,14 +105,15 @@ class GeminiBatchClient(BatchClient):
                                           ties=self.ties)
             schema = verdict_schema(self.ties)
         config: dict[str, Any] = {
-            "system_instruction": system.text,
+            # A plain str: google-genai turns langchain's `TextAccessor` into an empty Content.
+            "system_instruction": str(system.text),
             "response_mime_type": "application/json",
             "response_json_schema": schema,
         }
         if self.logprobs:
             config |= {"response_logprobs": True, "logprobs": TOP_LOGPROBS}
         return {
-            "contents": [{"role": "user", "parts": [{"text": user.text}]}],
+            "contents": [{"role": "user", "parts": [{"text": str(user.text)}]}],
             "metadata": {"request": request.request_id},
             "config": config,
         }

@@ -116,8 +116,8 @@ class OpenAIBatchClient(BatchClient):
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [
-                {"role": "system", "content": system.text},
-                {"role": "user", "content": user.text},
+                {"role": "system", "content": str(system.text)},
+                {"role": "user", "content": str(user.text)},
             ],
             "response_format": {
                 "type": "json_schema",
