@@ -247,3 +247,22 @@ async def test_the_inverse_question_is_asked_in_the_batch(kind: str, tmp_path: P
     # The fake answers the highest label for the best text: asked how far it is, its
     # score is the complement, the lowest.
     assert next(s.score for s in result.pointwise if s.item == best) == 0.0
+
+
+@pytest.mark.parametrize(("kind", "where"), [("openai", "request"), ("google", "request"),
+                                             ("openai", "create"), ("google", "create")])
+async def test_a_refusal_of_log_probabilities_is_submitted_again_without_them(
+    kind: str, where: str, tmp_path: Path
+) -> None:
+    with batch_server(kind, hidden_scores(ITEMS), logprobs=LABELS,
+                      refuse_logprobs=where) as (fake, url):
+        provider = batch_provider(kind, url)
+        result = await sorter(provider, tmp_path).sort(ITEMS)
+        batches = [[asked_logprobs(kind, r.body) for r in b.requests]
+                   for b in fake.batches.values()]
+    assert batches[-1] and not any(batches[-1])  # the last batch no longer asked
+    assert provider.logprobs is False
+    calls = [c for s in result.pointwise for c in s.calls]
+    assert len(calls) == 16 and all(c.label is not None and c.distribution is None
+                                    for c in calls)
+    assert result.statistics.failed_calls == 0
