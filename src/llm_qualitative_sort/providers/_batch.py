@@ -154,8 +154,10 @@ class BatchClient(ABC):
         # show one text, and their answers are read for a label of its scale.
         self.question: ScoreQuestion | None = None
         # Whether requests ask for log-probabilities (the soft verdict), as the live calls
-        # of the provider would; off for good once the provider refused them.
+        # of the provider would; off for good once the provider refused them, and then
+        # `on_logprobs_refused` tells the provider at once (a run of one round, too).
         self.logprobs = True
+        self.on_logprobs_refused: Callable[[], None] | None = None
 
     def logprobs_refused(self, status: Any, message: str) -> bool:
         """Whether a failure is a refusal of the log-probabilities asked for (turns them off).
@@ -166,6 +168,8 @@ class BatchClient(ABC):
         refused = status in (400, 422) and "logprob" in message.lower()
         if refused:
             self.logprobs = False
+            if self.on_logprobs_refused is not None:
+                self.on_logprobs_refused()
         return refused
 
     @abstractmethod
