@@ -181,7 +181,8 @@ async def test_a_detached_pointwise_run_re_attaches_to_its_batch_and_never_pays_
     assert all(c.expected == pytest.approx(EXPECTED) for s in result.pointwise for c in s.calls)
 
 
-Crash = type("Crash", (BaseException,), {"__doc__": "The process dying: nothing after it runs."})
+class Crash(BaseException):
+    """Stands for the process dying: nothing after it runs."""
 
 
 @pytest.mark.parametrize("kind", KINDS)
