@@ -105,12 +105,3 @@ def test_a_stopped_pointwise_run_resumes_from_the_command_line(
     assert code == EXIT_OK, err
     assert "13 paid now, 7 before" in err and len(out.splitlines()) == 20
 
-
-def test_batch_mode_is_refused_for_pointwise_before_any_call(
-    tmp_path: Path, capsys: Any, monkeypatch: Any
-) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-used")
-    code, _, err = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
-                         "--strategy", "pointwise", "--provider", "openai", "--batch",
-                         "--checkpoint", str(tmp_path / "runs.db"), "--progress", "none")
-    assert code == EXIT_USAGE and "live calls only" in err

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 import pytest
 
 from llm_qualitative_sort import BatchOptions, OpenAIProvider, ProgressEvent
 from llm_qualitative_sort.cli._progress import BarProgress, LineProgress, batch_text
 from llm_qualitative_sort.models import EventType
-from llm_qualitative_sort.providers._batch import RequestFailure, batch_options
+from llm_qualitative_sort.providers._batch import (
+    BatchRequest,
+    RequestFailure,
+    ScoreRequest,
+    batch_options,
+)
+from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
 from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
+from llm_qualitative_sort.providers._score_answer import ScoredAnswer
 from llm_qualitative_sort.results.from_state import match_from_log, statistics
+from llm_qualitative_sort.scoring import Scale, ScoreQuestion
 
 KEY = "sk-unit-SECRET-0042"
 
@@ -138,3 +147,71 @@ def test_the_bar_shows_batches_in_its_postfix_and_lines_print_state_changes() ->
                             ("completed", 40)]:
         printer(batch_event(state, answered))
     assert lines.getvalue().count("\n") == 3
+
+
+QUESTION = ScoreQuestion(Scale.parse(None))
+
+
+def test_a_pointwise_line_shows_one_text_and_asks_for_a_label_of_the_scale() -> None:
+    line = client()._line(ScoreRequest("m2-c0", "the only text", QUESTION), "clarity")
+    body = line["body"]
+    assert line["custom_id"] == "m2-c0" and body["logprobs"] is True
+    schema = body["response_format"]["json_schema"]
+    assert schema["name"] == "Score" and schema["strict"] is True
+    assert schema["schema"]["properties"]["label"]["enum"] == [1, 2, 3, 4]
+    system, user = (m["content"] for m in body["messages"])
+    assert "4: Excellent" in system and "the only text" in user and "TEXT A" not in user
+    inverse = ScoreRequest("m2-c0", "t", ScoreQuestion(QUESTION.scale, inverse=True))
+    assert "how far" in client()._line(inverse, "clarity")["body"]["messages"][0]["content"]
+
+
+@pytest.mark.parametrize("request_", [BatchRequest("r", "first", "second"),
+                                      ScoreRequest("r", "alone", QUESTION)])
+def test_gemini_requests_carry_their_system_instruction_as_plain_text(request_) -> None:
+    gemini = GeminiBatchClient(BatchOptions(), "gemini-3.0", KEY, "http://127.0.0.1:1",
+                               "v1beta", 5.0)
+    config = gemini._request(request_, "clarity")["config"]
+    # google-genai sends a str subclass (langchain's TextAccessor) as an empty instruction.
+    assert type(config["system_instruction"]) is str and "judge" in config["system_instruction"]
+
+
+def scored_line(content: str, logprobs: dict[str, float] | None = None) -> str:
+    line = json.loads(output(content))
+    if logprobs:
+        head = content[:content.index('"label": ') + len('"label": ')]
+        label = content[len(head):].rstrip("}")
+        line["response"]["body"]["choices"][0]["logprobs"] = {"content": [
+            {"token": head, "logprob": 0.0, "top_logprobs": []},
+            {"token": label, "logprob": logprobs[label],
+             "top_logprobs": [{"token": k, "logprob": z} for k, z in logprobs.items()]},
+            {"token": "}", "logprob": 0.0, "top_logprobs": []}]}
+    return json.dumps(line)
+
+
+def test_a_pointwise_output_line_gives_the_label_and_its_distribution() -> None:
+    scorer = client()
+    scorer.question = QUESTION
+    z = {"2": math.log(0.2), "3": math.log(0.6), "4": math.log(0.2)}
+    line = scored_line(json.dumps({"reason": f"clear ({KEY})", "label": 3}), z)
+    request_id, answer = scorer._outcome(line, "batch_9")
+    assert request_id == "m3-c1" and isinstance(answer, ScoredAnswer)
+    assert answer.answer is not None and answer.answer.label == 3
+    assert answer.distribution == pytest.approx({2: 0.2, 3: 0.6, 4: 0.2})
+    assert answer.raw["label_logprobs"]["3"] == pytest.approx(math.log(0.6))
+    assert answer.raw["batch"] == {"id": "batch_9", "request": "m3-c1"}
+    assert KEY not in answer.answer.reason and KEY not in json.dumps(answer.raw)
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    (json.dumps({"reason": "?", "label": 7}), "label 7 is not on the scale"),
+    (json.dumps({"reasoning": "?", "winner": "A"}), "does not match the score schema"),
+    ("not json", "the answer is not JSON"),
+])
+def test_a_pointwise_output_line_without_a_label_of_the_scale_has_its_problem(
+    content, problem
+) -> None:
+    scorer = client()
+    scorer.question = QUESTION
+    _, answer = scorer._outcome(output(content), "b")
+    assert isinstance(answer, ScoredAnswer) and answer.answer is None
+    assert problem in answer.problem and answer.distribution is None

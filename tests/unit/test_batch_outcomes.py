@@ -14,6 +14,9 @@ from llm_qualitative_sort._calls.base import Call
 from llm_qualitative_sort.providers._answer import _Answer
 from llm_qualitative_sort.providers._batch import RequestFailure
 from llm_qualitative_sort.providers._prompt import Verdict
+from llm_qualitative_sort.providers._score_answer import ScoredAnswer
+from llm_qualitative_sort.providers._score_prompt import ScoreAnswer
+from llm_qualitative_sort.scoring import from_comparison
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.entries import CallPlace
 
@@ -101,3 +104,35 @@ def test_every_unanswered_call_lands_in_exactly_one_place(outcomes, unanswered, 
     places = ([i for i, _ in done.final] + [INDEX[p] for p in done.kept]
               + [i for i, _ in done.failed] + [i for i, _ in done.refused])
     assert sorted(places) == sorted(unanswered)
+
+
+def labelled(label: int = 3) -> ScoredAnswer:
+    return ScoredAnswer(ScoreAnswer(reason="clear", label=label), {"batch": {"id": "b1"}},
+                        100, 10, "", {3: 0.75, 4: 0.25})
+
+
+def unlabelled(problem: str = "label 7 is not on the scale") -> ScoredAnswer:
+    return ScoredAnswer(None, {"batch": {"id": "b1"}, "problem": problem}, 100, 10, problem)
+
+
+def test_a_pointwise_answer_is_final_in_the_carrier_form_the_journal_keeps() -> None:
+    done = collect(JOB, {"r0": labelled()}, INDEX, CALLS, {0}, {}, reasks=1)
+    ((index, result),) = done.final
+    assert index == 0 and result.winner == "A" and result.reasoning == "clear"
+    assert result.raw_response["pointwise"] == {"label": 3, "distribution": [[3, 0.75],
+                                                                             [4, 0.25]]}
+    assert from_comparison(result).expected == 3.25
+
+
+def test_a_pointwise_answer_without_label_is_asked_again_then_a_failed_call() -> None:
+    first = collect(JOB, {"r0": unlabelled()}, INDEX, CALLS, {0}, {}, reasks=1)
+    assert not first.final and first.kept[(0, 0)]["pointwise"] is True
+    kept = {(0, 0): [first.kept[(0, 0)]]}
+    assert isinstance(answer_from_dict(kept[(0, 0)][0]), ScoredAnswer)
+    second = collect(JOB, {"r0": unlabelled()}, INDEX, CALLS, {0}, kept, reasks=1)
+    ((_, result),) = second.final
+    assert result.winner is None and result.input_tokens == 200
+    assert result.reasoning.startswith("no usable label after 2 answer(s): label 7")
+    again = collect(JOB, {"r0": labelled(4)}, INDEX, CALLS, {0}, kept, reasks=1)
+    assert again.final[0][1].raw_response["pointwise"]["label"] == 4
+    assert again.final[0][1].input_tokens == 200  # the answer without a label was paid too

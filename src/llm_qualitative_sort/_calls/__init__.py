@@ -18,10 +18,8 @@ def make_runner(settings: CallSettings) -> CallRunner:
     client = settings.provider.batch_client()
     if client is None:
         return LiveAfterBatch(settings, LiveRunner(settings))
-    if settings.question is not None:  # the sorter refuses this first; a graph run too
-        raise ValueError("a round that scores texts alone runs live calls only: turn batch "
-                         "mode off")
     client.ties = settings.ties
+    client.question = settings.question  # a pointwise round's requests show one text
     return BatchRunner(settings, client)
 
 

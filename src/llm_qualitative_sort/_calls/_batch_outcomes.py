@@ -4,7 +4,9 @@ Pure bookkeeping on plain data, apart from the provider and the journal: an answ
 verdict is final; one without is asked again in the next batch until the provider's
 `reasks` are used up, then final with `winner=None` (the live path's rule, through the same
 `_result`); a request the batch did not answer goes into the next batch, unless the provider
-refused it for good.
+refused it for good. A pointwise answer follows the same rules with its label for a verdict
+(through the live path's `scored_result`), and is final in the carrier form the journal and
+the cache keep (`scoring.as_comparison`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from llm_qualitative_sort._calls.base import Call
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._answer import _Answer, _result
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
+from llm_qualitative_sort.providers._score_answer import ScoredAnswer, scored_result
+from llm_qualitative_sort.scoring import as_comparison
 from llm_qualitative_sort.stores.batch_journal import BatchJob
 
 Place = tuple[int, int]  # (match, call)
@@ -63,21 +67,35 @@ def collect(
         else:
             earlier = [answer_from_dict(a) for a in kept_before.get(place, [])
                        if a.get("shown") == request.shown]
-            answers = [*earlier, outcome]
-            if outcome.verdict is not None or len(answers) > reasks:
-                done.final.append((position, _result(answers)))
+            final = _final([*earlier, outcome], reasks)
+            if final is not None:
+                done.final.append((position, final))
             else:
                 done.kept[place] = answer_to_dict(outcome, request.shown)
     return done
 
 
-def answer_to_dict(answer: _Answer, shown: str) -> dict[str, Any]:
-    """A verdict-less answer as kept in the batch journal."""
-    return {"raw": answer.raw, "input_tokens": answer.input_tokens,
+def _final(answers: list[_Answer | ScoredAnswer], reasks: int) -> ComparisonResult | None:
+    """The call's result from its answers so far, or None while it is to be asked again."""
+    last = answers[-1]
+    if isinstance(last, ScoredAnswer):
+        if last.answer is None and len(answers) <= reasks:
+            return None
+        return as_comparison(scored_result([a for a in answers if isinstance(a, ScoredAnswer)]))
+    if last.verdict is None and len(answers) <= reasks:
+        return None
+    return _result([a for a in answers if isinstance(a, _Answer)])
+
+
+def answer_to_dict(answer: _Answer | ScoredAnswer, shown: str) -> dict[str, Any]:
+    """An answer without a verdict (or label) as kept in the batch journal."""
+    kept = {"raw": answer.raw, "input_tokens": answer.input_tokens,
             "output_tokens": answer.output_tokens, "problem": answer.problem, "shown": shown}
+    return kept | ({"pointwise": True} if isinstance(answer, ScoredAnswer) else {})
 
 
-def answer_from_dict(data: Mapping[str, Any]) -> _Answer:
-    """A kept answer back (it had no verdict)."""
-    return _Answer(None, dict(data["raw"]), int(data["input_tokens"]),
-                   int(data["output_tokens"]), str(data["problem"]))
+def answer_from_dict(data: Mapping[str, Any]) -> _Answer | ScoredAnswer:
+    """A kept answer back (it had no verdict, or no label for a pointwise one)."""
+    kind = ScoredAnswer if data.get("pointwise") else _Answer
+    return kind(None, dict(data["raw"]), int(data["input_tokens"]),
+                int(data["output_tokens"]), str(data["problem"]))

@@ -11,7 +11,7 @@ from langgraph.types import RetryPolicy
 from llm_qualitative_sort._calls.judge import cancel_requests, stray_cancel
 from llm_qualitative_sort._calls.retrying import backoff_delay
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError, message_of
-from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus, Outcome
+from llm_qualitative_sort.providers._batch import BatchClient, BatchStatus, Outcome, Request
 from llm_qualitative_sort.providers._failures import classify, status_of
 
 T = TypeVar("T")
@@ -36,7 +36,7 @@ class PatientClient:
         self.retry = retry
         self.attempts = max(retry.max_attempts, 1)
 
-    async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
+    async def submit(self, requests: Sequence[Request], criteria: str, tag: str) -> str:
         """Submit once: a batch found under `tag` after a failed try is the one submitted."""
         attempt = 1
         while True:

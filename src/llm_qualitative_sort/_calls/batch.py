@@ -6,7 +6,8 @@ batch is recorded before it is submitted and once its id is known (`stores.batch
 process killed while waiting resumes by polling the same batch. When a batch ends, each
 answer is journaled before it is reported; requests the batch did not answer (expired,
 cancelled, failed) go alone into the next batch, and answers without a verdict are asked
-again there, as the live path asks again.
+again there, as the live path asks again. A pointwise round's requests show one text each
+and ask the run's question; their labels travel like verdicts.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
+from llm_qualitative_sort._calls._batch_requests import job_request, provider_request, split
 from llm_qualitative_sort._calls._patient import PatientClient
 from llm_qualitative_sort._calls.base import (
     AnswerSink,
@@ -31,11 +33,11 @@ from llm_qualitative_sort.errors import (
     RunDetached,
     TransientProviderError,
 )
-from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
+from llm_qualitative_sort.providers._batch import BatchClient, BatchStatus
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._prompt_run import prompt_key
 from llm_qualitative_sort.stores.base import BatchRecords
-from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
+from llm_qualitative_sort.stores.batch_journal import BatchJob
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job
 from llm_qualitative_sort.stores.entries import CallFacts
 
@@ -122,7 +124,8 @@ class _Round:
         place = call.place
         provider = self.settings.provider
         identity = provider.tie_identity() if self.settings.ties else provider.model_identity
-        identity += prompt_key(self.settings.prompt)
+        question = self.settings.question  # the live judge's key too (`Judge.prompt_key`)
+        identity += prompt_key(self.settings.prompt) + (question.identity if question else "")
         if self.settings.prompt is not None:
             identity += self.settings.prompt.pair_key(place.first, place.second)
         return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
@@ -191,30 +194,21 @@ class _Round:
         return bool(waiting)
 
     def _chunks(self, indices: list[int]) -> list[list[int]]:
-        chunks: list[list[int]] = []
-        size = 0
-        for index in indices:
-            place = self.calls[index].place
-            request = BatchRequest("", place.first, place.second)
-            weight = self.client.request_bytes(request, self.settings.criteria)
-            full = chunks and (len(chunks[-1]) >= self.client.max_requests
-                               or size + weight > self.client.max_bytes)
-            if not chunks or full:
-                chunks.append([])
-                size = 0
-            chunks[-1].append(index)
-            size += weight
-        return chunks
+        question = self.settings.question
+        weights = [self.client.request_bytes(provider_request(self.calls[i], question, ""),
+                                             self.settings.criteria) for i in indices]
+        return [[indices[p] for p in chunk]
+                for chunk in split(weights, self.client.max_requests, self.client.max_bytes)]
 
     async def _submit(self, indices: list[int]) -> None:
         place = self.calls[indices[0]].place
         seq = max((job.seq for job in self.jobs), default=0) + 1
         tag = f"lqs-r{place.round_number}-b{seq}-{secrets.token_hex(6)}"
-        requests = [_job_request(self.calls[i]) for i in indices]
+        requests = [job_request(self.calls[i]) for i in indices]
         job = BatchJob(seq, tag, "submitting", requests)
         self.jobs.append(job)
         self._save(job)  # durable before the provider hears of it
-        batch = [BatchRequest(r.request_id, self.calls[i].place.first, self.calls[i].place.second)
+        batch = [provider_request(self.calls[i], self.settings.question, r.request_id)
                  for r, i in zip(requests, indices, strict=True)]
         try:
             job.batch_id = await self.provider.submit(batch, self.settings.criteria, job.tag)
@@ -304,7 +298,3 @@ class _Round:
             f"({len(self.unanswered)} calls)", run_id=place.run_id, batches=ids,
         )
 
-
-def _job_request(call: Call) -> JobRequest:
-    place = call.place
-    return JobRequest(f"m{place.match}-c{place.call}", place.match, place.call, place.shown)

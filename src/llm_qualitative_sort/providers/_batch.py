@@ -5,7 +5,8 @@ about half the price, within hours instead of seconds. A `BatchClient` only spea
 provider: it submits requests under a tag, finds a batch by its tag (after a crash between
 submitting and recording the id), reports a batch's state and counts, and hands back each
 request's outcome. Durability, re-submission and waiting belong to the batch runner
-(`llm_qualitative_sort._calls.batch`); verdicts are read with the live path's rules.
+(`llm_qualitative_sort._calls.batch`); verdicts (and the labels of a pointwise run) are read
+with the live path's rules.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 from llm_qualitative_sort.providers._answer import _Answer, _validated
 from llm_qualitative_sort.providers._failures import redact
+from llm_qualitative_sort.providers._score_answer import ScoredAnswer, parsed_score, read_scored
 from llm_qualitative_sort.providers.logprobs import Token, verdict_probability
+from llm_qualitative_sort.scoring import ScoreQuestion
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,16 @@ class BatchRequest:
     second: str
 
 
+@dataclass(frozen=True)
+class ScoreRequest:
+    """One call of a pointwise batch: its id, the one text shown and the question asked."""
+
+    request_id: str
+    text: str
+    question: ScoreQuestion
+
+
+Request = BatchRequest | ScoreRequest
 Phase = Literal["running", "ended", "rejected", "missing"]
 
 
@@ -109,7 +122,8 @@ class RequestFailure:
     retry: bool
 
 
-Outcome = _Answer | RequestFailure
+# A request's outcome: a verdict-shaped answer, a pointwise one, or no answer at all.
+Outcome = _Answer | ScoredAnswer | RequestFailure
 _OVERHEAD_BYTES = 6_000
 
 
@@ -136,9 +150,14 @@ class BatchClient(ABC):
         # Whether the run's requests offer a tie (set by the batch runner of each round):
         # the prompt, the schema and the answer's validation follow it.
         self.ties = False
+        # A pointwise run's question (set by the batch runner of each round): its requests
+        # show one text, and their answers are read for a label of its scale.
+        self.question: ScoreQuestion | None = None
         # Whether requests ask for log-probabilities (the soft verdict), as the live calls
-        # of the provider would; off for good once the provider refused them.
+        # of the provider would; off for good once the provider refused them, and then
+        # `on_logprobs_refused` tells the provider at once (a run of one round, too).
         self.logprobs = True
+        self.on_logprobs_refused: Callable[[], None] | None = None
 
     def logprobs_refused(self, status: Any, message: str) -> bool:
         """Whether a failure is a refusal of the log-probabilities asked for (turns them off).
@@ -149,10 +168,12 @@ class BatchClient(ABC):
         refused = status in (400, 422) and "logprob" in message.lower()
         if refused:
             self.logprobs = False
+            if self.on_logprobs_refused is not None:
+                self.on_logprobs_refused()
         return refused
 
     @abstractmethod
-    async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
+    async def submit(self, requests: Sequence[Request], criteria: str, tag: str) -> str:
         """Submit one batch labelled with `tag`; return its id."""
 
     @abstractmethod
@@ -171,12 +192,13 @@ class BatchClient(ABC):
         from the result was not answered; the runner submits it again.
         """
 
-    def request_bytes(self, request: BatchRequest, criteria: str) -> int:
+    def request_bytes(self, request: Request, criteria: str) -> int:
         """An upper bound on one request's size in the batch input, for splitting.
 
         JSON escaping at most doubles a text; the prompt and the schema add a few KB.
         """
-        texts = (request.first, request.second, criteria)
+        texts = ((request.text, criteria) if isinstance(request, ScoreRequest)
+                 else (request.first, request.second, criteria))
         return 2 * sum(len(t.encode("utf-8")) for t in texts) + _OVERHEAD_BYTES
 
     def clean(self, data: Any) -> Any:
@@ -186,8 +208,10 @@ class BatchClient(ABC):
     def answer(
         self, text: str | None, raw: dict[str, Any], tokens: tuple[int, int], refusal: str = "",
         logprobs: Sequence[Token] = (),
-    ) -> _Answer:
-        """The verdict in a structured-output answer, by the live path's rules.
+    ) -> _Answer | ScoredAnswer:
+        """The verdict (or a pointwise run's label) in a structured-output answer.
+
+        Read by the live path's rules (`ScoredAnswer` for a pointwise run's `question`).
 
         Args:
             text: The answer's text (the JSON verdict), or None when there is none.
@@ -195,8 +219,12 @@ class BatchClient(ABC):
             tokens: Input and output tokens of the request.
             refusal: The model's refusal, if it refused.
             logprobs: The generated tokens with their alternatives, when the answer had
-                them: the soft verdict is read from them.
+                them: the soft verdict (or the label distribution) is read from them.
         """
+        if self.question is not None:
+            label, problem = parsed_score(text, refusal, raw.get("problem"), self.question.scale)
+            return read_scored(label, problem, raw, logprobs, self.question.scale, self.secret,
+                               tokens)
         if refusal:
             verdict, problem = None, f"the model refused: {refusal}"
         elif not text:  # nothing to read; `raw` may say why

@@ -1,7 +1,8 @@
 """Gemini batch mode through the official `google-genai` client.
 
 A round becomes one batch of inlined `generateContent` requests (the live path's prompt,
-JSON output against the verdict schema, log-probabilities asked for as the live call asks),
+JSON output against the verdict schema, log-probabilities asked for as the live call asks;
+a pointwise run's requests show one text and ask for a label of its scale),
 each labelled with its request id in `metadata`; the batch's display name is its tag, so a
 batch whose name was never recorded can be found again by listing. Results come back inline,
 in the order of the requests. Inline input is limited to 20 MB, so a larger round is split
@@ -16,14 +17,17 @@ from typing import TYPE_CHECKING, Any
 from llm_qualitative_sort.providers._batch import (
     BatchClient,
     BatchOptions,
-    BatchRequest,
     BatchStatus,
     Outcome,
     Phase,
+    Request,
     RequestFailure,
+    ScoreRequest,
 )
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._prompt import build_messages, verdict_schema
+from llm_qualitative_sort.providers._score_messages import build_score_messages
+from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers.logprobs import TOP_LOGPROBS, gemini_tokens
 
 if TYPE_CHECKING:
@@ -81,7 +85,7 @@ class GeminiBatchClient(BatchClient):
             self._client = genai.Client(api_key=self.secret, http_options=options).aio
         return self._client
 
-    async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
+    async def submit(self, requests: Sequence[Request], criteria: str, tag: str) -> str:
         """Create one batch of inlined requests named `tag`."""
         inlined: list[Any] = [self._request(r, criteria) for r in requests]
         job = await self._api().batches.create(
@@ -91,17 +95,25 @@ class GeminiBatchClient(BatchClient):
             raise RuntimeError(f"{self.where()}: the batch was created without a name")
         return job.name
 
-    def _request(self, request: BatchRequest, criteria: str) -> dict[str, Any]:
-        system, user = build_messages(request.first, request.second, criteria, ties=self.ties)
+    def _request(self, request: Request, criteria: str) -> dict[str, Any]:
+        if isinstance(request, ScoreRequest):
+            scale, inverse = request.question.scale, request.question.inverse
+            system, user = build_score_messages(request.text, criteria, scale, inverse)
+            schema = score_schema(scale)
+        else:
+            system, user = build_messages(request.first, request.second, criteria,
+                                          ties=self.ties)
+            schema = verdict_schema(self.ties)
         config: dict[str, Any] = {
-            "system_instruction": system.text,
+            # A plain str: google-genai turns langchain's `TextAccessor` into an empty Content.
+            "system_instruction": str(system.text),
             "response_mime_type": "application/json",
-            "response_json_schema": verdict_schema(self.ties),
+            "response_json_schema": schema,
         }
         if self.logprobs:
             config |= {"response_logprobs": True, "logprobs": TOP_LOGPROBS}
         return {
-            "contents": [{"role": "user", "parts": [{"text": user.text}]}],
+            "contents": [{"role": "user", "parts": [{"text": str(user.text)}]}],
             "metadata": {"request": request.request_id},
             "config": config,
         }

@@ -1,7 +1,8 @@
 """OpenAI's Batch API through the official `openai` client.
 
 A round becomes one JSONL file of `/v1/chat/completions` requests (the live path's prompt
-and strict JSON-schema output, log-probabilities asked for as the live call asks), uploaded
+and strict JSON-schema output, log-probabilities asked for as the live call asks; a
+pointwise run's requests show one text and ask for a label of its scale), uploaded
 with `purpose="batch"` and run with a 24-hour window. The batch carries its tag in
 `metadata`, so a batch whose id was never recorded can be found again by listing. Results
 come in an output file and failures in an error file, matched by `custom_id`; an expired or
@@ -18,14 +19,17 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from llm_qualitative_sort.providers._batch import (
     BatchClient,
     BatchOptions,
-    BatchRequest,
     BatchStatus,
     Outcome,
     Phase,
+    Request,
     RequestFailure,
+    ScoreRequest,
 )
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._prompt import build_messages, verdict_schema
+from llm_qualitative_sort.providers._score_messages import build_score_messages
+from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers.logprobs import TOP_LOGPROBS, openai_tokens
 
 if TYPE_CHECKING:
@@ -84,7 +88,7 @@ class OpenAIBatchClient(BatchClient):
             )
         return self._client
 
-    async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
+    async def submit(self, requests: Sequence[Request], criteria: str, tag: str) -> str:
         """Upload the requests as a JSONL file and start a batch on it."""
         lines = [json.dumps(self._line(r, criteria), ensure_ascii=False) for r in requests]
         data = ("\n".join(lines) + "\n").encode("utf-8")
@@ -100,18 +104,24 @@ class OpenAIBatchClient(BatchClient):
         )
         return batch.id
 
-    def _line(self, request: BatchRequest, criteria: str) -> dict[str, Any]:
-        system, user = build_messages(request.first, request.second, criteria, ties=self.ties)
+    def _line(self, request: Request, criteria: str) -> dict[str, Any]:
+        if isinstance(request, ScoreRequest):
+            scale, inverse = request.question.scale, request.question.inverse
+            system, user = build_score_messages(request.text, criteria, scale, inverse)
+            name, schema = "Score", score_schema(scale)
+        else:
+            system, user = build_messages(request.first, request.second, criteria,
+                                          ties=self.ties)
+            name, schema = "Verdict", verdict_schema(self.ties)
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [
-                {"role": "system", "content": system.text},
-                {"role": "user", "content": user.text},
+                {"role": "system", "content": str(system.text)},
+                {"role": "user", "content": str(user.text)},
             ],
             "response_format": {
                 "type": "json_schema",
-                "json_schema": {"name": "Verdict", "strict": True,
-                                "schema": verdict_schema(self.ties)},
+                "json_schema": {"name": name, "strict": True, "schema": schema},
             },
         }
         if self.logprobs:

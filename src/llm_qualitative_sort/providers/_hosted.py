@@ -123,4 +123,9 @@ class HostedProvider(LangChainProvider):
         assert self.batch is not None and self._api_key is not None
         client = self._open_batch_client(self.batch, self._api_key.get_secret_value())
         client.reasks = self.reasks
+        client.on_logprobs_refused = self._logprobs_refused
         return client
+
+    def _logprobs_refused(self) -> None:
+        """A batch learned that the model refuses log-probabilities: never ask again."""
+        self.logprobs = False

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from llm_qualitative_sort.providers.logprobs import Token, value_token
-from llm_qualitative_sort.scoring import Scale
+from llm_qualitative_sort.scoring import Scale, label_distribution
 
 _LABEL = re.compile(r'"label"\s*:\s*')
 _PIECE = re.compile(r'"?(\d)"?[\s,}\]]*')
@@ -32,6 +32,25 @@ def score_logprobs(tokens: Sequence[Token], scale: Scale) -> dict[int, float] | 
     """
     found = value_token(tokens, _LABEL)
     return None if found is None else _labels(*found, scale)
+
+
+def score_distribution(tokens: Sequence[Token], scale: Scale
+                       ) -> tuple[dict[int, float] | None, dict[str, float]]:
+    """The label distribution of an answer, and the label log-probabilities it came from.
+
+    The live and the batch calls read an answer's tokens with this one rule; (None, {})
+    when the tokens carry no label of the scale.
+
+    Example:
+        >>> tokens = [Token('{"reason": "ok", "label": ', 0.0, {}),
+        ...           Token("3", math.log(0.6), {"3": math.log(0.6), "4": math.log(0.2)})]
+        >>> score_distribution(tokens, Scale.parse(None))[0]
+        {3: 0.75, 4: 0.25}
+    """
+    found = score_logprobs(tokens, scale) if tokens else None
+    if not found:
+        return None, {}
+    return label_distribution(found), {str(k): round(v, 6) for k, v in found.items()}
 
 
 def _labels(token: Token, prefix: str, scale: Scale) -> dict[int, float] | None:

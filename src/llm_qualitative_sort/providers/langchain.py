@@ -60,7 +60,7 @@ from llm_qualitative_sort.scoring import PointwiseResult, Scale
 Method = Literal["json_schema", "function_calling", "json_mode", "text"]
 ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
 ChatModelSource = BaseChatModel | Callable[[], BaseChatModel]
-# An answer as one request gives it: a verdict (`_Answer`) or a label (`_Scored`); both keep
+# An answer as one request gives it: a verdict (`_Answer`) or a label (`ScoredAnswer`); both keep
 # the raw answer in `raw`.
 Answered = TypeVar("Answered", bound=Any)
 

@@ -42,15 +42,13 @@ def check_judge(provider: Any, ties: Any) -> None:
 
 
 def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
-    """Refuse a pointwise run with a provider that cannot score a text alone, or in batch mode."""
+    """Refuse a pointwise run with a provider that cannot score a text alone."""
     if settings.name != "pointwise":
         return
     for judge in [provider, *leaf_judges(provider)]:
         if not offers_scores(judge):
             raise TypeError(f"strategy='pointwise': {type(judge).__name__} has no score_call, "
                             "so it cannot score a text alone")
-    if getattr(provider, "batch", None) is not None:  # a hosted provider's batch options
-        raise ValueError("strategy='pointwise' runs live calls only: turn batch mode off")
 
 
 def check_hooks(cache: Any, on_progress: Any) -> None:

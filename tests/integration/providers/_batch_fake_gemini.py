@@ -7,7 +7,9 @@ order, each with its metadata), `GET /v1beta/batches` (newest first). Faults per
 "expire" (no results), "cancel" (half of the requests answered), "fail", "request_error"
 (a 500 for the first request), "invalid" (a 400 for it), "garbled" (the first answer is
 not JSON), "refusal" (the first answer is blocked), "no_metadata" (responses without it).
-A request asking for log-probabilities (`responseLogprobs`) gets a `logprobsResult` when the
+A pointwise request (one text, the label schema) gets a label of its scale (`bad_label`: one
+off it for those texts). A request asking for log-probabilities (`responseLogprobs`) gets a
+`logprobsResult` when the
 fake has some, or is refused with "Logprobs is not enabled" (`refuse_logprobs`: a 400 for the
 request, a failed batch, or a 400 for the batch's creation).
 """
@@ -17,8 +19,16 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from _batch_fakes import Batch, BatchFake, Handler, Request, schema_ok, split_url, texts_of
-from _fakes import verdict_tokens
+from _batch_fakes import (
+    Batch,
+    BatchFake,
+    Handler,
+    Request,
+    schema_ok,
+    split_url,
+    text_of,
+    texts_of,
+)
 
 STATES = ["BATCH_STATE_PENDING", "BATCH_STATE_RUNNING", "BATCH_STATE_SUCCEEDED"]
 _ENDS = {"expire": "BATCH_STATE_EXPIRED", "cancel": "BATCH_STATE_CANCELLED",
@@ -75,8 +85,8 @@ def create(h: Handler, body: dict[str, Any]) -> None:
         with fake.lock:
             fake.refused_creations += 1
         return h.send_json(400, error(400, f"Logprobs is not enabled for models/{fake.model}"))
-    requests = [Request(item["metadata"]["request"], texts_of(item["request"]), item)
-                for item in items]
+    requests = [Request(item["metadata"]["request"], texts_of(item["request"]), item,
+                        text_of(item["request"])) for item in items]
     batch = fake.add(spec.get("displayName", ""), requests, "batches/b")
     if fake.refuses("batch", asked):
         batch.fault = "fail"
@@ -98,7 +108,8 @@ def validate(items: list[dict[str, Any]]) -> str:
             config.get("responseJsonSchema")
         ):
             return f"request {number}: no JSON schema output"
-        if "systemInstruction" not in request or texts_of(request) is None:
+        system = ((request.get("systemInstruction") or {}).get("parts") or [{}])[0]
+        if not system.get("text") or (texts_of(request) is None and text_of(request) is None):
             return f"request {number}: no system instruction or no fenced texts"
         if not (item.get("metadata") or {}).get("request"):
             return f"request {number}: no request id in metadata"
@@ -127,14 +138,13 @@ def answer(fake: BatchFake, request: Request, position: int, fault: str) -> dict
     if fake.refuses("request", bool(config.get("responseLogprobs"))):
         message = f"Logprobs is not enabled for models/{fake.model}"
         return {"error": {"code": 400, "message": message}, **meta}
-    assert request.texts is not None
-    text = fake.verdict_text(request.texts, request.body)
+    text = fake.content(request)
     if position == 0 and fault == "garbled":
         text = "The first one, clearly."
     candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}]},
                                  "finishReason": "STOP", "index": 0}
-    if config.get("responseLogprobs") and fake.logprobs and '"winner"' in text:
-        tokens = verdict_tokens(text, fake.logprobs)
+    tokens = fake.tokens(text)
+    if config.get("responseLogprobs") and tokens:
         candidate["logprobsResult"] = {
             "topCandidates": [{"candidates": [{"token": t, "logProbability": z}
                                               for t, z in top]} for _, _, top in tokens],

@@ -6,7 +6,9 @@ in_progress → finalizing → completed), list (newest first, with cursors). Fa
 "expire" / "cancel" (half of the requests done, the rest in the error file), "fail",
 "malformed" (the first output line is cut short), "request_error" (a 500 for the first
 request), "invalid" (a 400 for the first request), "garbled" (the first answer is not
-JSON), "refusal" (the first answer is a refusal). A request asking for log-probabilities
+JSON), "refusal" (the first answer is a refusal). A pointwise request (one text, the
+label schema) gets a label of its scale (`bad_label`: one off it for those texts). A request
+asking for log-probabilities
 gets them at its verdict token when the fake has some, or is refused (`refuse_logprobs`: a
 400 for the request, a failed batch, or a 400 for the batch's creation).
 """
@@ -19,8 +21,16 @@ import json
 import time
 from typing import Any
 
-from _batch_fakes import Batch, BatchFake, Handler, Request, schema_ok, split_url, texts_of
-from _fakes import verdict_tokens
+from _batch_fakes import (
+    Batch,
+    BatchFake,
+    Handler,
+    Request,
+    schema_ok,
+    split_url,
+    text_of,
+    texts_of,
+)
 
 STATES = ["validating", "in_progress", "finalizing", "completed"]
 ENDPOINT = "/v1/chat/completions"
@@ -89,7 +99,8 @@ def create(h: Handler, body: dict[str, Any]) -> None:
         with fake.lock:
             fake.refused_creations += 1
         return h.send_json(400, error("logprobs is not supported with this model"))
-    requests = [Request(line["custom_id"], texts_of(line.get("body")), line) for line in lines]
+    requests = [Request(line["custom_id"], texts_of(line.get("body")), line,
+                        text_of(line.get("body"))) for line in lines]
     tag = (body.get("metadata") or {}).get("tag", "")
     batch = fake.add(tag, requests, "batch_")
     batch.state = "validating"
@@ -118,7 +129,8 @@ def validate(fake: BatchFake, lines: list[dict[str, Any]]) -> str:
             return f"line {number}: model {request.get('model')} does not exist"
         if response_format.get("type") != "json_schema" or not schema_ok(schema):
             return f"line {number}: no json_schema response format"
-        if roles != ["system", "user"] or texts_of(request) is None:
+        if roles != ["system", "user"] or (texts_of(request) is None
+                                           and text_of(request) is None):
             return f"line {number}: no fenced texts in the prompt"
     return ""
 
@@ -165,21 +177,19 @@ def response(status: int, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def completion(fake: BatchFake, request: Request, position: int, fault: str) -> dict[str, Any]:
-    assert request.texts is not None
-    message: dict[str, Any] = {"role": "assistant", "content": fake.verdict_text(request.texts,
-                                                                            request.body),
+    message: dict[str, Any] = {"role": "assistant", "content": fake.content(request),
                                "refusal": None}
     if position == 0 and fault == "garbled":
         message["content"] = '{"reasoning": "A is better because'
     if position == 0 and fault == "refusal":
         message |= {"content": None, "refusal": "I can't help with comparing these texts."}
     choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
-    content = message["content"] or ""
-    if request.body["body"].get("logprobs") and fake.logprobs and '"winner"' in content:
+    tokens = fake.tokens(message["content"] or "")
+    if request.body["body"].get("logprobs") and tokens:
         choice["logprobs"] = {"content": [
             {"token": piece, "logprob": chosen, "bytes": None,
              "top_logprobs": [{"token": t, "logprob": z, "bytes": None} for t, z in top]}
-            for piece, chosen, top in verdict_tokens(content, fake.logprobs)]}
+            for piece, chosen, top in tokens]}
     body = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": fake.model,
             "choices": [choice],

@@ -2,7 +2,8 @@
 
 Each server keeps what the real one keeps (uploaded files, batches and their states), checks
 each request the way the real API would (key, paths, model, the structured-output fields,
-both texts recoverable from their fences), answers every request by a hidden score, and
+both texts recoverable from their fences, or the one text of a pointwise request), answers
+every request by a hidden score (a verdict, or a label of the request's scale), and
 records every submission, so tests can count batches and requests. A batch advances one
 state per `polls_per_state` status checks; `hold_round` keeps the batches of that round and
 later ones running (until set back to None); a script of faults
@@ -21,7 +22,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from _fakes import _Server, find_texts
+from _fakes import Pieces, _Server, answer_tokens, find_text, find_texts
 
 ROUND = re.compile(r"^lqs-r(\d+)-")
 
@@ -33,6 +34,7 @@ class Request:
     request_id: str
     texts: tuple[str, str] | None
     body: dict[str, Any]
+    text: str | None = None  # the one text of a pointwise request
 
 
 @dataclass
@@ -66,6 +68,8 @@ class BatchFake:
     echo_key: bool = False
     # Requests whose schema offers a tie get one when the scores differ by less than this.
     ties_below: float = 0.0
+    # Pointwise answers of these texts give a label off the request's scale.
+    bad_label: set[str] = field(default_factory=set)
     # Log-probabilities sent at the verdict token of requests that ask for them (label →
     # logprob), and how a batch asking for them is refused: "request" (a 400 for each such
     # request), "batch" (the whole batch fails) or "create" (its creation is a 400).
@@ -107,6 +111,30 @@ class BatchFake:
         if self.echo_key:
             reasoning += f" (request carried {self.key})"
         return json.dumps({"reasoning": reasoning, "winner": winner}, ensure_ascii=False)
+
+    def score_text(self, text: str, body: Any) -> str:
+        """A pointwise answer: the label of the scale the schema lists, by the hidden score."""
+        labels = sorted(score_labels(body) or [1, 2, 3, 4])
+        low, high = min(self.scores.values()), max(self.scores.values())
+        share = (self.scores[text] - low) / (high - low) if high > low else 0.5
+        label = labels[min(len(labels) - 1, int(len(labels) * share))]
+        if text in self.bad_label:
+            label = labels[-1] + 1
+        return json.dumps({"reason": f"It deserves a {label}.", "label": label},
+                          ensure_ascii=False)
+
+    def content(self, request: Request) -> str:
+        """The answer's text: a label for one text, a verdict for two."""
+        if request.text is not None:
+            return self.score_text(request.text, request.body)
+        assert request.texts is not None
+        return self.verdict_text(request.texts, request.body)
+
+    def tokens(self, content: str) -> Pieces | None:
+        """The answer's tokens with log-probabilities, when the fake sends some for it."""
+        if not self.logprobs or ('"winner"' not in content and '"label"' not in content):
+            return None
+        return answer_tokens(content, self.logprobs)
 
     def submitted(self) -> list[tuple[int, str]]:
         """(round, request id) of every request of every batch, in creation order."""
@@ -189,10 +217,32 @@ def split_url(path: str) -> tuple[str, dict[str, str]]:
 
 
 def schema_ok(schema: Any) -> bool:
-    return isinstance(schema, dict) and {"reasoning", "winner"} <= set(
-        schema.get("properties", {})
-    )
+    """A verdict's schema, or a pointwise label's (with its labels listed)."""
+    properties = set(schema.get("properties", {})) if isinstance(schema, dict) else set()
+    return {"reasoning", "winner"} <= properties or (
+        {"reason", "label"} <= properties and bool(score_labels(schema)))
+
+
+def score_labels(body: Any) -> list[int]:
+    """The labels a pointwise request's schema allows (found anywhere in `body`)."""
+    if isinstance(body, dict):
+        enum = ((body.get("properties") or {}).get("label") or {}).get("enum")
+        if isinstance(enum, list):
+            return [int(k) for k in enum]
+        values = body.values()
+    else:
+        values = body if isinstance(body, list) else []
+    for value in values:
+        found = score_labels(value)
+        if found:
+            return found
+    return []
 
 
 def texts_of(body: Any) -> tuple[str, str] | None:
     return find_texts(body) if isinstance(body, dict) else None
+
+
+def text_of(body: Any) -> str | None:
+    """The one text of a pointwise request, or None."""
+    return find_text(body) if isinstance(body, dict) and texts_of(body) is None else None

@@ -99,3 +99,32 @@ def test_the_dry_run_shows_rounds_and_both_prices(tmp_path, items_file, capsys) 
 def test_bad_batch_options_are_usage_errors(extra, message, items_file, capsys) -> None:
     code = main(["sort", str(items_file), "--field", "text", "--criteria", "c", *extra])
     assert code == EXIT_USAGE and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["openai", "google"])
+def test_a_pointwise_run_in_batch_mode_detaches_then_resumes_to_its_scores(
+    kind, tmp_path, items_file, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv(VARIABLE[kind], KEY)
+    report = tmp_path / "scores.json"
+    with batch_server(kind, hidden_scores(ITEMS)) as (fake, url):
+        code = main(sort_args(kind, url, tmp_path, items_file, "--strategy", "pointwise",
+                              "--repetitions", "2", "--detach", "--run-id", "pw",
+                              "--out", str(report)))
+        out, err = capsys.readouterr()
+        assert code == EXIT_DETACHED and "detached: round 1 is waiting on batch" in err
+        command = resume_command(err)
+        for _ in range(100):
+            code = main(command)
+            if code != EXIT_DETACHED:
+                break
+        out, err = capsys.readouterr()
+        submitted = fake.submitted()
+    assert code == EXIT_OK, err
+    assert len(out.splitlines()) == len(ITEMS)
+    assert len(submitted) == len(set(submitted)) == 2 * len(ITEMS)  # one batch, none twice
+    scored = json.loads(report.read_text("utf-8"))
+    assert scored["settings"]["strategy"] == "pointwise"
+    assert scored["statistics"]["batch_calls"] == 2 * len(ITEMS)
+    assert all(call["batch"] and call["label"] is not None
+               for item in scored["pointwise"]["items"] for call in item["calls"])

@@ -18,7 +18,9 @@ async def main(config: dict[str, Any]) -> None:
     kind = OpenAIProvider if config["kind"] == "openai" else GoogleProvider
     provider = kind(api_key=config["key"], base_url=config["url"], batch=options)
     sorter = QualitativeSorter(provider, criteria="which essay argues better", seed=4,
-                               checkpointer=config["checkpoint"])
+                               checkpointer=config["checkpoint"],
+                               **({"strategy": config["strategy"]} if config.get("strategy")
+                                  else {}))
     if config.get("resume"):
         result = await sorter.resume(config["run_id"])
     else:
@@ -26,7 +28,8 @@ async def main(config: dict[str, Any]) -> None:
     calls = [[m.item_a, m.item_b, m.winner, [[c.order, c.winner] for c in m.rounds]]
              for m in result.match_history]
     with open(config["out"], "w", encoding="utf-8") as out:
-        json.dump({"rankings": result.rankings, "calls": calls,
+        scores = [[s.item, s.score, [c.label for c in s.calls]] for s in result.pointwise]
+        json.dump({"rankings": result.rankings, "calls": calls, "scores": scores,
                    "rounds": result.statistics.rounds,
                    "paid": result.statistics.total_api_calls}, out)
 

@@ -57,12 +57,21 @@ def test_sigkill_while_waiting_then_resume_polls_the_same_batch(
     kill_and_resume(kind, held_round, tmp_path, str(tmp_path / "runs.sqlite3"))
 
 
-def kill_and_resume(kind: str, held_round: int, tmp_path: Path, checkpoint: str) -> None:
+# A pointwise run is one round of one batch: killed while waiting on it, the resumed
+# process collects that batch and pays for no text twice.
+@pytest.mark.parametrize("kind", ["openai", "google"])
+def test_a_pointwise_batch_survives_sigkill_and_is_not_paid_twice(kind, tmp_path) -> None:
+    kill_and_resume(kind, 1, tmp_path, str(tmp_path / "runs.sqlite3"), strategy="pointwise")
+
+
+def kill_and_resume(kind: str, held_round: int, tmp_path: Path, checkpoint: str,
+                    strategy: str | None = None) -> None:
     """Kill a batch-mode worker waiting on round `held_round`, resume it in another."""
     with batch_server(kind, hidden_scores(ITEMS)) as (fake, url):
         config = {"kind": kind, "url": url, "key": KEY, "items": ITEMS, "run_id": "killed",
-                  "checkpoint": checkpoint, "out": str(tmp_path / "a")}
-        run = sorter(batch_provider(kind, url), tmp_path, checkpointer=None)
+                  "checkpoint": checkpoint, "out": str(tmp_path / "a"), "strategy": strategy}
+        options = {"strategy": strategy} if strategy else {}
+        run = sorter(batch_provider(kind, url), tmp_path, checkpointer=None, **options)
         reference = asyncio.run(run.sort(ITEMS))
         fake.batches.clear()
         fake.log.clear()
@@ -85,3 +94,7 @@ def kill_and_resume(kind: str, held_round: int, tmp_path: Path, checkpoint: str)
     expected = [[a, b, w, [list(c) for c in calls]] for a, b, w, calls in calls_of(reference)]
     assert result["calls"] == expected
     assert result["rankings"] == json.loads(json.dumps(reference.rankings))
+    scores = [[s.item, s.score, [c.label for c in s.calls]] for s in reference.pointwise]
+    assert result["scores"] == json.loads(json.dumps(scores))
+    if strategy == "pointwise":
+        assert len(rounds) == 1 and len(submitted) == len(ITEMS) and result["calls"] == []
