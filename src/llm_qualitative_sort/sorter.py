@@ -69,6 +69,7 @@ class QualitativeSorter:
         budget: `Swiss.budget`, given flat.
         top_k: `Swiss.top_k`, given flat.
         stop_when_settled: `Swiss.stop_when_settled`, given flat.
+        prepass: `Swiss.prepass`, given flat ("pointwise": score every text alone first).
         scale: `Pointwise.scale`, given flat.
         inverse: `Pointwise.inverse`, given flat.
         repetitions: `Pointwise.repetitions`, given flat. Beside a settings object, a flat
@@ -147,6 +148,7 @@ class QualitativeSorter:
         budget: int | None = None,
         top_k: int | None = None,
         stop_when_settled: bool | None = None,
+        prepass: str | None = None,
         scale: Any = None,
         inverse: bool | None = None,
         repetitions: int | None = None,
@@ -173,8 +175,8 @@ class QualitativeSorter:
         # reports read (a name and flat keywords become the same object).
         self.settings: StrategySettings = check_strategy(
             strategy, elimination_count=elimination_count, comparison_rounds=comparison_rounds,
-            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled, scale=scale,
-            inverse=inverse, repetitions=repetitions)
+            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled, prepass=prepass,
+            scale=scale, inverse=inverse, repetitions=repetitions)
         check_scorer(provider, self.settings)
         check_concurrency(max_concurrent_requests)
         check_seed(seed)

@@ -57,6 +57,32 @@ def test_the_dry_run_counts_calls_per_strategy(tmp_path, capsys) -> None:
     assert code == EXIT_OK and "LLM calls: 0 … 40" in out and "rounds: about" in out
 
 
+def test_a_prepass_shows_in_the_dry_run_the_summary_the_reports_and_the_listing(
+    tmp_path, capsys
+) -> None:
+    items, db = _items(tmp_path), str(tmp_path / "runs.db")
+    flags = ["--strategy", "swiss", "--comparison-rounds", "2", "--prepass", "pointwise",
+             "--budget", "90"]
+    code, out, _ = _call(capsys, "sort", items, "--criteria", "larger", "--dry-run", *flags)
+    assert code == EXIT_OK and "pre-pass: 30 LLM calls" in out
+    # 30 calls score the texts, 60 play 30 matches of two calls.
+    assert "matches: 30 … 30" in out and "LLM calls: 90 … 90" in out
+    code, out, err = _call(capsys, "sort", items, "--criteria", "larger", *flags,
+                           "--checkpoint", db, "--run-id", "pp", "--progress", "none",
+                           "--out", str(tmp_path / "r.json"))
+    assert code == EXIT_OK, err
+    assert "pre-pass: 30 texts scored alone (30 scored), then 30 Swiss matches (60 calls)" in err
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["settings"]["prepass"] == "pointwise"
+    assert report["phases"] == {"prepass": {"texts": 30, "calls": 30, "scored": 30},
+                                "swiss": {"matches": 30, "calls": 60}}
+    code, out, _ = _call(capsys, "runs", "list", "--checkpoint", db)
+    assert "prepass=pointwise" in out
+    code, _, err = _call(capsys, "sort", items, "--criteria", "larger", "--strategy", "swiss",
+                         "--prepass", "pointwise", "--budget", "30", "--checkpoint", db)
+    assert code == EXIT_USAGE and "pre-pass" in err
+
+
 def test_swiss_settings_are_checked_before_any_call(tmp_path, capsys) -> None:
     items = _items(tmp_path)
     code, _, err = _call(capsys, "sort", items, "--criteria", "larger", "--budget", "50")
@@ -103,3 +129,13 @@ def test_a_run_held_by_another_process_exits_5_and_is_listed_as_running(
     assert removed == EXIT_USAGE and "running" in refused
     code, out, _ = _call(capsys, "runs", "list", "--checkpoint", str(db))
     assert "stopped" in out  # let go: nobody runs it now
+
+
+def test_batch_mode_is_refused_for_a_prepass_before_any_call(tmp_path, capsys,
+                                                              monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-used")
+    code, _, err = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
+                         "--strategy", "swiss", "--prepass", "pointwise", "--provider",
+                         "openai", "--batch", "--checkpoint", str(tmp_path / "runs.db"),
+                         "--progress", "none")
+    assert code == EXIT_USAGE and "prepass='pointwise' runs live calls only" in err

@@ -51,6 +51,13 @@ class LoggingMock(MockLLMProvider):
         os.write(self._log, f"{os.getpid()}|{item_a}|{item_b}|{repetition}\n".encode())
         return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
 
+    async def score_call(self, text: str, criteria: str, *, scale: Any, inverse: bool = False,
+                         repetition: int = 0) -> Any:
+        self._started += 1
+        os.write(self._log, f"{os.getpid()}|{text}||{repetition}\n".encode())
+        return await super().score_call(text, criteria, scale=scale, inverse=inverse,
+                                        repetition=repetition)
+
 
 async def main(config: dict[str, Any]) -> int:
     if config.get("lease_ttl"):

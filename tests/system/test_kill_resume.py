@@ -44,6 +44,8 @@ def _lines(path: Path) -> int:
 
 
 SWISS = {"strategy": "swiss", "comparison_rounds": 1, "top_k": 5}
+# A pointwise pre-pass: 40 calls scoring each item alone, then 80 in Swiss matches.
+PREPASS = {"strategy": "swiss", "comparison_rounds": 1, "budget": 120, "prepass": "pointwise"}
 
 
 def _config(
@@ -94,6 +96,8 @@ CASES = [
     (40, 0.001, 5, False, 0.3, SWISS),
     (40, 0.001, 5, True, 0.9, SWISS),  # in the top-K refinement waves
     (40, 0.001, 5, False, 0.6, {"strategy": "swiss"}),  # two calls per match
+    (40, 0.001, 5, False, 0.15, PREPASS),  # inside the pre-pass round
+    (40, 0.001, 5, True, 0.6, PREPASS),  # in the Swiss rounds after it
 ]
 # The cases of one uninterrupted run go to one xdist worker, which makes that run once.
 CASES = [pytest.param(*case, marks=pytest.mark.xdist_group(

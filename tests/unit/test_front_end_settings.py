@@ -81,6 +81,7 @@ SAMPLES: dict[tuple[str, str], dict[str, Any]] = {
     ("swiss", "top_k"): {"top_k": 2},
     ("swiss", "stop_when_settled"): {"stop_when_settled": True, "top_k": 2},
     ("swiss", "calls_per_match"): {"calls_per_match": 2},
+    ("swiss", "prepass"): {"prepass": "pointwise"},
     ("pointwise", "scale"): {"scale": "0-5"},
     ("pointwise", "inverse"): {"inverse": True},
     ("pointwise", "repetitions"): {"repetitions": 2},

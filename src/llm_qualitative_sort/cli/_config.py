@@ -77,6 +77,7 @@ class RunConfig:
     budget: int | None = _setting(None, fixed=True)
     top_k: int | None = _setting(None, fixed=True)
     stop_when_settled: bool | None = _setting(None, fixed=True)
+    prepass: str | None = _setting(None, fixed=True)
     # Pointwise: "LOW-HIGH" or a JSON file of labels (kept as given: a resume reads it again).
     scale: Any = _setting(None, fixed=True)
     inverse: bool | None = _setting(None, fixed=True)

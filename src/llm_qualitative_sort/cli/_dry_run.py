@@ -18,16 +18,18 @@ class Estimate:
     calls_per_match: int
     # Pointwise: calls per text (each call scores one text alone); 0 for pairwise runs.
     repetitions: int = 0
+    # Swiss with a pre-pass: its calls (one per text, scored alone) before the matches.
+    prepass: int = 0
 
     @property
     def min_calls(self) -> int:
         """Calls if no match is drawn and the fewest matches are played."""
-        return self.min_matches * self.calls_per_match
+        return self.prepass + self.min_matches * self.calls_per_match
 
     @property
     def max_calls(self) -> int:
         """Calls at most."""
-        return self.max_matches * self.calls_per_match
+        return self.prepass + self.max_matches * self.calls_per_match
 
 
 def estimate(items: int, settings: StrategySettings) -> Estimate:
@@ -43,9 +45,12 @@ def estimate(items: int, settings: StrategySettings) -> Estimate:
         >>> estimate(16, Swiss()).max_calls
         62
     """
-    fewest, most = strategy_for(settings, items, seed=0).match_bounds()
+    strategy = strategy_for(settings, items, seed=0)
+    fewest, most = strategy.match_bounds()
     repetitions = getattr(settings, "repetitions", 0) if settings.name == "pointwise" else 0
-    return Estimate(items, fewest, most, settings.calls, repetitions)
+    prepass = int(getattr(strategy, "prepass_size", 0)) if items >= 2 else 0
+    return Estimate(items, fewest - prepass, most - prepass, settings.calls, repetitions,
+                    prepass)
 
 
 def print_estimate(
@@ -67,10 +72,15 @@ def print_estimate(
               "repetitions, each text scored alone, all in one round; cache hits cost "
               "nothing)", file=out)
     else:
+        if plan.prepass:
+            print(f"pre-pass: {plan.prepass} LLM calls (each text scored alone once, all in "
+                  "one round), then Swiss from the scores", file=out)
         print(f"matches: {plan.min_matches} … {plan.max_matches}{_why_fewer(plan)}",
               file=out)
         print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "
-              f"({plan.calls_per_match} per match; cache hits cost nothing)", file=out)
+              f"({plan.calls_per_match} per match"
+              f"{f', {plan.prepass} in the pre-pass' if plan.prepass else ''}; cache hits "
+              "cost nothing)", file=out)
     if tokens_per_call is not None:
         print(f"tokens per call: about {tokens_per_call} (from the texts' mean length; "
               f"{tokens_per_call * plan.max_calls} at most for the run)", file=out)

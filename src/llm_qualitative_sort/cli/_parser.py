@@ -209,6 +209,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     tournament.add_argument("--stop-when-settled", action="store_const", const=True,
                             help="swiss with --top-k: stop before the budget once the top K "
                             "are separated from the rest")
+    tournament.add_argument("--prepass", choices=("pointwise", "pointwise-inverse"),
+                            help="swiss: spend n calls of the budget first scoring every text "
+                            "alone (1-4 scale, one parallel round; pointwise-inverse asks "
+                            "the inverse question), then play Swiss from those scores")
     tournament.add_argument("--scale", metavar="LOW-HIGH|FILE",
                             help="pointwise: the labels, such as 0-5, or a JSON file "
                             '{"1": "useless", ...} of labels and descriptions (default: 1-4, '

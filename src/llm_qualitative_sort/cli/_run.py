@@ -25,6 +25,7 @@ from llm_qualitative_sort.models import SortResult, Statistics
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.results.from_state import Ranking
+from llm_qualitative_sort.results.phases import phases_text
 from llm_qualitative_sort.sorter import QualitativeSorter
 from llm_qualitative_sort.stores.default import default_checkpoint_path
 from llm_qualitative_sort.tournament.checks import checkpoint_problem
@@ -238,6 +239,9 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     print(f"{played} in {stats.rounds} rounds, {stats.total_api_calls} "
           f"LLM calls ({stats.cache_hits} from cache){_split(stats, now)}{cost}, "
           f"{stats.elapsed_time:.1f} s", file=err)
+    both = phases_text(result)
+    if both is not None:
+        print(both, file=err)
     if stats.early_stop is not None:
         print(stats.early_stop.describe(), file=err)
     if stats.rate_limited or stats.rate_wait:

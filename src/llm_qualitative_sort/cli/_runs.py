@@ -214,6 +214,8 @@ def _settings_text(settings: dict[str, Any]) -> str:
                   if settings.get(name) is not None]
         if settings.get("stop_when_settled"):
             parts.append("stop-when-settled")
+        if settings.get("prepass"):
+            parts.append(f"prepass={settings['prepass']}")
     elif settings.get("strategy") == "pointwise":
         parts += ["pointwise", f"scale={_scale_text(settings.get('scale'))}",
                   f"repetitions={settings.get('repetitions') or 1}"]

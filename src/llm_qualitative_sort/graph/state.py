@@ -65,6 +65,8 @@ class TournamentInput(TypedDict):
     budget: NotRequired[int | None]
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
+    # Swiss: "pointwise" scores every item alone first (absent or None: no pre-pass).
+    prepass: NotRequired[str | None]
     # Pointwise: the scale ([[label, description], ...]; None: the default), the inverse
     # question, the calls per item.
     scale: NotRequired[list[list[Any]] | str | None]
@@ -113,6 +115,8 @@ class TournamentState(TypedDict):
     budget: NotRequired[int | None]
     top_k: NotRequired[int | None]
     stop_when_settled: NotRequired[bool]
+    # Swiss: "pointwise" scores every item alone first (absent or None: no pre-pass).
+    prepass: NotRequired[str | None]
     # Pointwise: the scale ([[label, description], ...]; None: the default), the inverse
     # question, the calls per item.
     scale: NotRequired[list[list[Any]] | str | None]

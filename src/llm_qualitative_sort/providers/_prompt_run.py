@@ -82,6 +82,20 @@ def with_fields(setup: PromptSetup, texts: Sequence[str], fields: Any,
     return replace(setup, fields=dict(zip(texts, kept(entries, keys), strict=True)))
 
 
+def round_prompt(setup: PromptSetup, pointwise: bool) -> PromptSetup:
+    """The prompt of one round: a pairwise run's pre-pass asks the pointwise built-in.
+
+    A built-in pairwise prompt becomes its pointwise form in the same language; a
+    template of the user's that shows pairs becomes the default pointwise prompt (a pre-pass
+    of Swiss scores texts alone, which a pairwise template cannot ask).
+    """
+    if not pointwise or setup.template.pointwise:
+        return setup
+    name = setup.template.name
+    lang = name.removeprefix("builtin:") if name.startswith("builtin:") else "en"
+    return PromptSetup(PromptTemplate.builtin(lang, "pointwise"))
+
+
 def input_prompt(state: Mapping[str, Any], pointwise: bool = False) -> dict[str, Any]:
     """Check the prompt of a run's plain input (Studio, the API server) before any call.
 

@@ -24,6 +24,7 @@ from llm_qualitative_sort.reports._text import display_width, isolated, page_lan
 from llm_qualitative_sort.reports._trust import trust_section
 from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
 from llm_qualitative_sort.reports._words import words as words_in
+from llm_qualitative_sort.results.phases import phases_text
 from llm_qualitative_sort.tournament import shown_settings
 
 # Even if some text escaped escaping, the page could neither run script nor fetch anything.
@@ -117,7 +118,9 @@ def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str
     pairs += [(words.get(f"setting_{name}", name.replace("_", " ")), value)
               for name, value in shown.items()]
     cells = "".join(f"<span><b>{escape(k)}</b> {isolated(str(v))}</span>" for k, v in pairs)
-    return f'<p class="run">{cells}</p>'
+    both = phases_text(result)  # a pre-pass, then Swiss
+    return f'<p class="run">{cells}</p>' + ("" if both is None else
+                                            f'<p class="run">{escape(both)}</p>')
 
 
 # The audit's records have a section of their own (the trust section).

@@ -29,6 +29,7 @@ from llm_qualitative_sort.reports._uncertainty import (
     report_top_k,
     uncertainty,
 )
+from llm_qualitative_sort.results.phases import phases
 
 SCHEMA = "llm-qualitative-sort/result"
 # Bump on any change that could break a reader; adding keys is not such a change.
@@ -71,6 +72,8 @@ def to_json_dict(
         "statistics": asdict(result.statistics),
         # A pointwise run: the labels' spread, each item's calls, labels and reasons.
         **({"pointwise": pointwise_json(result)} if result.pointwise else {}),
+        # A Swiss run with a pre-pass: the texts scored alone, then the matches.
+        **({"phases": found} if (found := phases(result)) is not None else {}),
     }
 
 

@@ -22,6 +22,7 @@ from llm_qualitative_sort.results.pointwise import pointwise_result
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
 
 if TYPE_CHECKING:
     # Types only: importing the graph here would close an import cycle through the nodes.
@@ -232,7 +233,8 @@ def sort_result(
     history: list[RoundLog] = values.get("history", [])
     matches = history_matches(items, history, release=release)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
-    rating = Rating(items, matches, soft=verdicts == "soft")
+    rating = Rating(items, matches, soft=verdicts == "soft",
+                    extra=prepass_calls(history, len(items), values.get("prepass")))
     scores = None
     if ranking == "bradley_terry":
         scores = rating.scores()

@@ -22,6 +22,7 @@ from llm_qualitative_sort.bradley_terry import (
     fit_bradley_terry,
     shown_calls,
 )
+from llm_qualitative_sort.tournament.swiss.prepass import Calls, with_calls
 
 LEVEL = 0.95
 # Joint draws for top-K probabilities: ±0.011 at worst (a probability of ½); above this many
@@ -36,13 +37,16 @@ class Rating:
         items: The ranked items (any order; they are fitted in text order).
         matches: Every match of the run.
         soft: Fit each call's probability as its outcome where it has one (soft verdicts).
+        extra: Virtual calls fitted after the real ones, as (first, second, first_won)
+            indices into the items in text order (a Swiss pre-pass's scores).
     """
 
     def __init__(self, items: Sequence[str], matches: Sequence[PlayedMatch],
-                 soft: bool = False) -> None:
+                 soft: bool = False, extra: Calls | None = None) -> None:
         self.items = sorted(items)
         self._matches = matches
         self.soft = soft
+        self.extra = extra
         self._cheap: BradleyTerryFit | None = None
         self._full: BradleyTerryFit | None = None
 
@@ -52,7 +56,7 @@ class Rating:
             return self._full
         if not uncertainty and self._cheap is not None:
             return self._cheap
-        calls = shown_calls(self.items, self._matches, self.soft)
+        calls = with_calls(shown_calls(self.items, self._matches, self.soft), self.extra)
         fitted = fit_bradley_terry(len(self.items), *calls, uncertainty=uncertainty)
         if uncertainty:
             self._full = fitted

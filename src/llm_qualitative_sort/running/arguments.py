@@ -42,13 +42,24 @@ def check_judge(provider: Any, ties: Any) -> None:
 
 
 def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
-    """Refuse a pointwise run with a provider that cannot score a text alone."""
-    if settings.name != "pointwise":
+    """Refuse a run that scores texts alone with a provider that cannot; a pre-pass batched.
+
+    Pointwise runs and Swiss runs with a pre-pass score texts alone. Pointwise runs may be
+    batched; a pre-pass runs live calls only (batch mode is not tested with it yet).
+    """
+    prepass = getattr(settings, "prepass", None)  # Swiss's
+    if settings.name == "pointwise":
+        what = "strategy='pointwise'"
+    elif prepass is not None:
+        what = f"prepass={prepass!r}"
+    else:
         return
     for judge in [provider, *leaf_judges(provider)]:
         if not offers_scores(judge):
-            raise TypeError(f"strategy='pointwise': {type(judge).__name__} has no score_call, "
+            raise TypeError(f"{what}: {type(judge).__name__} has no score_call, "
                             "so it cannot score a text alone")
+    if prepass is not None and getattr(provider, "batch", None) is not None:
+        raise ValueError(f"{what} runs live calls only: turn batch mode off")
 
 
 def check_hooks(cache: Any, on_progress: Any) -> None:

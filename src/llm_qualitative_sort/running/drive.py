@@ -168,9 +168,10 @@ async def _stream(
         config,
         context=context,
         stream_mode=modes,
-        # A pointwise run's result reads its settings (its scale and question) too.
-        output_keys=["items", "history", "rankings", "early_stop", "strategy", "scale",
-                     "inverse", "repetitions"],
+        # A pointwise run's result reads its settings (its scale and question) too, and a
+        # Swiss run's its pre-pass (whose scores its fit takes).
+        output_keys=["items", "history", "rankings", "early_stop", "strategy", "prepass",
+                     "scale", "inverse", "repetitions"],
         durability="async",
     )
     # Close the stream here, not at garbage collection: when the callback raises,

@@ -91,6 +91,10 @@ class RunPlan:
         if stored_ties != self.ties:
             raise RunMismatchError(f"run {run_id!r} was started with ties={stored_ties!r}, "
                                    f"not {self.ties!r}")
+        for name in owned:  # a setting stored only when on (a pre-pass), off here
+            if name not in expected and stored.get(name) is not None:
+                raise RunMismatchError(f"run {run_id!r} was started with {name}="
+                                       f"{stored[name]!r}, not None")
         for name, value in expected.items():
             if name in stored and stored[name] != value:
                 raise RunMismatchError(

@@ -30,7 +30,7 @@ def check_strategy(strategy: Any = "elimination", **flat: Any) -> StrategySettin
 
     Example:
         >>> check_strategy("swiss", budget=40, top_k=None)
-        Swiss(budget=40, top_k=None, stop_when_settled=False, calls_per_match=1)
+        Swiss(budget=40, top_k=None, stop_when_settled=False, prepass=None, calls_per_match=1)
         >>> check_strategy(check_strategy("swiss", top_k=3), top_k=4)
         Traceback (most recent call last):
         ...

@@ -18,6 +18,7 @@ from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.providers._prompt_run import round_prompt
 from llm_qualitative_sort.providers.prompt_template import using_prompt
 from llm_qualitative_sort.stores.entries import CallFacts
 
@@ -27,7 +28,10 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
     ctx = runtime.context or TournamentContext()  # none given: the plain defaults
     events = ctx.events(runtime.stream_writer)
     strategy = run_strategy(state)
-    book = MatchBook(state["items"], state["comparison_rounds"], ctx.run_id, ctx.journal,
+    question = strategy.question(state["standing"])
+    # A round that scores items alone (a pointwise run, a Swiss pre-pass): one call each.
+    width = 1 if question is not None else state["comparison_rounds"]
+    book = MatchBook(state["items"], width, ctx.run_id, ctx.journal,
                      strategy, state["completed"], strategy.remaining_matches(state["standing"]),
                      events, state["round"])
     matches = state["matches"]
@@ -48,8 +52,8 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
         rates=ctx.rates,
         name_judge=ctx.name_judge, events=events, ties=state.get("ties", False),
-        prompt=ctx.run_prompt(state),
-        question=strategy.question(state["standing"]),
+        prompt=round_prompt(ctx.run_prompt(state), question is not None),
+        question=question,
     )
     if settings.question is not None:  # a judge may place texts by the run's set (the mock)
         settings.provider.check_items(state["items"])

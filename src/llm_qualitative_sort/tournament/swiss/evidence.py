@@ -21,6 +21,7 @@ class Evidence:
     `first`, `second` and `first_won` hold one entry per call that gave a verdict, in the
     order shown to the judge (a tie is ½). `meetings` counts every call per unordered pair
     (verdict or not), `shown_first` counts per item how often it was shown first minus second.
+    `calls` counts every call, the pre-pass's (items scored alone) too.
     """
 
     first: np.ndarray
@@ -50,6 +51,9 @@ def gather_evidence(history: Iterable[Any], n_items: int, soft: bool = False) ->
     calls = 0
     for entry in history:
         for a, b, _winner, logs in entry["matches"]:
+            if a == b:  # an item scored alone (a pre-pass): a judgement, not a pairing
+                calls += len(stored_calls(logs))
+                continue
             key = pair_key(a, b)
             for log in stored_calls(logs):
                 order, winner = log[0], log[1]

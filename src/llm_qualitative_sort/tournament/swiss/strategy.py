@@ -1,9 +1,10 @@
 """Swiss on Bradley–Terry strengths: everyone plays every round against a near neighbour.
 
 The standing holds the strengths fitted after the last round (the pairing order and the
-warm start of the next fit), the judgements used so far, the phase ("swiss", then "refine"
-when `top_k` is set), the last bye, and — with `stop_when_settled` — the Top-K accuracy the
-fit expects of its own top K ("expected") and whether that settles them.
+warm start of the next fit), the judgements used so far, the phase ("prepass" first with
+a pre-pass, then "swiss", then "refine" when `top_k` is set), the last bye, and — with
+`stop_when_settled` — the Top-K accuracy the fit expects of its own top K ("expected") and
+whether that settles them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_bradley_terry
 from llm_qualitative_sort.models import EarlyStop, EventType
+from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
@@ -33,6 +35,15 @@ from llm_qualitative_sort.tournament.swiss.evidence import (
     strength_order,
 )
 from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, neighbour_pairs, orient
+from llm_qualitative_sort.tournament.swiss.prepass import (
+    INVERSE,
+    expected_scores,
+    label_spreads,
+    prepass_calls,
+    question,
+    score_calls,
+    with_calls,
+)
 from llm_qualitative_sort.tournament.swiss.refine import (
     FULL_BUDGET,
     UNTIL_SETTLED,
@@ -89,6 +100,11 @@ class SwissStrategy(Strategy[Swiss]):
         if cls._budget(settings, n_items) < settings.calls:
             raise ValueError(f"budget must pay for one match ({settings.calls} "
                              f"calls), got {settings.budget}")
+        needed = n_items + settings.calls
+        if settings.prepass is not None and cls._budget(settings, n_items) < needed:
+            raise ValueError(f"budget must pay for the pre-pass ({n_items} calls, one per "
+                             f"item) and one match ({settings.calls} calls): at least "
+                             f"{needed}, got {settings.budget}")
 
     @staticmethod
     def _budget(settings: Swiss, n_items: int) -> int:
@@ -112,12 +128,19 @@ class SwissStrategy(Strategy[Swiss]):
         return self.budget - int(self.budget * self.refine_plan.share)
 
     def start(self) -> Standing:
-        """Everyone at strength 0, nothing used yet."""
-        return {"strengths": [0.0] * self.n_items, "used": 0, "phase": "swiss",
+        """Everyone at strength 0, nothing used yet (the pre-pass first, with one)."""
+        phase = "swiss" if self.settings.prepass is None else "prepass"
+        return {"strengths": [0.0] * self.n_items, "used": 0, "phase": phase,
                 "last_bye": None, "waves": 0, "settled": False, "expected": None}
 
+    def question(self, standing: Standing) -> ScoreQuestion | None:
+        """The pre-pass's question during the pre-pass round, else None (pairs)."""
+        return question(self.settings.prepass) if standing["phase"] == "prepass" else None
+
     def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
-        """A Swiss round, or a refinement wave once the Swiss budget is spent."""
+        """The pre-pass, a Swiss round, or a refinement wave once the Swiss budget is spent."""
+        if standing["phase"] == "prepass":  # every item alone, once
+            return RoundPlan([PlannedMatch(item, item) for item in range(self.n_items)])
         evidence = gather_evidence(history, self.n_items, self.soft)
         rng = self.rng(round_number)
         bye = None
@@ -161,13 +184,16 @@ class SwissStrategy(Strategy[Swiss]):
 
     def update(self, standing: Standing, history: Sequence[Any]) -> Update:
         """Refit the strengths to every call so far; move to refinement; test for a stop."""
+        if standing["phase"] == "prepass":
+            return self._after_prepass(standing, history)
         evidence = gather_evidence(history, self.n_items, self.soft)
         k = self.settings.top_k
         cost = self.settings.calls
         refining = k is not None and self.swiss_budget - evidence.calls < cost
         need_errors = k is not None and (refining or self.settings.stop_when_settled)
-        fit = fit_bradley_terry(self.n_items, evidence.first, evidence.second,
-                                evidence.first_won, start=np.asarray(standing["strengths"]),
+        calls = with_calls((evidence.first, evidence.second, evidence.first_won),
+                           prepass_calls(history, self.n_items, self.settings.prepass))
+        fit = fit_bradley_terry(self.n_items, *calls, start=np.asarray(standing["strengths"]),
                                 uncertainty=need_errors)
         settled, expected = self._settled(fit)
         new: Standing = {
@@ -183,6 +209,31 @@ class SwissStrategy(Strategy[Swiss]):
             new["standard_errors"] = [round(float(e), STORED_DIGITS)
                                       for e in fit.standard_errors]
         return Update(new, [self._standings_note(new, fit.position)])
+
+    def _after_prepass(self, standing: Standing, history: Sequence[Any]) -> Update:
+        """After the pre-pass: strengths from its virtual calls (else its expected labels).
+
+        The first Swiss round pairs neighbours in them.
+        """
+        spreads = label_spreads(history, self.n_items, self.settings.prepass == INVERSE)
+        virtual = score_calls(spreads)
+        if len(virtual[0]):
+            strengths = fit_bradley_terry(self.n_items, *virtual, uncertainty=False).strengths
+        else:
+            strengths = np.asarray(expected_scores(spreads))
+        scored = sum(s is not None for s in spreads)
+        new: Standing = {**standing, "phase": "swiss",
+                         "used": gather_evidence(history, self.n_items).calls,
+                         "strengths": [round(float(s), STORED_DIGITS) for s in strengths]}
+        top = strength_order(new["strengths"])[:min(SHOWN_TOP, self.n_items)]
+        note = Note(EventType.STANDINGS,
+                    f"pre-pass: scored {scored} of {self.n_items} items alone, "
+                    f"{new['used']}/{self.budget} judgements",
+                    {"top": top, "strengths": [new["strengths"][i] for i in top],
+                     "used": new["used"], "budget": self.budget, "phase": "prepass",
+                     "scored": scored, "settled": False, "expected": None},
+                    item_lists=("top",))
+        return Update(new, [note])
 
     def _settled(self, fit: BradleyTerryFit) -> tuple[bool, float | None]:
         """With `stop_when_settled`: whether the top K are settled, and the expected share.
@@ -228,15 +279,29 @@ class SwissStrategy(Strategy[Swiss]):
     def rank(self, standing: Standing, history: Sequence[Any]) -> list[tuple[int, list[int]]]:
         """By Bradley–Terry strength, fitted afresh to every call (as `SortResult.scores`)."""
         evidence = gather_evidence(history, self.n_items, self.soft)
-        fit = fit_bradley_terry(self.n_items, evidence.first, evidence.second,
-                                evidence.first_won, uncertainty=False)
+        calls = with_calls((evidence.first, evidence.second, evidence.first_won),
+                           prepass_calls(history, self.n_items, self.settings.prepass))
+        fit = fit_bradley_terry(self.n_items, *calls, uncertainty=False)
         return competition_ranks([round(float(s), DIGITS) for s in fit.strengths])
 
     def match_bounds(self) -> tuple[int, int]:
-        """What the budget pays for; an early stop (`stop_when_settled`) may end sooner."""
-        most = self._affordable(self.budget) if self.n_items >= 2 else 0
-        return (0 if self.settings.stop_when_settled else most), most
+        """What the budget pays for; an early stop (`stop_when_settled`) may end sooner.
+
+        With a pre-pass, its n one-call matches (items scored alone) come first and count.
+        """
+        if self.n_items < 2:
+            return 0, 0
+        prepass = self.prepass_size
+        most = prepass + self._affordable(self.budget - prepass)
+        return (prepass if self.settings.stop_when_settled else most), most
+
+    @property
+    def prepass_size(self) -> int:
+        """The calls of the pre-pass round (0 without one)."""
+        return self.n_items if self.settings.prepass is not None else 0
 
     def remaining_matches(self, standing: Standing) -> int:
-        """What the rest of the budget pays for."""
+        """What the rest of the budget pays for (the pre-pass's items, before it is played)."""
+        if standing["phase"] == "prepass":
+            return self.n_items + self._affordable(self.budget - self.n_items)
         return self._affordable(self.budget - standing["used"])
