@@ -231,10 +231,11 @@ def sort_result(
                                 batch_discount=batch_discount, prompt=prompt, rate=rate)
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
+    # A Swiss pre-pass's virtual calls are read before `release` empties the history.
+    prepass = prepass_calls(history, len(items), values.get("prepass"))
     matches = history_matches(items, history, release=release)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
-    rating = Rating(items, matches, soft=verdicts == "soft",
-                    extra=prepass_calls(history, len(items), values.get("prepass")))
+    rating = Rating(items, matches, soft=verdicts == "soft", extra=prepass)
     scores = None
     if ranking == "bradley_terry":
         scores = rating.scores()
