@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+from typing import Any
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss
+from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.metrics import kendall_tau
+from llm_qualitative_sort.results.from_state import sort_result
 from llm_qualitative_sort.tournament.swiss import prepass
 from llm_qualitative_sort.tournament.swiss.evidence import gather_evidence
 from llm_qualitative_sort.tournament.swiss.strategy import SwissStrategy
@@ -64,6 +69,24 @@ def test_the_scores_reach_the_fit_as_virtual_calls() -> None:
             prepass.SCORE_ROUNDS = saved
         taus[rounds] = kendall_tau(result.rankings, TRUTH)
     assert taus[prepass.SCORE_ROUNDS] > taus[0] + 0.2
+
+
+def test_the_result_of_a_released_history_still_fits_the_virtual_calls() -> None:
+    # The sorter builds its result with `release`, which empties the history as its matches
+    # are read: the pre-pass's virtual calls must be taken from it before that.
+    async def final_state() -> dict[str, Any]:
+        graph = build_graph(InMemorySaver())
+        given = {"items": ITEMS, "criteria": "larger", "seed": 3, "strategy": "swiss",
+                 "budget": 90, "prepass": "pointwise"}
+        config: Any = {"configurable": {"thread_id": "t"}}
+        await graph.ainvoke(given, config)
+        return dict((await graph.aget_state(config)).values)
+
+    state = asyncio.run(final_state())
+    kept = sort_result(copy.deepcopy(state), "t", 0.0, "bradley_terry")
+    released = sort_result(state, "t", 0.0, "bradley_terry", release=True)
+    assert not any(entry["matches"] for entry in state["history"])  # it was released
+    assert released.scores == kept.scores and released.rankings == kept.rankings
 
 
 def test_virtual_calls_are_symmetric_and_skip_equal_certain_labels() -> None:
