@@ -66,7 +66,9 @@ def verdict_of(exchange: Exchange) -> str | None:
     calls = message.get("tool_calls") or []
     text = calls[0]["function"]["arguments"] if calls else message.get("content") or ""
     try:
-        winner = json.loads(text).get("winner")
+        # Not strict, as the provider reads tool-call arguments (LangChain's parser): a small
+        # model's reasoning may hold raw newlines, which strict JSON refuses in a string.
+        winner = json.loads(text, strict=False).get("winner")
     except (ValueError, AttributeError):
         return None
     return winner if winner in ("A", "B") else None
