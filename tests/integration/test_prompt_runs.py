@@ -156,7 +156,7 @@ async def test_a_bad_studio_template_fails_before_any_call(given: dict[str, obje
 
 
 async def test_the_result_names_the_template_and_its_digest(tmp_path: Path) -> None:
-    from llm_qualitative_sort.providers.prompt_template import PromptSetup
+    from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 
     templated = await _sorter(MockLLMProvider(seed=1), tmp_path / "a.sqlite3", prompt=GRADING,
                               context={"rubric": "size"}).sort(ITEMS)

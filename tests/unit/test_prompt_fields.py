@@ -10,7 +10,7 @@ import pytest
 from llm_qualitative_sort import PromptTemplate, PromptTemplateError
 from llm_qualitative_sort.providers._prompt import build_messages
 from llm_qualitative_sort.providers._prompt_run import prompt_key, with_fields
-from llm_qualitative_sort.providers.prompt_template import PromptSetup, using_prompt
+from llm_qualitative_sort.providers.prompt_setup import PromptSetup, using_prompt
 
 SHOWS = "{{ text_a }}\n{{ text_b }}"
 ASKED = PromptTemplate(

@@ -17,7 +17,7 @@ from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.providers._prompt_run import stored_prompt
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
-from llm_qualitative_sort.providers.prompt_template import PromptSetup
+from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.registry import NAMED_PROVIDERS, ProviderName, build_provider
 from llm_qualitative_sort.results.events import Emit, EventSink, event_sink
 from llm_qualitative_sort.stores.base import RunJournal

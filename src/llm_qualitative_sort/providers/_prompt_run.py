@@ -9,11 +9,8 @@ from typing import Any
 
 from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.providers._prompt_fields import checked_fields, kept
-from llm_qualitative_sort.providers.prompt_template import (
-    PromptSetup,
-    PromptTemplate,
-    PromptTemplateError,
-)
+from llm_qualitative_sort.providers.prompt_setup import PromptSetup
+from llm_qualitative_sort.providers.prompt_template import PromptTemplate, PromptTemplateError
 
 DEFAULT = PromptSetup(PromptTemplate.builtin("en"))
 

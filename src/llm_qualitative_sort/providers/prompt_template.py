@@ -11,8 +11,7 @@ are inserted the same way.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 
 from jinja2 import TemplateError, TemplateSyntaxError, meta, nodes
 
-from llm_qualitative_sort.providers._prompt import ACTIVE_PROMPT, fence_tag, fenced
+from llm_qualitative_sort.providers._prompt import fence_tag, fenced
 from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
 from llm_qualitative_sort.providers._prompt_fields import (
     FieldUse,
@@ -39,7 +38,6 @@ from llm_qualitative_sort.providers._prompt_source import (
     template_line,
 )
 from llm_qualitative_sort.providers._score_prompt import (
-    ACTIVE_SCORE_PROMPT,
     JA_INVERSE_LABELS,
     JA_LABELS,
     POINTWISE_BUILTIN,
@@ -304,77 +302,6 @@ class PromptTemplate:
                                    f"{what}")
 
 
-@dataclass(frozen=True)
-class PromptSetup:
-    """A template with the run's context and its items' fields: what a run's calls are asked.
-
-    `fields` maps each item's text to the fields the template shows of it (empty when it
-    shows none).
-    """
-
-    template: PromptTemplate
-    context: Mapping[str, Any] = field(default_factory=dict)
-    fields: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-
-    @property
-    def digest(self) -> str:
-        """sha256 of the template's text, the context and the fields shown (the run's)."""
-        parts: list[Any] = [self.template.system, self.template.user, dict(self.context)]
-        if self.fields:  # a run without fields keeps the digest it always had
-            parts.append({text: dict(shown) for text, shown in self.fields.items()})
-        return sha256(parts)
-
-    @property
-    def question_digest(self) -> str:
-        """sha256 of the template's text and the context: the same for every call."""
-        return sha256([self.template.system, self.template.user, dict(self.context)])
-
-    def pair_key(self, first: str, second: str) -> str:
-        """The cache-key suffix of showing `first` then `second`: their fields, if any."""
-        if not self.fields:
-            return ""
-        shown = [dict(self.fields.get(first, {})), dict(self.fields.get(second, {}))]
-        return f"+fields:{sha256(shown)[:16]}"
-
-    @property
-    def is_default(self) -> bool:
-        """Whether this asks exactly the default prompt (then nothing is keyed apart).
-
-        The built-in English pointwise prompt is the default of pointwise runs.
-        """
-        return self.digest in _DEFAULT_DIGESTS
-
-    def messages(self, item_a: str, item_b: str, criteria: str, ties: bool) -> tuple[str, str]:
-        """The system and user texts of one call."""
-        return self.template.render(item_a, item_b, criteria, context=self.context, ties=ties,
-                                    fields_a=self.fields.get(item_a),
-                                    fields_b=self.fields.get(item_b))
-
-    def score_messages(self, text: str, criteria: str, scale: Scale, inverse: bool
-                       ) -> tuple[str, str]:
-        """The system and user texts of one pointwise call."""
-        return self.template.render_score(text, criteria, scale, inverse, context=self.context)
-
-
-@contextmanager
-def using_prompt(setup: PromptSetup | None) -> Iterator[None]:
-    """Ask the calls made (and tasks started) inside with `setup`; None: the default."""
-    active: Callable[[str, str, str, bool], tuple[str, str]] | None = None
-    scoring: Callable[[str, str, Scale, bool], tuple[str, str]] | None = None
-    if setup is not None and not setup.is_default:
-        if setup.template.pointwise:
-            scoring = setup.score_messages
-        else:
-            active = setup.messages
-    token = ACTIVE_PROMPT.set(active)
-    score_token = ACTIVE_SCORE_PROMPT.set(scoring)
-    try:
-        yield
-    finally:
-        ACTIVE_SCORE_PROMPT.reset(score_token)
-        ACTIVE_PROMPT.reset(token)
-
-
 @lru_cache(maxsize=64)
 def _parsed_uses(source: str) -> list[FieldUse]:
     """The keyed field uses of a part (parsed once per text, not once per call)."""
@@ -382,9 +309,3 @@ def _parsed_uses(source: str) -> list[FieldUse]:
         return [use for use in field_uses(ENV.parse(source)) if use.key is not None]
     except TemplateSyntaxError:
         return []  # reported by `check`, with its line
-
-
-
-# The default prompt of pairwise runs and of pointwise runs.
-_DEFAULT_DIGESTS = frozenset({PromptSetup(PromptTemplate.builtin("en")).digest,
-                              PromptSetup(PromptTemplate.builtin("en", kind="pointwise")).digest})

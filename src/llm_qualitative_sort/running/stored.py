@@ -17,7 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.graph import TournamentGraph
 from llm_qualitative_sort.providers._prompt_run import check_same_prompt, prompt_state
-from llm_qualitative_sort.providers.prompt_template import PromptSetup
+from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.tournament import StrategySettings
 
 

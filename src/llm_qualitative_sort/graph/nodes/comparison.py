@@ -19,7 +19,7 @@ from llm_qualitative_sort.graph.nodes._book import MatchBook
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._prompt_run import round_prompt
-from llm_qualitative_sort.providers.prompt_template import using_prompt
+from llm_qualitative_sort.providers.prompt_setup import using_prompt
 from llm_qualitative_sort.stores.entries import CallFacts
 
 
