@@ -129,13 +129,3 @@ def test_a_run_held_by_another_process_exits_5_and_is_listed_as_running(
     assert removed == EXIT_USAGE and "running" in refused
     code, out, _ = _call(capsys, "runs", "list", "--checkpoint", str(db))
     assert "stopped" in out  # let go: nobody runs it now
-
-
-def test_batch_mode_is_refused_for_a_prepass_before_any_call(tmp_path, capsys,
-                                                              monkeypatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-used")
-    code, _, err = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
-                         "--strategy", "swiss", "--prepass", "pointwise", "--provider",
-                         "openai", "--batch", "--checkpoint", str(tmp_path / "runs.db"),
-                         "--progress", "none")
-    assert code == EXIT_USAGE and "prepass='pointwise' runs live calls only" in err

@@ -19,7 +19,7 @@ def make_runner(settings: CallSettings) -> CallRunner:
     if client is None:
         return LiveAfterBatch(settings, LiveRunner(settings))
     client.ties = settings.ties
-    client.question = settings.question  # a pointwise round's requests show one text
+    client.question = settings.question  # a pointwise round's (a pre-pass's) show one text
     return BatchRunner(settings, client)
 
 

@@ -115,7 +115,8 @@ class CallSettings:
     ties: bool = False
     # The run's own prompt (None: the default); its calls are cached apart.
     prompt: PromptSetup | None = None
-    # A pointwise run's question: each call shows one text and asks for a label.
+    # A pointwise round's question (a pointwise run, a Swiss pre-pass): each call shows
+    # one text and asks for a label.
     question: ScoreQuestion | None = None
     # The pace of each judge's calls under its rate limits (None: no pacing).
     rates: RateBook | None = None

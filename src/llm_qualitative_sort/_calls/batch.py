@@ -6,8 +6,9 @@ batch is recorded before it is submitted and once its id is known (`stores.batch
 process killed while waiting resumes by polling the same batch. When a batch ends, each
 answer is journaled before it is reported; requests the batch did not answer (expired,
 cancelled, failed) go alone into the next batch, and answers without a verdict are asked
-again there, as the live path asks again. A pointwise round's requests show one text each
-and ask the run's question; their labels travel like verdicts.
+again there, as the live path asks again. A pointwise round's requests (a pointwise run, or
+a Swiss pre-pass) show one text each and ask the round's question; their labels travel like
+verdicts.
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ class _Round:
         place = call.place
         provider = self.settings.provider
         identity = provider.tie_identity() if self.settings.ties else provider.model_identity
-        question = self.settings.question  # the live judge's key too (`Judge.prompt_key`)
+        question = self.settings.question  # the round's; the live judge's key too
         identity += prompt_key(self.settings.prompt) + (question.identity if question else "")
         if self.settings.prompt is not None:
             identity += self.settings.prompt.pair_key(place.first, place.second)

@@ -150,7 +150,8 @@ class BatchClient(ABC):
         # Whether the run's requests offer a tie (set by the batch runner of each round):
         # the prompt, the schema and the answer's validation follow it.
         self.ties = False
-        # A pointwise run's question (set by the batch runner of each round): its requests
+        # A pointwise round's question (set by the batch runner of each round: a pointwise
+        # run's, or a Swiss pre-pass's; None for a pairwise round): its requests
         # show one text, and their answers are read for a label of its scale.
         self.question: ScoreQuestion | None = None
         # Whether requests ask for log-probabilities (the soft verdict), as the live calls

@@ -42,10 +42,10 @@ def check_judge(provider: Any, ties: Any) -> None:
 
 
 def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
-    """Refuse a run that scores texts alone with a provider that cannot; a pre-pass batched.
+    """Refuse a run that scores texts alone with a provider that cannot.
 
-    Pointwise runs and Swiss runs with a pre-pass score texts alone. Pointwise runs may be
-    batched; a pre-pass runs live calls only (batch mode is not tested with it yet).
+    Pointwise runs and Swiss runs with a pre-pass score texts alone (in batch mode too: a
+    pre-pass round's requests are score requests, the later rounds' comparisons).
     """
     prepass = getattr(settings, "prepass", None)  # Swiss's
     if settings.name == "pointwise":
@@ -58,8 +58,6 @@ def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
         if not offers_scores(judge):
             raise TypeError(f"{what}: {type(judge).__name__} has no score_call, "
                             "so it cannot score a text alone")
-    if prepass is not None and getattr(provider, "batch", None) is not None:
-        raise ValueError(f"{what} runs live calls only: turn batch mode off")
 
 
 def check_hooks(cache: Any, on_progress: Any) -> None:

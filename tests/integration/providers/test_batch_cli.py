@@ -128,3 +128,27 @@ def test_a_pointwise_run_in_batch_mode_detaches_then_resumes_to_its_scores(
     assert scored["statistics"]["batch_calls"] == 2 * len(ITEMS)
     assert all(call["batch"] and call["label"] is not None
                for item in scored["pointwise"]["items"] for call in item["calls"])
+
+
+@pytest.mark.parametrize("kind", ["openai", "google"])
+def test_a_swiss_run_with_a_prepass_runs_in_batch_mode(
+    kind, tmp_path, items_file, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv(VARIABLE[kind], KEY)
+    report = tmp_path / "prepass.json"
+    with batch_server(kind, hidden_scores(ITEMS)) as (fake, url):
+        code = main(sort_args(kind, url, tmp_path, items_file, "--strategy", "swiss",
+                              "--prepass", "pointwise", "--budget", "24", "--progress", "none",
+                              "--out", str(report)))
+        out, err = capsys.readouterr()
+        batches = [b.requests for b in fake.batches.values()]
+    assert code == EXIT_OK, err
+    assert len(out.splitlines()) == len(ITEMS)
+    # The pre-pass: one batch of texts scored alone; then batches of comparisons.
+    assert sorted(r.text for r in batches[0]) == sorted(ITEMS)
+    assert all(r.texts is not None for b in batches[1:] for r in b) and len(batches) > 1
+    scored = json.loads(report.read_text("utf-8"))
+    assert scored["settings"]["prepass"] == "pointwise"
+    assert scored["phases"]["prepass"] == {"texts": len(ITEMS), "calls": len(ITEMS),
+                                           "scored": len(ITEMS)}
+    assert scored["statistics"]["batch_calls"] == 24
