@@ -28,7 +28,7 @@ TEXTS = [
     "Plants make sugar from light, water and carbon dioxide.",
 ]
 LABELS = ("1", "2", "3", "4")
-pytestmark = pytest.mark.xdist_group("local_model")
+pytestmark = pytest.mark.xdist_group("local_model_pointwise")
 TIMEOUT = 240.0
 
 

@@ -27,7 +27,7 @@ TEXTS = [
     "Plants make sugar from light, water and carbon dioxide.",
     "Cats are a kind of fish.",
 ]
-pytestmark = pytest.mark.xdist_group("local_model")
+pytestmark = pytest.mark.xdist_group("local_model_soft")
 TIMEOUT = 240.0
 
 
