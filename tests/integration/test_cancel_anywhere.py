@@ -27,26 +27,31 @@ async def _cancelled_after(turns: int, late: bool, schedule: str, progress: bool
     loop = asyncio.get_running_loop()
     run = loop.create_task(sorter.sort([str(i) for i in range(n)]))
     counted = 0
+    sent = False
+
+    def cancel() -> None:
+        nonlocal sent
+        sent = not run.done()  # a late cancel may come after the run's last step
+        run.cancel()
 
     def turn() -> None:
         nonlocal counted
         if run.done():
             return
         counted += 1
-        if counted == turns:
-            if late:
-                loop.call_soon(run.cancel)
-            else:
-                run.cancel()
-        else:
+        if counted < turns:
             loop.call_soon(turn)
+        elif late:
+            loop.call_soon(cancel)
+        else:
+            cancel()
 
     loop.call_soon(turn)
     try:
         await run
     except asyncio.CancelledError:
         return "stopped"
-    return "finished though cancelled" if counted == turns else "over"
+    return "finished though cancelled" if sent else "over"
 
 
 # With the pipelined schedule and progress a cancel was lost as LangGraph ended its stream
