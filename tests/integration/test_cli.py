@@ -157,15 +157,18 @@ def test_a_stopped_run_prints_its_resume_command_which_finishes_it(capsys, tmp_p
     assert sorted(_ranked_items(out)) == sorted(ITEMS)
 
 
-def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(capsys, tmp_path) -> None:
+def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(capsys, tmp_path,
+                                                             signallable) -> None:
     env = {**os.environ, "PYTHONPATH": SRC}
     (tmp_path / "a.txt").write_text("\n".join(ITEMS))
     command = [sys.executable, "-m", "llm_qualitative_sort", "sort", str(tmp_path / "a.txt"),
                "--criteria", "larger", "--seed", "3", "--concurrency", "1",
                "--mock-latency", "0.02", "--progress", "lines",
                "--checkpoint", str(tmp_path / "runs.db")]
+    # Started as from a terminal, so that SIGINT is Ctrl-C even when the suite runs in the
+    # background, where the process would inherit SIGINT ignored.
     with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, encoding="utf-8") as process:
+                          text=True, encoding="utf-8", preexec_fn=signallable) as process:
         assert process.stderr is not None
         assert process.stderr.readline().startswith("run ")
         assert process.stderr.readline().startswith("round 1:")

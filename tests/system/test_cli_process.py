@@ -31,15 +31,17 @@ def _cli(tmp_path: Path, *args: str, **kwargs: object) -> subprocess.CompletedPr
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_sigterm_and_sighup_stop_cleanly_and_the_printed_command_resumes(tmp_path,
-                                                                        signum) -> None:
+def test_sigterm_and_sighup_stop_cleanly_and_the_printed_command_resumes(tmp_path, signum,
+                                                                        signallable) -> None:
     (tmp_path / "a.txt").write_text("\n".join(ITEMS))
     db = tmp_path / "runs.db"
     command = [sys.executable, "-m", "llm_qualitative_sort", "sort", str(tmp_path / "a.txt"),
                "--criteria", "larger", "--seed", "3", "--concurrency", "2",
                "--mock-latency", "0.02", "--progress", "lines", "--checkpoint", str(db)]
+    # As from a terminal: a suite run under nohup would pass SIGHUP on ignored.
     with subprocess.Popen(command, env=_env(tmp_path), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, encoding="utf-8") as process:
+                          stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                          preexec_fn=signallable) as process:
         assert process.stderr is not None
         started = process.stderr.readline()
         # The run id is printed when the run starts, with the seed that was drawn.

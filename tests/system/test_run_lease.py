@@ -15,7 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +70,13 @@ def _config(tmp: Path, name: str, **extra: Any) -> dict[str, Any]:
 
 
 def _paused_first(
-    tmp: Path, started: list[subprocess.Popen[bytes]], pause_at: int
+    tmp: Path, started: list[subprocess.Popen[bytes]], pause_at: int,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
     """A first process that pays for `pause_at` calls, then holds the run, paying nothing
     more, until the test creates its go file."""
     config = _config(tmp, "first", pause_at=pause_at, go_file=str(tmp / "go"))
-    first = _start(config, tmp, "first", started)
+    first = _start(config, tmp, "first", started, preexec_fn)
     deadline = time.monotonic() + 60
     while len(_callers(tmp)) < pause_at and time.monotonic() < deadline:
         assert first.poll() is None, "the first process ended early"
@@ -86,11 +87,13 @@ def _paused_first(
 
 
 def _start(
-    config: dict[str, Any], tmp: Path, name: str, started: list[subprocess.Popen[bytes]]
+    config: dict[str, Any], tmp: Path, name: str, started: list[subprocess.Popen[bytes]],
+    preexec_fn: Callable[[], None] | None = None,
 ) -> subprocess.Popen[bytes]:
     path = tmp / f"{name}.json"
     path.write_text(json.dumps(config))
-    started.append(subprocess.Popen([sys.executable, str(WORKER), str(path)]))
+    started.append(subprocess.Popen([sys.executable, str(WORKER), str(path)],
+                                    preexec_fn=preexec_fn))
     return started[-1]
 
 
@@ -127,10 +130,12 @@ def test_second_process_is_refused_naming_the_holder_and_pays_nothing(
 
 
 def test_a_waiting_process_continues_after_the_holder_stops_and_pays_only_the_rest(
-    tmp_path: Path, reference: tuple[list[Any], int], started: list[subprocess.Popen[bytes]]
+    tmp_path: Path, reference: tuple[list[Any], int], started: list[subprocess.Popen[bytes]],
+    signallable: Callable[[], None],
 ) -> None:
     ranking, calls = reference
-    first, _ = _paused_first(tmp_path, started, pause_at=calls // 3)
+    # As from a terminal: in a suite run in the background it would inherit SIGINT ignored.
+    first, _ = _paused_first(tmp_path, started, pause_at=calls // 3, preexec_fn=signallable)
     ready = tmp_path / "second.ready"
     second_config = _config(tmp_path, "second", wait_for_run=None, ready_file=str(ready))
     second = _start(second_config, tmp_path, "second", started)

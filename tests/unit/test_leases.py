@@ -67,6 +67,18 @@ async def test_this_process_holds_a_run_only_while_a_hold_is_open(
         pass
 
 
+async def test_a_cancel_while_the_holder_lets_go_is_not_lost(lease: SqliteRunLease) -> None:
+    """Ctrl-C in the instant a run ends: the lease is let go, and the cancel still stops."""
+    task = asyncio.current_task()
+    assert task is not None
+    with pytest.raises(asyncio.CancelledError):
+        async with lease.hold("r"):
+            # Runs once the block has ended, while the lease waits for its heartbeat to stop.
+            asyncio.get_running_loop().call_soon(task.cancel)
+    assert task.uncancel() == 0
+    assert await lease.recorded("r") is None  # let go all the same
+
+
 async def test_second_holder_is_refused_with_the_first_named(lease: SqliteRunLease) -> None:
     async with lease.hold("run-1") as first:
         with pytest.raises(RunLockedError) as caught:

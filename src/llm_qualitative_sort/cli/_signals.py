@@ -4,6 +4,11 @@ Their default action kills the process on the spot: no run id printed, and calls
 the last moments possibly not yet committed to the journal. Here they cancel the run's task
 instead, exactly as asyncio turns Ctrl-C into a cancellation, so the sorter's cleanup runs
 (the journal is flushed, the checkpoint closed) before the command line reports the stop.
+
+A signal the process was started with ignored stays ignored, as Python leaves an ignored
+SIGINT: `nohup` ignores SIGHUP so that a closed terminal does not stop the command, and a
+shell script's background job (`cmd &`) has SIGINT ignored, so Ctrl-C in its terminal does not
+reach it.
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ class Signalled(Exception):
 
 
 async def until_signalled(work: Awaitable[T]) -> T:
-    """Await `work`; SIGTERM or SIGHUP cancel it and raise `Signalled` once it has unwound."""
+    """Await `work`; SIGTERM or SIGHUP cancel it and raise `Signalled` once it has unwound.
+
+    Either signal left ignored by whoever started the process (`nohup`) stays ignored.
+    """
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
@@ -40,7 +48,9 @@ async def until_signalled(work: Awaitable[T]) -> T:
             received.append(signum)
             task.cancel()
 
-    for signum in HANDLED:
+    # Read before any handler is set: `remove_signal_handler` restores SIG_DFL, not SIG_IGN.
+    handled = [signum for signum in HANDLED if signal.getsignal(signum) != signal.SIG_IGN]
+    for signum in handled:
         loop.add_signal_handler(signum, stop, signum)
     try:
         return await work
@@ -50,5 +60,5 @@ async def until_signalled(work: Awaitable[T]) -> T:
             raise Signalled(received[0]) from None
         raise
     finally:
-        for signum in HANDLED:
+        for signum in handled:
             loop.remove_signal_handler(signum)

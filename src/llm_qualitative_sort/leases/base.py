@@ -227,10 +227,13 @@ class RunLease(ABC):
             _HOLDING.discard(me.token)
             self._fences.pop(me.token, None)
             beat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beat
-            if not lost:
-                await self._let_go(me)
+            try:  # not `await beat`: a cancel of this task would go to it, and be swallowed
+                await asyncio.wait({beat})
+                if not beat.cancelled():
+                    beat.result()  # a failure of the heartbeat itself is not hidden
+            finally:
+                if not lost:
+                    await self._let_go(me)
 
     async def _take(self, run_id: str, wait: float | None) -> Fence:
         deadline = None if wait is None else time.monotonic() + wait

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import RetryPolicy
 
+from llm_qualitative_sort._calls.judge import cancel_requests
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import RunDetached, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph
@@ -135,10 +136,13 @@ async def drive(
     The final state comes from the stream ("values" of the keys a result needs), not
     from `aget_state`, which would rebuild the history from every stored checkpoint.
     """
+    baseline = cancel_requests()
     try:
         final = await _stream(graph, start, config, context, on_progress)
+        _stop_if_cancelled(baseline)
         if "rankings" not in final and await reroute_lost_step(graph, config):
             final = await _stream(graph, None, config, context, on_progress)
+            _stop_if_cancelled(baseline)
         if "rankings" not in final:
             raise RuntimeError("the graph stopped without ranking the items")
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
@@ -151,6 +155,17 @@ async def drive(
         reason = stop_reason(exc, provider, context.journal, store_path)
         raise RunStoppedError(reason, run_id=context.run_id) from exc
     return final
+
+
+def _stop_if_cancelled(baseline: int) -> None:
+    """Raise the `CancelledError` of a cancel the graph swallowed (still pending on the task).
+
+    LangGraph awaits a task it has just cancelled with `CancelledError` suppressed (its
+    stream's waiter, as `astream` ends): a cancel of the run's task (Ctrl-C) landing in that
+    instant goes to that task, ends with it, and the stream returns as if none came.
+    """
+    if cancel_requests() > baseline:
+        raise asyncio.CancelledError
 
 
 async def _stream(
