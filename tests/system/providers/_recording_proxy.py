@@ -46,8 +46,15 @@ def _json(data: bytes) -> Any:
 
 
 @contextmanager
-def recording_proxy(upstream: str) -> Iterator[tuple[str, Recording]]:
-    """A proxy to `upstream` (scheme://host:port) on 127.0.0.1: (its URL, the recording)."""
+def recording_proxy(upstream: str, max_tokens: int | None = None
+                    ) -> Iterator[tuple[str, Recording]]:
+    """A proxy to `upstream` (scheme://host:port) on 127.0.0.1: (its URL, the recording).
+
+    `max_tokens` caps each chat request's answer on its way to the server (the recording
+    keeps the request as the provider sent it): a weak model that writes on and on costs
+    minutes on a shared machine. An answer the client no longer waited for (it gave up) is
+    not recorded: the provider never read it.
+    """
     recording = Recording()
 
     class Handler(BaseHTTPRequestHandler):
@@ -58,21 +65,25 @@ def recording_proxy(upstream: str) -> Iterator[tuple[str, Recording]]:
             length = int(self.headers.get("content-length", 0))
             body = self.rfile.read(length) if length else None
             headers = {"content-type": self.headers.get("content-type", "application/json")}
-            request = urllib.request.Request(upstream + self.path, data=body, method=method,
+            sent = body
+            asked = _json(body or b"null")
+            if max_tokens is not None and isinstance(asked, dict) and "messages" in asked:
+                sent = json.dumps({"max_tokens": max_tokens, **asked}).encode()
+            request = urllib.request.Request(upstream + self.path, data=sent, method=method,
                                              headers=headers)
             try:
                 with urllib.request.urlopen(request, timeout=600) as answer:
                     status, data = answer.status, answer.read()
             except urllib.error.HTTPError as exc:
                 status, data = exc.code, exc.read()
-            with recording.lock:
-                recording.exchanges.append(
-                    Exchange(self.path, _json(body or b"null"), status, _json(data)))
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+            self.wfile.flush()
+            with recording.lock:
+                recording.exchanges.append(Exchange(self.path, asked, status, _json(data)))
 
         def do_GET(self) -> None:
             self._forward("GET")

@@ -30,6 +30,7 @@ TEXTS = [
 LABELS = ("1", "2", "3", "4")
 pytestmark = pytest.mark.xdist_group("local_model_pointwise")
 TIMEOUT = 240.0
+MAX_TOKENS = 200  # a verdict takes 15-30 tokens; a rambling answer is cut (and asked again)
 
 
 def _answer_text(exchange: Exchange) -> str:
@@ -82,7 +83,7 @@ async def test_a_pointwise_run_reads_the_local_servers_label_probabilities(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     parts = urlsplit(local_model.url)
-    with recording_proxy(f"{parts.scheme}://{parts.netloc}") as (proxy, recording):
+    with recording_proxy(f"{parts.scheme}://{parts.netloc}", MAX_TOKENS) as (proxy, recording):
         provider = OpenAIProvider(base_url=proxy + "/v1", model=local_model.model,
                                   timeout=TIMEOUT)
         sorter = QualitativeSorter(provider, criteria="which statement is true",
