@@ -63,9 +63,15 @@ def test_429s_that_go_on_with_nothing_measured_pace_once_one_call_is_in_flight()
     now = 0.0
     while control.rate is None:
         assert now < 10
-        control.limited_by(now, control.started(now, 0), RateFacts(retry_after=0.5), 0, 0.0)
+        control.limited_by(now, control.started(now, 0), RateFacts(retry_after=0.0), 0, 0.0)
         now += 2.0
     assert control.window == 1 and control.rate <= 2.0
+
+
+def test_a_first_429_with_a_time_to_come_back_paces_one_call_per_that_time() -> None:
+    control = RateControl(8)
+    control.limited_by(0.0, control.started(0.0, 0), RateFacts(retry_after=0.5), 0, 0.0)
+    assert control.rate == pytest.approx(2.0 * 0.7) and control.window == 4
 
 
 def test_starts_are_spaced_by_the_rate_and_the_window_bounds_calls_in_flight() -> None:

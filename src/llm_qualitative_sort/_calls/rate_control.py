@@ -7,9 +7,9 @@ Three things bound when the next call may start:
   multiplicative decrease, as TCP does);
 - **starts per second** (`rate`): none at first; a 429 sets it, from the limit the server
   states (OpenAI's `x-ratelimit-limit-requests`, Gemini's per-minute quota) or else from
-  the answers per second just before the 429, cut by `RATE_CUT` (with neither, a 429 only
-  halves the window until one call is left in flight: a guessed pace would take hundreds
-  of answers to grow out of); it then grows slowly
+  the answers per second just before the 429, or one call per `retry-after`, cut by
+  `RATE_CUT` (with none of these, a 429 only halves the window until one call is left in
+  flight: a guessed pace would take hundreds of answers to grow out of); it then grows slowly
   while calls are answered (fast up to `KNEE` of the rate that met the 429, slowly
   beyond), never above the stated limit (times `MARGIN`);
 - **tokens per second**: when the server states a token limit, each call's estimated
@@ -143,7 +143,8 @@ class RateControl:
         if cut:
             self.epoch += 1
             blind = (self.rate is None and self.request_cap is None and self.window > 1
-                     and not self._answered_lately(now))
+                     and not self._answered_lately(now)
+                     and not (facts is not None and facts.retry_after))
             self.window = max(1.0, self.window * WINDOW_CUT)
             if not blind:
                 self._cut_rate(now, facts)
