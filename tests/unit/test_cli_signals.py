@@ -12,6 +12,15 @@ from llm_qualitative_sort.cli._signals import Signalled, until_signalled
 
 
 @pytest.fixture
+def sighup_default() -> Iterator[None]:
+    """SIGHUP at its default, as a command started from a terminal has it (a suite started
+    under `nohup` inherits it ignored, and the handler rightly leaves it so)."""
+    before = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    yield
+    signal.signal(signal.SIGHUP, before)
+
+
+@pytest.fixture
 def sighup_ignored() -> Iterator[None]:
     """SIGHUP ignored, as `nohup` starts a command."""
     before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -38,7 +47,7 @@ async def _raise_then_settle(signum: int) -> str:
     return "finished"
 
 
-async def test_sighup_stops_the_work_as_a_signal() -> None:
+async def test_sighup_stops_the_work_as_a_signal(sighup_default) -> None:
     with pytest.raises(Signalled) as stopped:
         await until_signalled(_raise_then_settle(signal.SIGHUP))
     assert stopped.value.exit_code == 128 + signal.SIGHUP
