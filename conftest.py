@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import signal
 import socket
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,6 +16,11 @@ from hypothesis import settings
 # test on a busy machine for no fault of the code (tests assert results, never speed).
 settings.register_profile("no-deadline", deadline=None)
 settings.load_profile("no-deadline")
+
+# The suite starts some 150 Python processes, each of which would compile the package from
+# source when the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE, set on some
+# CI images): here the first import writes it, and every later process reads it.
+sys.dont_write_bytecode = False
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex

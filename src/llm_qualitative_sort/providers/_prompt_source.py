@@ -11,14 +11,24 @@ import json
 import re
 import traceback
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
+from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
 from jinja2.sandbox import SandboxedEnvironment
 
 # Undefined variables are errors; nothing is escaped (the output is a prompt, not HTML).
 ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
                            autoescape=False)
+
+
+@lru_cache(maxsize=256)
+def compiled(source: str) -> Template:
+    """`source` compiled once (a syntax error is raised each time, never kept).
+
+    Every call renders its template, and compiling one costs about a millisecond.
+    """
+    return ENV.from_string(source)
 
 _SECTION = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
 

@@ -30,6 +30,7 @@ from llm_qualitative_sort.providers._prompt_fields import (
 )
 from llm_qualitative_sort.providers._prompt_source import (
     ENV,
+    compiled,
     context_keys,
     inferred_kind,
     placeholder,
@@ -268,7 +269,7 @@ class PromptTemplate:
     def _render_part(self, part: str, values: dict[str, Any]) -> str:
         source = getattr(self, part)
         try:
-            return ENV.from_string(source).render(values)
+            return compiled(source).render(values)
         except TemplateSyntaxError as exc:
             raise self._error(part, exc.lineno, exc.message or str(exc)) from None
         except TemplateError as exc:
