@@ -10,17 +10,25 @@ import json
 import sys
 from typing import Any
 
-from llm_qualitative_sort import BatchOptions, GoogleProvider, OpenAIProvider, QualitativeSorter
+from llm_qualitative_sort import (
+    BatchOptions,
+    GoogleProvider,
+    OpenAIProvider,
+    QualitativeSorter,
+    Swiss,
+)
 
 
 async def main(config: dict[str, Any]) -> None:
     options = BatchOptions(poll_interval=0.005, max_poll_interval=0.02)
     kind = OpenAIProvider if config["kind"] == "openai" else GoogleProvider
     provider = kind(api_key=config["key"], base_url=config["url"], batch=options)
+    strategy: Any = config.get("strategy")
+    if config.get("prepass_budget"):  # a Swiss run with a pointwise pre-pass
+        strategy = Swiss(budget=config["prepass_budget"], prepass="pointwise")
     sorter = QualitativeSorter(provider, criteria="which essay argues better", seed=4,
                                checkpointer=config["checkpoint"],
-                               **({"strategy": config["strategy"]} if config.get("strategy")
-                                  else {}))
+                               **({"strategy": strategy} if strategy else {}))
     if config.get("resume"):
         result = await sorter.resume(config["run_id"])
     else:

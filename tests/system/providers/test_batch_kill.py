@@ -22,8 +22,11 @@ from _batch_setup import batch_provider, batch_server
 from _setup import KEY, hidden_scores, make_items
 from test_batch_sort import calls_of, sorter
 
+from llm_qualitative_sort import Swiss
+
 WORKER = Path(__file__).with_name("batch_worker.py")
 ITEMS = make_items(16)
+PREPASS_BUDGET = 40  # the pre-pass (16 calls), then three Swiss rounds of 8 matches
 
 
 def start(config: dict[str, Any], tmp: Path, name: str) -> subprocess.Popen[bytes]:
@@ -64,13 +67,27 @@ def test_a_pointwise_batch_survives_sigkill_and_is_not_paid_twice(kind, tmp_path
     kill_and_resume(kind, 1, tmp_path, str(tmp_path / "runs.sqlite3"), strategy="pointwise")
 
 
+# A Swiss run with a pointwise pre-pass: its first round is one batch of score requests,
+# the Swiss rounds after it batches of comparisons. Killed while waiting on either, the
+# resumed process collects that batch and pays for no request twice.
+@pytest.mark.parametrize(("kind", "held_round"), [("openai", 1), ("google", 2)])
+def test_a_prepass_batch_survives_sigkill_and_is_not_paid_twice(
+    kind, held_round, tmp_path
+) -> None:
+    kill_and_resume(kind, held_round, tmp_path, str(tmp_path / "runs.sqlite3"),
+                    prepass_budget=PREPASS_BUDGET)
+
+
 def kill_and_resume(kind: str, held_round: int, tmp_path: Path, checkpoint: str,
-                    strategy: str | None = None) -> None:
+                    strategy: str | None = None, prepass_budget: int | None = None) -> None:
     """Kill a batch-mode worker waiting on round `held_round`, resume it in another."""
     with batch_server(kind, hidden_scores(ITEMS)) as (fake, url):
         config = {"kind": kind, "url": url, "key": KEY, "items": ITEMS, "run_id": "killed",
-                  "checkpoint": checkpoint, "out": str(tmp_path / "a"), "strategy": strategy}
-        options = {"strategy": strategy} if strategy else {}
+                  "checkpoint": checkpoint, "out": str(tmp_path / "a"), "strategy": strategy,
+                  "prepass_budget": prepass_budget}
+        options: dict[str, Any] = {"strategy": strategy} if strategy else {}
+        if prepass_budget:
+            options = {"strategy": Swiss(budget=prepass_budget, prepass="pointwise")}
         run = sorter(batch_provider(kind, url), tmp_path, checkpointer=None, **options)
         reference = asyncio.run(run.sort(ITEMS))
         fake.batches.clear()
@@ -98,3 +115,7 @@ def kill_and_resume(kind: str, held_round: int, tmp_path: Path, checkpoint: str,
     assert result["scores"] == json.loads(json.dumps(scores))
     if strategy == "pointwise":
         assert len(rounds) == 1 and len(submitted) == len(ITEMS) and result["calls"] == []
+    if prepass_budget:
+        assert len(submitted) == prepass_budget and len(rounds) > held_round
+        alone = sorted(a for a, b, _, _ in result["calls"] if a == b)  # a text scored alone
+        assert alone == sorted(ITEMS)  # the pre-pass scored every text once
