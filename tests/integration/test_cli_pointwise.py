@@ -46,7 +46,7 @@ def test_a_pointwise_run_shows_scores_and_writes_its_reports(tmp_path: Path,
     assert code == EXIT_OK, err
     first = out.splitlines()[0].split()
     assert float(first[1]) == 1.0 and int(first[-1]) >= 100  # rank, score, text
-    assert "20 texts scored alone in 1 rounds, 40 LLM calls" in err
+    assert "20 texts scored alone in 1 round, 40 LLM calls" in err
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     assert report["settings"]["strategy"] == "pointwise"
     assert report["settings"]["inverse"] is True
@@ -105,3 +105,18 @@ def test_a_stopped_pointwise_run_resumes_from_the_command_line(
     assert code == EXIT_OK, err
     assert "13 paid now, 7 before" in err and len(out.splitlines()) == 20
 
+
+
+def test_progress_lines_count_texts_scored_alone_not_matches(tmp_path: Path,
+                                                             capsys: Any) -> None:
+    common = ["sort", _items(tmp_path), "--criteria", "larger", "--progress", "lines",
+              "--checkpoint", str(tmp_path / "runs.db")]
+    code, _, err = _call(capsys, *common, "--strategy", "pointwise")
+    assert code == EXIT_OK, err
+    assert "round 1: 20 texts scored alone (" in err and " matches (" not in err
+    code, _, err = _call(capsys, *common, "--strategy", "swiss", "--prepass", "pointwise",
+                         "--budget", "40")
+    assert code == EXIT_OK, err
+    lines = [line for line in err.splitlines() if line.startswith("round ")]
+    assert lines[0].startswith("round 1: 20 texts scored alone (")  # the pre-pass
+    assert lines[1].startswith("round 2: 10 matches (")  # Swiss from the scores

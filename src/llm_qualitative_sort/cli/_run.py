@@ -236,7 +236,7 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     cost = "" if stats.estimated_cost is None else f", cost {stats.estimated_cost:.4f}"
     played = (f"{len(result.pointwise)} texts scored alone" if result.pointwise else
               f"{stats.total_matches} matches")
-    print(f"{played} in {stats.rounds} rounds, {stats.total_api_calls} "
+    print(f"{played} in {plural(stats.rounds, 'round')}, {stats.total_api_calls} "
           f"LLM calls ({stats.cache_hits} from cache){_split(stats, now)}{cost}, "
           f"{stats.elapsed_time:.1f} s", file=err)
     both = phases_text(result)

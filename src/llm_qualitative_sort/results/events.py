@@ -48,8 +48,11 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'es' if noun.endswith(('ch', 'sh', 's', 'x')) else 's'}"
 
 
-def round_message(label: str, played: int, left: int | None) -> str:
+def round_message(label: str, played: int, left: int | None, alone: int = 0) -> str:
     """"round 3: 8 matches, 14 left"; without `left` (no one eliminated) no count of players.
+
+    `alone` of the `played` were texts scored alone (pointwise scoring, a pre-pass): a
+    round of nothing else says so instead of "matches".
 
     An elimination run usually ends with its winner, "1 left". It ends with "0 left" when
     its last matches were draws between players on their last life: a draw costs both a
@@ -59,8 +62,13 @@ def round_message(label: str, played: int, left: int | None) -> str:
     Example:
         >>> round_message("round 5", 1, 0)
         'round 5: 1 match, 0 left (a draw eliminated the last players: ranked by wins)'
+        >>> round_message("round 1", 20, None, alone=20)
+        'round 1: 20 texts scored alone'
     """
-    text = f"{label}: {plural(played, 'match')}"
+    if alone and alone == played:
+        text = f"{label}: {plural(played, 'text')} scored alone"
+    else:
+        text = f"{label}: {plural(played, 'match')}"
     if left == 0:
         return f"{text}, 0 left (a draw eliminated the last players: ranked by wins)"
     return text if left is None else f"{text}, {left} left"
@@ -174,10 +182,14 @@ class EventSink:
                         rate=round(news.rate, 3), limited=news.limited))
 
     def round_end(self, label: str, played: int, left: int | None, completed: int, total: int,
-                  round_number: int, **extra: Any) -> None:
-        """A round (or a pipelined segment) ended; written even when nobody listens."""
-        self._put(event(EventType.ROUND_END, round_message(label, played, left), completed,
-                        total, round=round_number, matches=played, remaining=left, **extra))
+                  round_number: int, alone: int = 0, **extra: Any) -> None:
+        """A round (or a pipelined segment) ended; written even when nobody listens.
+
+        `alone` of the `played` matches were texts scored alone.
+        """
+        self._put(event(EventType.ROUND_END, round_message(label, played, left, alone),
+                        completed, total, round=round_number, matches=played, remaining=left,
+                        **extra))
 
 
 class QuietSink(EventSink):
