@@ -7,15 +7,19 @@ event loop. A subclass says how to build its chat model and its batch client.
 
 from __future__ import annotations
 
+import importlib
+import os
 from abc import abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import SecretStr
 
+from llm_qualitative_sort.errors import install_hint
 from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
-from llm_qualitative_sort.providers.langchain import LangChainProvider, Method, required_key
-from llm_qualitative_sort.registry import REGISTRY
+from llm_qualitative_sort.providers._langchain_chat import Method
+from llm_qualitative_sort.providers.langchain import LangChainProvider
+from llm_qualitative_sort.registry import REGISTRY, spec_for_extra
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -129,3 +133,24 @@ class HostedProvider(LangChainProvider):
     def _logprobs_refused(self) -> None:
         """A batch learned that the model refuses log-probabilities: never ask again."""
         self.logprobs = False
+
+
+def required_key(api_key: str | None, variable: str, provider: str, extra: str) -> SecretStr:
+    """The key given or found in `variable`, once the client for `extra` is importable.
+
+    Raises:
+        ValueError: No key at all.
+        ImportError: The extra's client is not installed (with the pip command to fix it).
+    """
+    key = api_key or os.environ.get(variable)
+    if not key:
+        raise ValueError(f"{provider} needs an API key: pass api_key=... or set {variable}")
+    module = spec_for_extra(extra).client
+    assert module is not None  # an extra is there to install a client
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f'{provider} needs {module.replace("_", "-")}: {install_hint(extra)}'
+        ) from exc
+    return SecretStr(key)

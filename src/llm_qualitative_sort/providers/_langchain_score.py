@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from llm_qualitative_sort.providers._langchain_chat import Method
 from llm_qualitative_sort.providers._logprob_request import message_tokens, without_logprobs
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, read_scored, scored_result
 from llm_qualitative_sort.providers._score_messages import build_score_messages
@@ -24,7 +25,7 @@ from llm_qualitative_sort.providers._score_prompt import (
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort.providers.langchain import LangChainProvider, Method
+    from llm_qualitative_sort.providers.langchain import LangChainProvider
 
 
 async def score_with(provider: LangChainProvider, text: str, criteria: str, scale: Scale,

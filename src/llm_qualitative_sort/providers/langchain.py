@@ -12,69 +12,46 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
-import json
-import os
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, cast
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr
 
-from llm_qualitative_sort.errors import install_hint
 from llm_qualitative_sort.models import ComparisonResult
-from llm_qualitative_sort.providers._answer import _Answer, _result, _validated
+from llm_qualitative_sort.providers._answer import _Answer, _result
 from llm_qualitative_sort.providers._failures import (
     classify,
     is_format_rejection,
     redact,
     status_of,
 )
+from llm_qualitative_sort.providers._langchain_chat import (
+    _MODEL_FIELDS,
+    _URL_FIELDS,
+    ALL_METHODS,
+    ChatModelSource,
+    Method,
+    _field_secret,
+    _field_text,
+    _LoopState,
+    _safe_url,
+    _strict,
+)
 from llm_qualitative_sort.providers._langchain_score import score_with
-from llm_qualitative_sort.providers._logprob_request import (
-    is_logprob_refusal,
-    read_soft_verdict,
-    with_logprobs,
-    without_logprobs,
-)
-from llm_qualitative_sort.providers._prompt import (
-    PROMPT_VERSION,
-    TieVerdict,
-    Verdict,
-    build_messages,
-    parse_text_verdict,
-    verdict_schema,
-)
-from llm_qualitative_sort.providers._rate_signals import report_headers
+from llm_qualitative_sort.providers._langchain_verdict import invoke_verdict
+from llm_qualitative_sort.providers._logprob_request import is_logprob_refusal, with_logprobs
+from llm_qualitative_sort.providers._prompt import PROMPT_VERSION, build_messages, verdict_schema
 from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.registry import spec_for_extra
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 
-Method = Literal["json_schema", "function_calling", "json_mode", "text"]
-ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
-ChatModelSource = BaseChatModel | Callable[[], BaseChatModel]
 # An answer as one request gives it: a verdict (`_Answer`) or a label (`ScoredAnswer`); both keep
 # the raw answer in `raw`.
 Answered = TypeVar("Answered", bound=Any)
-
-_MODEL_FIELDS = ("model_name", "model", "deployment_name", "azure_deployment")
-_URL_FIELDS = ("openai_api_base", "base_url", "azure_endpoint", "anthropic_api_url")
-_KEY_FIELDS = ("openai_api_key", "google_api_key", "anthropic_api_key", "api_key")
-
-
-@dataclass
-class _LoopState:
-    chat: BaseChatModel
-    runnables: dict[str, Runnable[Any, Any]] = field(default_factory=dict)
-    # The chat model that asks for log-probabilities (None: it cannot ask), built once.
-    logprob_chat: BaseChatModel | None = None
 
 
 class LangChainProvider(LLMProvider):
@@ -204,7 +181,7 @@ class LangChainProvider(LLMProvider):
         for _ in range(1 + self.reasks):
             messages = build_messages(item_a, item_b, criteria, ties=ties)
             answers.append(await self._ask(functools.partial(
-                self._invoke_verdict, messages=messages, ties=ties)))
+                invoke_verdict, self, messages=messages, ties=ties)))
             if answers[-1].verdict is not None:
                 break
         return _result(answers)
@@ -257,60 +234,6 @@ class LangChainProvider(LLMProvider):
         detail = redact(" ".join(f"{type(exc).__name__}: {exc}".split()), self._secret())
         return {"method": method, "status": status_of(exc), "error": detail[:300]}
 
-    async def _invoke_verdict(self, method: Method, *, messages: list[BaseMessage],
-                              ties: bool) -> _Answer:
-        return await self._invoke(method, messages, ties)
-
-    async def _invoke(self, method: Method, messages: list[BaseMessage], ties: bool) -> _Answer:
-        if self._limiter is not None:
-            await self._limiter.aacquire()
-        runnable = self._runnable(method, ties)
-        async with asyncio.timeout(self.timeout):
-            output = await runnable.ainvoke(messages)
-        if method == "text":
-            message = cast(AIMessage, output)
-            verdict = parse_text_verdict(message.text, ties)
-            problem = "" if verdict else "the answer is not a JSON verdict"
-        else:
-            message = output["raw"]
-            verdict, problem = _validated(output["parsed"], output["parsing_error"], ties)
-        return self._answer(method, message, verdict, problem)
-
-    def _answer(
-        self, method: Method, message: AIMessage, verdict: Verdict | TieVerdict | None,
-        problem: str,
-    ) -> _Answer:
-        metadata = dict(message.response_metadata)
-        # Read for the rate limits, never stored (they name the organization).
-        report_headers(metadata.pop("headers", None))
-        usage: dict[str, Any] = dict(message.usage_metadata or {})
-        raw = {
-            "method": method,
-            "content": message.content,
-            "tool_calls": message.tool_calls,
-            "refusal": message.additional_kwargs.get("refusal"),
-            "response_metadata": without_logprobs(metadata),
-            "usage": usage,
-        }
-        if problem:
-            raw["problem"] = problem
-        probability, labels = read_soft_verdict(message) if verdict is not None else (None, {})
-        if labels:
-            raw["verdict_logprobs"] = labels
-        if verdict is not None:
-            verdict = verdict.model_copy(
-                update={"reasoning": redact(verdict.reasoning, self._secret())}
-            )
-        text = redact(json.dumps(raw, ensure_ascii=False, default=str), self._secret())
-        return _Answer(
-            verdict,
-            json.loads(text),
-            int(usage.get("input_tokens", 0)),
-            int(usage.get("output_tokens", 0)),
-            redact(problem, self._secret()),
-            probability,
-        )
-
     def _runnable(self, method: Method, ties: bool = False,
                   score: Scale | None = None) -> Runnable[Any, Any]:
         """The chat model asking with `method` for a verdict (or, with `score`, a label)."""
@@ -354,55 +277,3 @@ class LangChainProvider(LLMProvider):
     def _where(self) -> str:
         endpoint = f" at {_safe_url(self.base_url)}" if self.base_url else ""
         return f"model {self.model!r}{endpoint}"
-
-
-def required_key(api_key: str | None, variable: str, provider: str, extra: str) -> SecretStr:
-    """The key given or found in `variable`, once the client for `extra` is importable.
-
-    Raises:
-        ValueError: No key at all.
-        ImportError: The extra's client is not installed (with the pip command to fix it).
-    """
-    key = api_key or os.environ.get(variable)
-    if not key:
-        raise ValueError(f"{provider} needs an API key: pass api_key=... or set {variable}")
-    module = spec_for_extra(extra).client
-    assert module is not None  # an extra is there to install a client
-    try:
-        importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(
-            f'{provider} needs {module.replace("_", "-")}: {install_hint(extra)}'
-        ) from exc
-    return SecretStr(key)
-
-
-def _strict(chat: BaseChatModel, method: Method) -> dict[str, Any]:
-    # OpenAI's strict mode guarantees schema-shaped answers (JSON mode has no schema to be
-    # strict about); other clients may not take the argument at all.
-    is_openai = type(chat).__module__.startswith("langchain_openai")
-    return {"strict": True} if is_openai and method != "json_mode" else {}
-
-
-def _field_text(model: BaseChatModel | None, names: Sequence[str]) -> str | None:
-    for name in names:
-        value = getattr(model, name, None)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def _field_secret(model: BaseChatModel | None) -> str | None:
-    for name in _KEY_FIELDS:
-        value = getattr(model, name, None)
-        if isinstance(value, SecretStr):
-            return value.get_secret_value()
-    return None
-
-
-def _safe_url(url: str) -> str:
-    """`url` without user info, query or fragment, where a key could hide (`?key=...`)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
