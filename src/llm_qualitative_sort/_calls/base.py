@@ -17,8 +17,8 @@ from typing import Any, Protocol
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls.rate_gate import RateBook
+from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.cache import ComparisonCache
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.results.events import EventSink, QuietSink

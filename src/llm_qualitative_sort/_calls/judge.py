@@ -19,19 +19,19 @@ from llm_qualitative_sort._calls.rate_gate import (
 )
 from llm_qualitative_sort._calls.retrying import backoff_delay, retryable
 from llm_qualitative_sort._calls.storable import storable_raw
+from llm_qualitative_sort._verdicts import (
+    TIE,
+    ComparisonResult,
+    InvalidAnswerError,
+    answer_problem,
+    refused_tie,
+)
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     RateLimitedError,
     TransientProviderError,
     describe,
-)
-from llm_qualitative_sort.models import (
-    TIE,
-    ComparisonResult,
-    InvalidAnswerError,
-    answer_problem,
-    refused_tie,
 )
 from llm_qualitative_sort.providers._rate_signals import listen
 from llm_qualitative_sort.providers._tokens import call_tokens

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.providers._prompt import TieVerdict, Verdict, verdict_model
 
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
+from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.errors import PermanentProviderError
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 
 if TYPE_CHECKING:

@@ -27,8 +27,8 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr
 
+from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.errors import install_hint
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._answer import _Answer, _result, _validated
 from llm_qualitative_sort.providers._failures import (
     classify,

@@ -9,8 +9,8 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from llm_qualitative_sort._verdicts import ComparisonResult, Side, Verdict
 from llm_qualitative_sort.errors import TransientProviderError
-from llm_qualitative_sort.models import ComparisonResult, Side, Verdict
 from llm_qualitative_sort.providers._mock_flaws import (
     Flaw,
     Flaws,

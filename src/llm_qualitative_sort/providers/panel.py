@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 

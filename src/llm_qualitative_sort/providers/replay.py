@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from llm_qualitative_sort._verdicts import ComparisonResult, Side
 from llm_qualitative_sort.errors import PermanentProviderError
-from llm_qualitative_sort.models import ComparisonResult, Side
 from llm_qualitative_sort.providers._mock_flaws import keyed_rng
 from llm_qualitative_sort.providers.base import LLMProvider
 

@@ -8,7 +8,8 @@ from html import escape
 from itertools import groupby
 from typing import Any
 
-from llm_qualitative_sort.models import EarlyStop, MatchResult, RoundResult, SortResult
+from llm_qualitative_sort._verdicts import MatchResult, RoundResult
+from llm_qualitative_sort.models import EarlyStop, SortResult
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._pointwise import pointwise_sections, pointwise_words

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from llm_qualitative_sort._verdicts import MatchResult, RoundResult
 from llm_qualitative_sort.audit import (
     Calibration,
     JudgeAgreement,
@@ -14,13 +15,7 @@ from llm_qualitative_sort.audit import (
     PositionBias,
     ReliabilityBin,
 )
-from llm_qualitative_sort.models import (
-    EarlyStop,
-    MatchResult,
-    RoundResult,
-    SortResult,
-    Statistics,
-)
+from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.reports._pointwise import pointwise_json
 from llm_qualitative_sort.reports._standings import Standing, standings
 from llm_qualitative_sort.reports._uncertainty import (

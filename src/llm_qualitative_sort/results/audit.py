@@ -18,8 +18,8 @@ from itertools import combinations
 
 import numpy as np
 
+from llm_qualitative_sort._verdicts import MatchResult, RoundResult
 from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
-from llm_qualitative_sort.models import MatchResult, RoundResult
 from llm_qualitative_sort.rating.position_bias import from_model, from_swapped_pairs
 
 CostEstimate = Callable[[int, int], float | None]

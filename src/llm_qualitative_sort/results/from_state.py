@@ -5,14 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from llm_qualitative_sort._verdicts import MatchResult, RoundResult
 from llm_qualitative_sort.bradley_terry import rank_by_score
-from llm_qualitative_sort.models import (
-    EarlyStop,
-    MatchResult,
-    RoundResult,
-    SortResult,
-    Statistics,
-)
+from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.rating.soft import stored_probability

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 
+from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.base import Fence, LeaseHolder
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores.entries import Answer, CallPlace
 
 

@@ -31,9 +31,9 @@ from llm_qualitative_sort._postgres import (
     require,
     unusable,
 )
+from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.postgres import IDLE_IN_TRANSACTION_MS, holder_from_row
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
 from llm_qualitative_sort.stores.base import BatchRecords

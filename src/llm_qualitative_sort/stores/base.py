@@ -22,9 +22,9 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
 )
 
+from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.leases.base import Fence
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
 
 if TYPE_CHECKING:

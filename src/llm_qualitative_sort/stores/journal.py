@@ -21,10 +21,10 @@ from typing import Any
 
 import ormsgpack
 
+from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.cache import open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores.entries import (
     Answer,

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from llm_qualitative_sort.models import EarlyStop, EventType, Side
+from llm_qualitative_sort._verdicts import Side
+from llm_qualitative_sort.models import EarlyStop, EventType
 from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.settings import StrategySettings
 

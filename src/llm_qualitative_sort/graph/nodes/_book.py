@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_qualitative_sort._calls import Call, call_log
+from llm_qualitative_sort._verdicts import ComparisonResult, Verdict
 from llm_qualitative_sort.graph.state import MatchLog
-from llm_qualitative_sort.models import ComparisonResult, Verdict
 from llm_qualitative_sort.results.events import EventSink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace, text_digest

@@ -6,7 +6,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from llm_qualitative_sort.models import EventType, Side
+from llm_qualitative_sort._verdicts import Side
+from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
