@@ -3,7 +3,7 @@
 Names and fields follow the specification; extra fields have defaults so that code written
 against the specification keeps working. A call's answer and the calls and matches a run
 records (`ComparisonResult`, `RoundResult`, `MatchResult`, the verdict types) are defined in
-`llm_qualitative_sort._verdicts` and imported from here.
+`llm_qualitative_sort.verdicts` and imported from here.
 """
 
 from __future__ import annotations
@@ -13,18 +13,6 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-# `_verdicts`' names are re-exported (`X as X`): this module is their public home.
-from llm_qualitative_sort._verdicts import TIE as TIE
-from llm_qualitative_sort._verdicts import TOKENS_LIMIT as TOKENS_LIMIT
-from llm_qualitative_sort._verdicts import ComparisonResult as ComparisonResult
-from llm_qualitative_sort._verdicts import InvalidAnswerError as InvalidAnswerError
-from llm_qualitative_sort._verdicts import MatchResult as MatchResult
-from llm_qualitative_sort._verdicts import Order as Order
-from llm_qualitative_sort._verdicts import RoundResult as RoundResult
-from llm_qualitative_sort._verdicts import Side as Side
-from llm_qualitative_sort._verdicts import Verdict as Verdict
-from llm_qualitative_sort._verdicts import answer_problem as answer_problem
-from llm_qualitative_sort._verdicts import refused_tie as refused_tie
 from llm_qualitative_sort.audit import (
     Calibration,
     JudgeAgreement,
@@ -32,6 +20,19 @@ from llm_qualitative_sort.audit import (
     OrderConsistency,
     PositionBias,
 )
+
+# `verdicts`' names are re-exported (`X as X`): code written against `models` keeps working.
+from llm_qualitative_sort.verdicts import TIE as TIE
+from llm_qualitative_sort.verdicts import TOKENS_LIMIT as TOKENS_LIMIT
+from llm_qualitative_sort.verdicts import ComparisonResult as ComparisonResult
+from llm_qualitative_sort.verdicts import InvalidAnswerError as InvalidAnswerError
+from llm_qualitative_sort.verdicts import MatchResult as MatchResult
+from llm_qualitative_sort.verdicts import Order as Order
+from llm_qualitative_sort.verdicts import RoundResult as RoundResult
+from llm_qualitative_sort.verdicts import Side as Side
+from llm_qualitative_sort.verdicts import Verdict as Verdict
+from llm_qualitative_sort.verdicts import answer_problem as answer_problem
+from llm_qualitative_sort.verdicts import refused_tie as refused_tie
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.results.rating import Rating

@@ -19,13 +19,6 @@ from llm_qualitative_sort._calls.rate_gate import (
 )
 from llm_qualitative_sort._calls.retrying import backoff_delay, retryable
 from llm_qualitative_sort._calls.storable import storable_raw
-from llm_qualitative_sort._verdicts import (
-    TIE,
-    ComparisonResult,
-    InvalidAnswerError,
-    answer_problem,
-    refused_tie,
-)
 from llm_qualitative_sort.cache import CacheKey, ComparisonCache
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
@@ -40,6 +33,13 @@ from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.scoring import ScoreQuestion, as_comparison, pointwise_problem
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.verdicts import (
+    TIE,
+    ComparisonResult,
+    InvalidAnswerError,
+    answer_problem,
+    refused_tie,
+)
 
 
 class CallsStopped(Exception):

@@ -27,7 +27,6 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr
 
-from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.errors import install_hint
 from llm_qualitative_sort.providers._answer import _Answer, _result, _validated
 from llm_qualitative_sort.providers._failures import (
@@ -56,6 +55,7 @@ from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.registry import spec_for_extra
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 Method = Literal["json_schema", "function_calling", "json_mode", "text"]
 ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")

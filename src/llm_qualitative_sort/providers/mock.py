@@ -9,7 +9,6 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from llm_qualitative_sort._verdicts import ComparisonResult, Side, Verdict
 from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.providers._mock_flaws import (
     Flaw,
@@ -34,6 +33,7 @@ from llm_qualitative_sort.providers._mock_pointwise import (
 )
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.verdicts import ComparisonResult, Side, Verdict
 
 Latency = float | tuple[float, float]
 Share = float | tuple[float, float]

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from llm_qualitative_sort._verdicts import MatchResult, RoundResult
 from llm_qualitative_sort.audit import (
     Calibration,
     JudgeAgreement,
@@ -25,6 +24,7 @@ from llm_qualitative_sort.reports._uncertainty import (
     uncertainty,
 )
 from llm_qualitative_sort.results.phases import phases
+from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
 SCHEMA = "llm-qualitative-sort/result"
 # Bump on any change that could break a reader; adding keys is not such a change.

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 
-from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.base import Fence, LeaseHolder
 from llm_qualitative_sort.stores.entries import Answer, CallPlace
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 class GroupCommitJournal(ABC):

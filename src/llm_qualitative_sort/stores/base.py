@@ -22,10 +22,10 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
 )
 
-from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.leases.base import Fence
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.stores.batch_journal import BatchJob

@@ -21,7 +21,6 @@ from typing import Any
 
 import ormsgpack
 
-from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.cache import open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
@@ -50,6 +49,7 @@ from llm_qualitative_sort.stores.journal_file import (
     file_identity,
     pack,
 )
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 # An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
 # and the call's facts.

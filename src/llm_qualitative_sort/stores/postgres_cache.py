@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 from llm_qualitative_sort._postgres import CACHE, connect_async, migrate, redact, require
-from llm_qualitative_sort._verdicts import ComparisonResult
 from llm_qualitative_sort.cache import (
     CacheError,
     CacheKey,
@@ -15,6 +14,7 @@ from llm_qualitative_sort.cache import (
     result_to_record,
 )
 from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 _PURPOSE = "a comparison cache"
 

@@ -2,8 +2,7 @@
 
 `ComparisonResult` is what a provider answers (checked where it enters the tournament:
 `answer_problem`); `RoundResult` is one call of a match in the match's own terms and
-`MatchResult` the match. All are re-exported by `llm_qualitative_sort.models`, their public
-home.
+`MatchResult` the match. All are re-exported by `llm_qualitative_sort.models` too.
 """
 
 from __future__ import annotations
