@@ -12,7 +12,8 @@ likelihood (MAP), and strengths are published centred on mean 0.
 Standard errors come from the observed information (the inverse Hessian of the penalised
 log-likelihood, h included) of the centred strengths; `BradleyTerryFit.top_k_probability`
 samples the same joint normal approximation. How it is computed, and why, is in the
-modules `rating.newton` and `rating.posterior`.
+modules `rating.newton` and `rating.posterior`; how a run's matches become the fit's calls
+(`shown_calls`, `call_observations`) in `rating.played`.
 
 Example:
     >>> fit = fit_bradley_terry(3, first=[0, 1, 1, 2], second=[1, 0, 2, 1],
@@ -28,7 +29,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -36,47 +36,21 @@ from scipy.special import expit, ndtri
 
 from llm_qualitative_sort.rating.fit_input import checked_calls, start_vector
 from llm_qualitative_sort.rating.newton import Vector, maximise
-from llm_qualitative_sort.rating.posterior import Normal, normal_approximation
-from llm_qualitative_sort.rating.soft import soft_share
 
-# (first item, second item, share of the observation won by the first: 1, 0 or 0.5)
-Observation = tuple[str, str, float]
+# `rating.played`'s names are re-exported (`X as X`): this module is their public home.
+from llm_qualitative_sort.rating.played import Observation as Observation
+from llm_qualitative_sort.rating.played import PlayedCall as PlayedCall
+from llm_qualitative_sort.rating.played import PlayedMatch as PlayedMatch
+from llm_qualitative_sort.rating.played import call_observations as call_observations
+from llm_qualitative_sort.rating.played import first_share as first_share
+from llm_qualitative_sort.rating.played import shown_calls as shown_calls
+from llm_qualitative_sort.rating.posterior import Normal, normal_approximation
 
 # Published precision, well above the fit's tolerance: ranks group items whose published
 # scores are equal, so two items in symmetric positions tie instead of differing by noise.
 DIGITS = 5
 
 _DRAW_BATCH = 500
-
-
-# What the fit reads of a run's matches: `models.MatchResult` and `models.RoundResult` are
-# such, and the results module builds on this one, so the shapes are named here, not imported.
-class PlayedCall(Protocol):
-    """One call of a match: the order shown and the winner in the match's terms."""
-
-    @property
-    def order(self) -> str:
-        """The order shown: "AB" showed `item_a` first, "BA" showed `item_b` first."""
-
-    @property
-    def winner(self) -> str | None:
-        """The winner: "A" (`item_a`), "B" (`item_b`), "tie" or None (no verdict)."""
-
-
-class PlayedMatch(Protocol):
-    """A match of two items and its calls, such as `models.MatchResult`."""
-
-    @property
-    def item_a(self) -> str:
-        """The first item of the match."""
-
-    @property
-    def item_b(self) -> str:
-        """The second item of the match."""
-
-    @property
-    def rounds(self) -> Sequence[PlayedCall]:
-        """The match's calls."""
 
 
 # eq=False: the fields are arrays, for which dataclass equality would be ambiguous.
@@ -217,66 +191,6 @@ def fit_bradley_terry(
     variances, h_variance = normal.variances()
     return BradleyTerryFit(strengths, np.sqrt(variances), h, float(np.sqrt(h_variance)), normal)
 
-
-def shown_calls(
-    items: Sequence[str], matches: Iterable[PlayedMatch], soft: bool = False
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every call with a verdict as `(first, second, first_won)` indices into `items`.
-
-    "AB" showed `item_a` first, "BA" showed `item_b` first; a call's winner is in the
-    match's own terms ("A" = `item_a`), so the first-shown won when winner and order agree;
-    a tie is a share of ½. With `soft`, a call that carries the judge's probability
-    (`probability`, that `item_a` wins) counts as that share instead (a soft verdict).
-    A match of a text with itself (a pre-pass scoring it alone) gives no call here.
-
-    Raises:
-        ValueError: A match names an item not in `items`.
-    """
-    index = {item: i for i, item in enumerate(items)}
-    rows: list[tuple[int, int, float]] = []
-    for match in matches:
-        if match.item_a not in index or match.item_b not in index:
-            raise ValueError(f"match ({match.item_a!r}, {match.item_b!r}) names an unknown item")
-        a, b = index[match.item_a], index[match.item_b]
-        if a == b:  # a text scored alone (a pre-pass): no verdict between two texts
-            continue
-        for call in match.rounds:
-            if call.winner is not None:
-                a_first = call.order == "AB"
-                won = first_share(call.winner, a_first)
-                if soft:
-                    won = soft_share(won, getattr(call, "probability", None), a_first, soft)
-                rows.append((a, b, won) if a_first else (b, a, won))
-    if not rows:
-        return np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0)
-    firsts, seconds, shares = zip(*rows, strict=True)
-    return np.array(firsts, np.intp), np.array(seconds, np.intp), np.array(shares, np.float64)
-
-
-def first_share(winner: str, a_first: bool) -> float:
-    """The share of a call won by the first-shown text, from a verdict in match terms.
-
-    A tie is half a win for each side: the Bradley–Terry likelihood of a tie is then
-    `σ(d)^½ · σ(−d)^½`, which leaves the strength estimates on the scale of the wins and
-    losses (measured against Davidson's tie model in docs/replay_study.md).
-
-    Example:
-        >>> first_share("A", True), first_share("A", False), first_share("tie", False)
-        (1.0, 0.0, 0.5)
-    """
-    if winner == "tie":
-        return 0.5
-    return 1.0 if (winner == "A") == a_first else 0.0
-
-
-def call_observations(matches: Iterable[PlayedMatch]) -> list[Observation]:
-    """One observation per call that gave a verdict, in the match's own terms."""
-    observed: list[Observation] = []
-    for match in matches:
-        for call in match.rounds:
-            if call.winner is not None:
-                observed.append((match.item_a, match.item_b, first_share(call.winner, True)))
-    return observed
 
 
 def fit_strengths(

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 class CacheError(RuntimeError):

@@ -1,7 +1,9 @@
 """Public result and event types.
 
 Names and fields follow the specification; extra fields have defaults so that code written
-against the specification keeps working.
+against the specification keeps working. A call's answer and the calls and matches a run
+records (`ComparisonResult`, `RoundResult`, `MatchResult`, the verdict types) are defined in
+`llm_qualitative_sort.verdicts` and imported from here.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.audit import (
     Calibration,
@@ -19,149 +21,22 @@ from llm_qualitative_sort.audit import (
     PositionBias,
 )
 
+# `verdicts`' names are re-exported (`X as X`): code written against `models` keeps working.
+from llm_qualitative_sort.verdicts import TIE as TIE
+from llm_qualitative_sort.verdicts import TOKENS_LIMIT as TOKENS_LIMIT
+from llm_qualitative_sort.verdicts import ComparisonResult as ComparisonResult
+from llm_qualitative_sort.verdicts import InvalidAnswerError as InvalidAnswerError
+from llm_qualitative_sort.verdicts import MatchResult as MatchResult
+from llm_qualitative_sort.verdicts import Order as Order
+from llm_qualitative_sort.verdicts import RoundResult as RoundResult
+from llm_qualitative_sort.verdicts import Side as Side
+from llm_qualitative_sort.verdicts import Verdict as Verdict
+from llm_qualitative_sort.verdicts import answer_problem as answer_problem
+from llm_qualitative_sort.verdicts import refused_tie as refused_tie
+
 if TYPE_CHECKING:
     from llm_qualitative_sort.results.rating import Rating
     from llm_qualitative_sort.scoring import ItemScore
-
-Side = Literal["A", "B"]
-# A call's verdict: a side, or "tie" (both equally good) in a run that allows ties.
-Verdict = Literal["A", "B", "tie"]
-# The largest token count a journal, cache or checkpoint can store (a signed 64-bit integer).
-TOKENS_LIMIT = 2**63 - 1
-Order = Literal["AB", "BA"]
-TIE: Verdict = "tie"
-_VERDICTS = ("A", "B", TIE)
-
-
-@dataclass(frozen=True)
-class ComparisonResult:
-    """What a provider answered for one comparison call.
-
-    `winner` is stated in the terms of the call: "A" is the text that was shown first.
-    "tie" says both meet the criterion equally well; it counts only in a run that allows
-    ties (`ties=True`), elsewhere the engine records the call as giving no verdict.
-    `None` means the call gave no usable verdict (unparseable or refused answer).
-    `probability` is the judge's own probability that the first-shown text wins (a tie
-    counting half), read from the log-probabilities of its verdict token when the model
-    returned them (see `providers.logprobs`); None when it did not: a hard verdict.
-
-    Example:
-        >>> ComparisonResult(winner="A", reasoning="A cites evidence.").winner
-        'A'
-    """
-
-    winner: Verdict | None
-    reasoning: str
-    raw_response: dict[str, Any] = field(default_factory=dict)
-    input_tokens: int = 0
-    output_tokens: int = 0
-    probability: float | None = None
-
-    def __post_init__(self) -> None:
-        # The boundary where a provider's answer enters the tournament: a verdict that is
-        # not exactly "A", "B", "tie" or None must never be read as a win.
-        problem = answer_problem(self)
-        if problem:
-            raise InvalidAnswerError(f"invalid ComparisonResult: {problem}")
-
-
-class InvalidAnswerError(ValueError):
-    """A provider answered with a `ComparisonResult` whose fields are not valid."""
-
-
-def answer_problem(result: Any) -> str:
-    """What is wrong with a provider's answer, or "" when it can enter the tournament."""
-    # Every answer is checked twice (when built, and by the judge): the common answer, a
-    # plain `ComparisonResult` with a hard verdict, passes on exact type checks alone.
-    if (
-        type(result) is ComparisonResult
-        and result.probability is None
-        and type(result.reasoning) is str
-        and type(result.raw_response) is dict
-        and type(result.input_tokens) is int
-        and type(result.output_tokens) is int
-        and 0 <= result.input_tokens <= TOKENS_LIMIT
-        and 0 <= result.output_tokens <= TOKENS_LIMIT
-        and (result.winner is None or result.winner in _VERDICTS)
-    ):
-        return ""
-    if not isinstance(result, ComparisonResult):
-        return f"expected a ComparisonResult, got {type(result).__name__}"
-    if result.winner not in ("A", "B", TIE, None):
-        return f'winner must be "A", "B", "tie" or None, got {result.winner!r}'
-    if not isinstance(result.reasoning, str):
-        return f"reasoning must be a str, got {type(result.reasoning).__name__}"
-    if not isinstance(result.raw_response, dict):
-        return f"raw_response must be a dict, got {type(result.raw_response).__name__}"
-    for name in ("input_tokens", "output_tokens"):
-        value = getattr(result, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            return f"{name} must be an int >= 0, got {value!r}"
-        if value > TOKENS_LIMIT:  # no store holds more than a signed 64-bit integer
-            return f"{name} must be at most 2**63 - 1, got {value!r}"
-    return _probability_problem(result.probability, result.winner)
-
-
-def _probability_problem(value: Any, winner: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool) or not isinstance(value, float | int) or not 0 <= value <= 1:
-        return f"probability must be None or a number in [0, 1], got {value!r}"
-    if winner is None:
-        return "probability must be None when the call gave no verdict"
-    return ""
-
-
-def refused_tie(result: ComparisonResult) -> ComparisonResult:
-    """A "tie" answered in a run without ties, as a call that gave no verdict.
-
-    Never a coin flip: the call counts for neither side and shows as failed, with the
-    reason in `raw_response["problem"]` like any other unusable answer.
-    """
-    raw = dict(result.raw_response, problem="answered 'tie', but this run does not allow ties")
-    return ComparisonResult(None, result.reasoning, raw, result.input_tokens,
-                            result.output_tokens)
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    """One LLM call of a match.
-
-    `winner` is stated in the match's own terms (`MatchResult.item_a` / `item_b`), whatever
-    the order shown to the LLM; "tie" (runs with `ties=True`) is half a win for each side;
-    `None` means the call gave no verdict and counted for neither.
-    `cached` is true when the answer came from the user's cache instead of a paid call;
-    `batch` when it was paid for through the provider's batch interface (at its price).
-    `judge` names the judge that answered (its `model_identity`) when a `PanelProvider`
-    shared the calls; None when the run had one judge. `probability` is the judge's
-    probability (from its log-probabilities) that the match's `item_a` wins, in the
-    match's terms like `winner`; None for a hard verdict (no log-probabilities).
-    """
-
-    order: Order
-    winner: Verdict | None
-    reasoning: str
-    cached: bool
-    input_tokens: int = 0
-    output_tokens: int = 0
-    batch: bool = False
-    judge: str | None = None
-    probability: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class MatchResult:
-    """A match: `comparison_rounds` calls, half in each presentation order.
-
-    `winner` is None for a draw (equal numbers of calls won, a tied call counting half for
-    each side), which costs both items a loss.
-    """
-
-    item_a: str
-    item_b: str
-    winner: Side | None
-    rounds: list[RoundResult]
-    round_number: int = 0
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.scale import Scale as Scale
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 @dataclass(frozen=True)

@@ -5,28 +5,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import time
-import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort.cache import ComparisonCache
-from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers._prompt_run import check_prompt, with_fields
+from llm_qualitative_sort.providers._prompt_run import check_prompt
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.prompt_template import PromptTemplate
 from llm_qualitative_sort.rating.soft import check_verdicts
-from llm_qualitative_sort.results.from_state import (
-    Ranking,
-    trivial_result,
-)
+from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.running.arguments import (
     DEFAULT_CHECKPOINTER,
     Checkpointer,
@@ -36,16 +29,14 @@ from llm_qualitative_sort.running.arguments import (
     check_scorer,
     open_store,
 )
-from llm_qualitative_sort.running.drive import ProgressCallback, Tee, finish
-from llm_qualitative_sort.running.stored import RunPlan, stored_run
+from llm_qualitative_sort.running.drive import ProgressCallback, Tee
+from llm_qualitative_sort.running.runs import resume_run, sort_items
 from llm_qualitative_sort.tournament import StrategySettings, strategy_class
 from llm_qualitative_sort.tournament.checks import (
     check_concurrency,
     check_criteria,
-    check_items,
     check_ranking,
     check_retry_policy,
-    check_run_id,
     check_seed,
     check_strategy,
     check_timeout,
@@ -212,17 +203,6 @@ class QualitativeSorter:
         """Calls per match."""
         return self.settings.calls
 
-    def _plan(self) -> RunPlan:
-        return RunPlan(self.criteria, self.settings, self.schedule, self.ties, self.seed,
-                       self.provider.model_identity, self.prompt, self.allow_judge_change,
-                       self.allow_prompt_change, self.verdicts)
-
-    def _asking(self, texts: Sequence[str], fields: Any) -> QualitativeSorter:
-        """This sorter, its prompt showing the fields of `texts` (checked; None: none)."""
-        worker = copy.copy(self)  # shares the store, so in-memory runs stay resumable
-        worker.prompt = with_fields(self.prompt, texts, fields)
-        return worker
-
     async def sort(self, items: Sequence[str], run_id: str | None = None, *,
                    fields: Sequence[Mapping[str, Any]] | None = None) -> SortResult:
         """Rank `items`, best first.
@@ -244,23 +224,7 @@ class QualitativeSorter:
             RunStoppedError: The run stopped (provider failure, callback error, a journal
                 write failure); resume it.
         """
-        started = time.perf_counter()
-        texts = check_items(items)
-        worker = self._asking(texts, fields)
-        self.provider.check_items(texts)
-        run_id = check_run_id(run_id) if run_id is not None else uuid.uuid4().hex
-        if len(texts) < 2:
-            return trivial_result(texts, run_id, time.perf_counter() - started)
-        strategy_class(self.settings).check(self.settings, len(texts))
-        plan = worker._plan()
-        async with self._store.open(run_id, wait=self.wait_for_run) as (saver, journal):
-            graph = build_graph(saver)
-            config: RunnableConfig = {"configurable": {"thread_id": run_id}}
-            stored = await stored_run(graph, config)
-            if stored:
-                plan.check_same_run(stored, texts, run_id)
-            start = None if stored else plan.start(texts, run_id)
-            return await finish(worker, graph, start, config, stored, journal, started)
+        return await sort_items(self, items, run_id, fields)
 
     async def astream(
         self, items: Sequence[str], run_id: str | None = None, *,
@@ -306,22 +270,7 @@ class QualitativeSorter:
                 (see `allow_judge_change`); before any call.
             RunLockedError: Another process holds the run (see `wait_for_run`).
         """
-        started = time.perf_counter()
-        check_run_id(run_id)
-        async with self._store.open(run_id, wait=self.wait_for_run) as (saver, journal):
-            graph = build_graph(saver)
-            config: RunnableConfig = {"configurable": {"thread_id": run_id}}
-            stored = await stored_run(graph, config)
-            if not stored:
-                raise KeyError(
-                    f"no run {run_id!r} in {self._store.where} (a run killed before its input "
-                    "was saved must be started again with sort(items, run_id=...))"
-                )
-            # The run's own fields, when this sorter's template shows any.
-            shown = (stored.get("fields") or None) if self.prompt.template.field_keys else None
-            worker = self._asking(stored["items"], shown)
-            worker._plan().check_same_run(stored, stored["items"], run_id)
-            return await finish(worker, graph, None, config, stored, journal, started)
+        return await resume_run(self, run_id)
 
     @property
     def store_path(self) -> Path | None:

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_qualitative_sort._calls.base import Call
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._answer import _Answer, _result
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, scored_result
 from llm_qualitative_sort.scoring import as_comparison
 from llm_qualitative_sort.stores.batch_journal import BatchJob
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 Place = tuple[int, int]  # (match, call)
 

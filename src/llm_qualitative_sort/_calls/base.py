@@ -18,13 +18,13 @@ from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.cache import ComparisonCache
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.results.events import EventSink, QuietSink
 from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 @dataclass(frozen=True, slots=True)

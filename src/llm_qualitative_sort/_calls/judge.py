@@ -26,13 +26,6 @@ from llm_qualitative_sort.errors import (
     TransientProviderError,
     describe,
 )
-from llm_qualitative_sort.models import (
-    TIE,
-    ComparisonResult,
-    InvalidAnswerError,
-    answer_problem,
-    refused_tie,
-)
 from llm_qualitative_sort.providers._rate_signals import listen
 from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
@@ -40,6 +33,13 @@ from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.scoring import ScoreQuestion, as_comparison, pointwise_problem
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.verdicts import (
+    TIE,
+    ComparisonResult,
+    InvalidAnswerError,
+    answer_problem,
+    refused_tie,
+)
 
 
 class CallsStopped(Exception):

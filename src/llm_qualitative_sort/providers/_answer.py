@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._prompt import TieVerdict, Verdict, verdict_model
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 @dataclass

@@ -19,9 +19,9 @@ import math
 from dataclasses import replace
 from typing import Literal
 
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._mock_flaws import keyed_rng
 from llm_qualitative_sort.providers.logprobs import first_wins
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 LogprobMode = Literal["calibrated", "overconfident"]
 LOGPROB_MODES: tuple[LogprobMode, ...] = ("calibrated", "overconfident")

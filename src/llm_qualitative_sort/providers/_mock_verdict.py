@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from llm_qualitative_sort.models import ComparisonResult, Side, Verdict
 from llm_qualitative_sort.providers._mock_flaws import Flaw
 from llm_qualitative_sort.providers._mock_logprobs import judged_probability, with_probability
+from llm_qualitative_sort.verdicts import ComparisonResult, Side, Verdict
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers.mock import MockLLMProvider

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from llm_qualitative_sort.errors import PermanentProviderError
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers._batch import BatchClient

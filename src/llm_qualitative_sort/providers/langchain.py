@@ -21,7 +21,6 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr
 
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._answer import _Answer, _result
 from llm_qualitative_sort.providers._failures import (
     classify,
@@ -48,6 +47,7 @@ from llm_qualitative_sort.providers._prompt import PROMPT_VERSION, build_message
 from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 # An answer as one request gives it: a verdict (`_Answer`) or a label (`ScoredAnswer`); both keep
 # the raw answer in `raw`.

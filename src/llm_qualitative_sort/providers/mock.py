@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from llm_qualitative_sort.errors import TransientProviderError
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.providers._mock_flaws import (
     Flaws,
     KeyedDraws,
@@ -36,6 +35,7 @@ from llm_qualitative_sort.providers._mock_verdict import REFUSAL as REFUSAL
 from llm_qualitative_sort.providers._mock_verdict import compare_with
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 def default_score(text: str) -> float:

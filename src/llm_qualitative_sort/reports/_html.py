@@ -8,7 +8,7 @@ from html import escape
 from itertools import groupby
 from typing import Any
 
-from llm_qualitative_sort.models import EarlyStop, MatchResult, RoundResult, SortResult
+from llm_qualitative_sort.models import EarlyStop, SortResult
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._pointwise import pointwise_sections, pointwise_words
@@ -26,6 +26,7 @@ from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
 from llm_qualitative_sort.reports._words import words as words_in
 from llm_qualitative_sort.results.phases import phases_text
 from llm_qualitative_sort.tournament import shown_settings
+from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
 # Even if some text escaped escaping, the page could neither run script nor fetch anything.
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"

@@ -14,13 +14,7 @@ from llm_qualitative_sort.audit import (
     PositionBias,
     ReliabilityBin,
 )
-from llm_qualitative_sort.models import (
-    EarlyStop,
-    MatchResult,
-    RoundResult,
-    SortResult,
-    Statistics,
-)
+from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.reports._pointwise import pointwise_json
 from llm_qualitative_sort.reports._standings import Standing, standings
 from llm_qualitative_sort.reports._uncertainty import (
@@ -30,6 +24,7 @@ from llm_qualitative_sort.reports._uncertainty import (
     uncertainty,
 )
 from llm_qualitative_sort.results.phases import phases
+from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
 SCHEMA = "llm-qualitative-sort/result"
 # Bump on any change that could break a reader; adding keys is not such a change.

@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from llm_qualitative_sort.audit import Calibration
-from llm_qualitative_sort.models import RoundResult, SortResult
+from llm_qualitative_sort.models import SortResult
 from llm_qualitative_sort.reports._trust import FEW, _few, _fill, _num, _percent
+from llm_qualitative_sort.verdicts import RoundResult
 
 Words = Mapping[str, str]
 _OUTCOME = {"A": 1.0, "B": 0.0, "tie": 0.5}

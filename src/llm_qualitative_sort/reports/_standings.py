@@ -6,7 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from llm_qualitative_sort.models import MatchResult, SortResult
+from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.verdicts import MatchResult
 
 
 @dataclass

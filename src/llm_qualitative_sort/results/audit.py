@@ -19,8 +19,8 @@ from itertools import combinations
 import numpy as np
 
 from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
-from llm_qualitative_sort.models import MatchResult, RoundResult
 from llm_qualitative_sort.rating.position_bias import from_model, from_swapped_pairs
+from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
 CostEstimate = Callable[[int, int], float | None]
 # Item → fitted strength, asked for only when a judge's calls come without AB/BA pairs.

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from llm_qualitative_sort.audit import Calibration, ReliabilityBin
-from llm_qualitative_sort.models import MatchResult, RoundResult
+from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
 BINS = 5
 

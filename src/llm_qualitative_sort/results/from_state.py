@@ -6,13 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.bradley_terry import rank_by_score
-from llm_qualitative_sort.models import (
-    EarlyStop,
-    MatchResult,
-    RoundResult,
-    SortResult,
-    Statistics,
-)
+from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.rating.soft import stored_probability
@@ -23,6 +17,7 @@ from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 from llm_qualitative_sort.tournament.lost_calls import stored_calls
 from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
+from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
 if TYPE_CHECKING:
     # Types only: importing the graph here would close an import cycle through the nodes.

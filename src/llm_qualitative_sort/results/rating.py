@@ -15,13 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llm_qualitative_sort.bradley_terry import (
-    DIGITS,
-    BradleyTerryFit,
-    PlayedMatch,
-    fit_bradley_terry,
-    shown_calls,
-)
+from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_bradley_terry
+from llm_qualitative_sort.rating.played import PlayedMatch, shown_calls
 from llm_qualitative_sort.tournament.swiss.prepass import Calls, with_calls
 
 LEVEL = 0.95

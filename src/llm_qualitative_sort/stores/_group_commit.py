@@ -13,8 +13,8 @@ from abc import ABC, abstractmethod
 
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.base import Fence, LeaseHolder
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores.entries import Answer, CallPlace
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 class GroupCommitJournal(ABC):

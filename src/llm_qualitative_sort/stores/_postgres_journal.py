@@ -33,11 +33,11 @@ from llm_qualitative_sort._postgres import (
 )
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.postgres import IDLE_IN_TRANSACTION_MS, holder_from_row
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, Record, decode, record
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 _PURPOSE = "a run journal"
 _INSERT = f"INSERT INTO {JOURNAL} (run_id, round, calls) VALUES (%s, %s, %s)"

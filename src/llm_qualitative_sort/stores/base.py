@@ -24,8 +24,8 @@ from langgraph.checkpoint.base import (
 
 from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.leases.base import Fence
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.stores.batch_journal import BatchJob

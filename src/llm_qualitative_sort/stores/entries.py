@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llm_qualitative_sort.cache import result_from_dict
-from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 def text_digest(text: str) -> str:

@@ -24,7 +24,6 @@ import ormsgpack
 from llm_qualitative_sort.cache import open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
-from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores.entries import (
     Answer,
@@ -50,6 +49,7 @@ from llm_qualitative_sort.stores.journal_file import (
     file_identity,
     pack,
 )
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 # An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
 # and the call's facts.

@@ -14,7 +14,7 @@ from llm_qualitative_sort.cache import (
     result_to_record,
 )
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.verdicts import ComparisonResult
 
 _PURPOSE = "a comparison cache"
 

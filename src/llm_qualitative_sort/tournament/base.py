@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from llm_qualitative_sort.models import EarlyStop, EventType, Side
+from llm_qualitative_sort.models import EarlyStop, EventType
 from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.settings import StrategySettings
+from llm_qualitative_sort.verdicts import Side
 
 # A strategy's own state between rounds: plain JSON-ready data (lists, numbers, strings).
 Standing = dict[str, Any]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from llm_qualitative_sort.models import Order, Side, Verdict
+from llm_qualitative_sort.verdicts import Order, Side, Verdict
 
 
 def presentation_orders(comparison_rounds: int) -> list[tuple[Order, int]]:

@@ -14,11 +14,11 @@ from typing import Any
 
 from llm_qualitative_sort._calls import Call, call_log
 from llm_qualitative_sort.graph.state import MatchLog
-from llm_qualitative_sort.models import ComparisonResult, Verdict
 from llm_qualitative_sort.results.events import EventSink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
+from llm_qualitative_sort.verdicts import ComparisonResult, Verdict
 
 # A call shown BA answers in its own terms; the match stores it in its own: a tie stays a
 # tie either way round (anything but "A", "B", "tie" or None is a KeyError here, never a

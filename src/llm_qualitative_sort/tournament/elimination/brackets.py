@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
 
-from llm_qualitative_sort.models import Side
+from llm_qualitative_sort.verdicts import Side
 
 
 @dataclass(frozen=True)

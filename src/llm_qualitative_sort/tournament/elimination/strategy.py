@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from llm_qualitative_sort.models import EventType, Side
+from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
@@ -27,6 +27,7 @@ from llm_qualitative_sort.tournament.elimination.free import pair_free_players
 from llm_qualitative_sort.tournament.elimination.pairing import pair_round
 from llm_qualitative_sort.tournament.elimination.ranking import final_ranks
 from llm_qualitative_sort.tournament.elimination.settings import Elimination
+from llm_qualitative_sort.verdicts import Side
 
 
 class EliminationStrategy(Strategy[Elimination]):
