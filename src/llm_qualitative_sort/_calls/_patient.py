@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._calls.judge import cancel_requests, stray_cancel
+from llm_qualitative_sort._calls._cutoff import cancel_requests, stray_cancel
 from llm_qualitative_sort._calls.retrying import backoff_delay
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError, message_of
 from llm_qualitative_sort.providers._batch import BatchClient, BatchStatus, Outcome, Request

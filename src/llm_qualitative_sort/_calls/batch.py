@@ -20,6 +20,7 @@ from typing import Any
 
 from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
 from llm_qualitative_sort._calls._batch_requests import job_request, provider_request, split
+from llm_qualitative_sort._calls._cutoff import CallCancelled, cancel_requests, stray_cancel
 from llm_qualitative_sort._calls._patient import PatientClient
 from llm_qualitative_sort._calls.base import (
     AnswerSink,
@@ -27,7 +28,7 @@ from llm_qualitative_sort._calls.base import (
     CallRunner,
     CallSettings,
 )
-from llm_qualitative_sort._calls.judge import CallCancelled, cancel_requests, storable, stray_cancel
+from llm_qualitative_sort._calls.judge import storable
 from llm_qualitative_sort.cache import CacheKey
 from llm_qualitative_sort.errors import (
     PermanentProviderError,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
 
+from llm_qualitative_sort._calls._cutoff import CallCancelled as CallCancelled
+from llm_qualitative_sort._calls._cutoff import _outcome, _retrieve
+from llm_qualitative_sort._calls._cutoff import cancel_requests as cancel_requests
+from llm_qualitative_sort._calls._cutoff import stray_cancel as stray_cancel
 from llm_qualitative_sort._calls.deadlines import Deadlines
 from llm_qualitative_sort._calls.rate_control import Pause
 from llm_qualitative_sort._calls.rate_gate import (
@@ -44,30 +47,6 @@ from llm_qualitative_sort.verdicts import (
 
 class CallsStopped(Exception):
     """Another call of the round failed for good; no new call is started."""
-
-
-class CallCancelled(RuntimeError):
-    """A call ended in `CancelledError` though nobody cancelled the run: no verdict.
-
-    Something inside the provider, the cache or a client library cancelled a task of its
-    own and let the `CancelledError` escape. The call is a failed call, never a missing one.
-    """
-
-
-def cancel_requests() -> int:
-    """Cancellations requested of the current task and not yet withdrawn (`Task.cancelling`)."""
-    task = asyncio.current_task()
-    return task.cancelling() if task is not None else 0
-
-
-def stray_cancel(baseline: int) -> bool:
-    """After a `CancelledError`: whether it came from inside the awaited code.
-
-    True when no cancellation of the current task is pending beyond the `baseline` taken
-    before the await: nobody cancelled the run, so the error is a failure of what was
-    awaited, not a request to stop.
-    """
-    return cancel_requests() <= baseline
 
 
 @dataclass
@@ -284,29 +263,6 @@ class Judge:
         self.abandoned.add(asked)
         asked.add_done_callback(self.abandoned.discard)
         asked.add_done_callback(_retrieve)
-
-
-async def _outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
-    """`asked`'s result, awaited so that a cancel ends the wait at once, not `asked`.
-
-    `asyncio.shield` does the same with more bookkeeping; this is on every call's path.
-    """
-    if not asked.done():
-        waiter = asyncio.get_running_loop().create_future()
-        asked.add_done_callback(functools.partial(_wake, waiter))
-        await waiter
-    return asked.result()
-
-
-def _wake(waiter: asyncio.Future[None], _asked: object) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
-
-
-def _retrieve(asked: asyncio.Future[ComparisonResult]) -> None:
-    """Mark an abandoned call's outcome as seen (no "exception never retrieved" warning)."""
-    if not asked.cancelled():
-        asked.exception()
 
 
 def storable(result: ComparisonResult) -> ComparisonResult:

@@ -13,8 +13,9 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, Sequence
 
+from llm_qualitative_sort._calls._cutoff import CallCancelled, stray_cancel
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
-from llm_qualitative_sort._calls.judge import CallCancelled, CallsStopped, Judge, stray_cancel
+from llm_qualitative_sort._calls.judge import CallsStopped, Judge
 from llm_qualitative_sort._calls.rate_gate import RateNews
 from llm_qualitative_sort.providers._prompt_run import prompt_key
 

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort._calls.judge import cancel_requests
+from llm_qualitative_sort._calls._cutoff import cancel_requests
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import RunDetached, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph

@@ -1,0 +1,61 @@
+"""Calls cut off: a stray cancel told apart from the run's, a provider's task awaited and dropped.
+
+A call's provider coroutine runs as a task of its own (see `judge.Judge._checked_answer`):
+`_outcome` waits for it so that a cancel ends the wait at once, `_retrieve` marks the outcome
+of one given up as seen, and `cancel_requests` / `stray_cancel` say whether a
+`CancelledError` was a request to stop or a failure of what was awaited (`CallCancelled`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+from llm_qualitative_sort.verdicts import ComparisonResult
+
+
+class CallCancelled(RuntimeError):
+    """A call ended in `CancelledError` though nobody cancelled the run: no verdict.
+
+    Something inside the provider, the cache or a client library cancelled a task of its
+    own and let the `CancelledError` escape. The call is a failed call, never a missing one.
+    """
+
+
+def cancel_requests() -> int:
+    """Cancellations requested of the current task and not yet withdrawn (`Task.cancelling`)."""
+    task = asyncio.current_task()
+    return task.cancelling() if task is not None else 0
+
+
+def stray_cancel(baseline: int) -> bool:
+    """After a `CancelledError`: whether it came from inside the awaited code.
+
+    True when no cancellation of the current task is pending beyond the `baseline` taken
+    before the await: nobody cancelled the run, so the error is a failure of what was
+    awaited, not a request to stop.
+    """
+    return cancel_requests() <= baseline
+
+
+async def _outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
+    """`asked`'s result, awaited so that a cancel ends the wait at once, not `asked`.
+
+    `asyncio.shield` does the same with more bookkeeping; this is on every call's path.
+    """
+    if not asked.done():
+        waiter = asyncio.get_running_loop().create_future()
+        asked.add_done_callback(functools.partial(_wake, waiter))
+        await waiter
+    return asked.result()
+
+
+def _wake(waiter: asyncio.Future[None], _asked: object) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+def _retrieve(asked: asyncio.Future[ComparisonResult]) -> None:
+    """Mark an abandoned call's outcome as seen (no "exception never retrieved" warning)."""
+    if not asked.cancelled():
+        asked.exception()
