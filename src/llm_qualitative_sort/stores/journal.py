@@ -19,27 +19,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import ormsgpack
-
 from llm_qualitative_sort.cache import open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
-from llm_qualitative_sort.stores.entries import (
-    Answer,
-    CallFacts,
-    CallPlace,
-    Record,
-    decode,
-    record,
-)
+from llm_qualitative_sort.stores._journal_rows import _Rounds, load_run, write_pending
+from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, Record, record
 from llm_qualitative_sort.stores.journal_file import (
     BUSY_MS,
     CALLS,
     DROP,
     DROP_PAIRINGS,
-    INSERT,
-    INSERT_PAIRINGS,
     PAIRINGS,
     PURPOSE,
     RENEW,
@@ -47,14 +37,8 @@ from llm_qualitative_sort.stores.journal_file import (
     WAL_PAGES,
     compact,
     file_identity,
-    pack,
 )
 from llm_qualitative_sort.verdicts import ComparisonResult
-
-# An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
-# and the call's facts.
-_Entry = tuple[str, ComparisonResult, bool, CallFacts]
-_Rounds = dict[int, dict[tuple[int, int], _Entry]]
 
 
 class Journal(GroupCommitJournal):
@@ -184,7 +168,7 @@ class Journal(GroupCommitJournal):
             with self._conn:
                 self._conn.execute("BEGIN IMMEDIATE")
                 if self._held(self._conn):
-                    self._execute_pending(self._conn)
+                    write_pending(self._conn, self._records, self._paired, self._drops)
         except (sqlite3.Error, TypeError, ValueError, OverflowError, RecursionError) as exc:
             # sqlite3.Error: the disk (full, failing). The others: a row that cannot be
             # encoded, which the judge's answer check should have made impossible.
@@ -218,14 +202,6 @@ class Journal(GroupCommitJournal):
             self._holder = SqliteRunLease.holder(conn, me.run_id)
         fence.lost = True
         return False
-
-    def _execute_pending(self, conn: sqlite3.Connection) -> None:
-        conn.executemany(INSERT, [(run_id, number, pack(records))
-                                   for (run_id, number), records in self._records.items()])
-        conn.executemany(INSERT_PAIRINGS, [(run_id, rows[-1][0], ormsgpack.packb(rows))
-                                            for run_id, rows in self._paired.items()])
-        for statement, row in self._drops:
-            conn.execute(statement, row)
 
     def _unwritable(self, failure: Exception) -> str:
         """Why the journal cannot be written, and what to do."""
@@ -278,27 +254,12 @@ class Journal(GroupCommitJournal):
             self._pairings[run_id] = {}
             if self._conn is not None:
                 try:
-                    self._load(run_id, rounds)
+                    load_run(self._conn, run_id, rounds, self._pairings[run_id],
+                             str(self.path))
                 except (sqlite3.Error, ValueError, TypeError) as exc:
                     del self._calls[run_id]
                     raise StorageError(self._unusable(exc)) from exc
         return rounds
-
-    def _load(self, run_id: str, rounds: _Rounds) -> None:
-        assert self._conn is not None
-        calls = self._conn.execute(
-            "SELECT round, records FROM calls WHERE run_id = ?", (run_id,)).fetchall()
-        pairings = self._conn.execute(
-            "SELECT records FROM pairings WHERE run_id = ?", (run_id,)).fetchall()
-        source = str(self.path)
-        for number, blob in calls:
-            entries = rounds.setdefault(number, {})
-            for row in ormsgpack.unpackb(blob):
-                entries[row[0], row[1]] = (row[2], *decode(row, source))
-        found = self._pairings[run_id]
-        for (blob,) in pairings:
-            for seq, *pairing in ormsgpack.unpackb(blob):
-                found[seq] = pairing
 
     def _unusable(self, exc: Exception) -> str:
         if isinstance(exc, sqlite3.Error):

@@ -1,0 +1,51 @@
+"""The SQLite run journal's rows: a run's calls and pairings read back, pending rows written.
+
+`journal.Journal` keeps each run's calls in memory as `_Rounds` and its pairings by number;
+`load_run` fills both from the file when a run is first looked up, and `write_pending`
+writes what is pending inside the journal's commit (see `Journal._commit`). The tables and
+statements are `journal_file`'s.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import ormsgpack
+
+from llm_qualitative_sort.stores.entries import CallFacts, Record, decode
+from llm_qualitative_sort.stores.journal_file import INSERT, INSERT_PAIRINGS, pack
+from llm_qualitative_sort.verdicts import ComparisonResult
+
+# An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
+# and the call's facts.
+_Entry = tuple[str, ComparisonResult, bool, CallFacts]
+_Rounds = dict[int, dict[tuple[int, int], _Entry]]
+
+
+def write_pending(conn: sqlite3.Connection, pending: dict[tuple[str, int], list[Record]],
+                  paired: dict[str, list[list[int]]],
+                  drops: list[tuple[str, tuple[Any, ...]]]) -> None:
+    """Write the pending call rows, pairing rows and drops (inside the caller's transaction)."""
+    conn.executemany(INSERT, [(run_id, number, pack(records))
+                               for (run_id, number), records in pending.items()])
+    conn.executemany(INSERT_PAIRINGS, [(run_id, rows[-1][0], ormsgpack.packb(rows))
+                                        for run_id, rows in paired.items()])
+    for statement, row in drops:
+        conn.execute(statement, row)
+
+
+def load_run(conn: sqlite3.Connection, run_id: str, rounds: _Rounds,
+             found: dict[int, list[int]], source: str) -> None:
+    """Read a run's calls into `rounds` and its pairings into `found` (`source`: the file)."""
+    calls = conn.execute(
+        "SELECT round, records FROM calls WHERE run_id = ?", (run_id,)).fetchall()
+    pairings = conn.execute(
+        "SELECT records FROM pairings WHERE run_id = ?", (run_id,)).fetchall()
+    for number, blob in calls:
+        entries = rounds.setdefault(number, {})
+        for row in ormsgpack.unpackb(blob):
+            entries[row[0], row[1]] = (row[2], *decode(row, source))
+    for (blob,) in pairings:
+        for seq, *pairing in ormsgpack.unpackb(blob):
+            found[seq] = pairing
