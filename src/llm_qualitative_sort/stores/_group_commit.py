@@ -12,7 +12,8 @@ import asyncio
 from abc import ABC, abstractmethod
 
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.leases.base import Fence, LeaseHolder
+from llm_qualitative_sort.leases._fence import Fence
+from llm_qualitative_sort.leases.base import LeaseHolder
 from llm_qualitative_sort.stores.entries import Answer, CallPlace
 from llm_qualitative_sort.verdicts import ComparisonResult
 

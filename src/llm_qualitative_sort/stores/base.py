@@ -23,7 +23,7 @@ from langgraph.checkpoint.base import (
 )
 
 from llm_qualitative_sort.leases import RunLease
-from llm_qualitative_sort.leases.base import Fence
+from llm_qualitative_sort.leases._fence import Fence
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.verdicts import ComparisonResult
 
