@@ -13,11 +13,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from jinja2 import TemplateError, TemplateSyntaxError, meta, nodes
+from jinja2 import TemplateError, TemplateSyntaxError
 
 from llm_qualitative_sort.providers._prompt import fence_tag, fenced
 from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
@@ -28,10 +28,12 @@ from llm_qualitative_sort.providers._prompt_fields import (
     missing_field,
     placeholders,
 )
+from llm_qualitative_sort.providers._prompt_names import SCORE_VARIABLES as SCORE_VARIABLES
+from llm_qualitative_sort.providers._prompt_names import VARIABLES as VARIABLES
+from llm_qualitative_sort.providers._prompt_names import check_names
 from llm_qualitative_sort.providers._prompt_source import (
     ENV,
     compiled,
-    context_keys,
     inferred_kind,
     placeholder,
     sha256,
@@ -45,14 +47,7 @@ from llm_qualitative_sort.providers._score_prompt import (
 )
 from llm_qualitative_sort.scoring import Scale
 
-# What a template may name: the fenced texts and criterion, the fence tag, whether a tie is
-# on offer, the run's context mapping, and the fields of the items shown as A and B.
-VARIABLES = frozenset({"text_a", "text_b", "criteria", "tag", "ties", "context", "fields_a",
-                       "fields_b"})
 _FENCES = {"text_a": "TEXT A", "text_b": "TEXT B", "criteria": "CRITERION"}
-# A pointwise template's (kind "pointwise"): one text, the scale, the question's direction.
-SCORE_VARIABLES = frozenset({"text", "criteria", "scale", "low", "high", "inverse", "tag",
-                             "context"})
 _SCORE_FENCES = {"text": "TEXT", "criteria": "CRITERION"}
 
 
@@ -169,8 +164,9 @@ class PromptTemplate:
                 line and the variable.
         """
         context = dict(context or {})
+        known = SCORE_VARIABLES if self.pointwise else VARIABLES
         for part in ("system", "user"):
-            self._check_names(part, context)
+            check_names(getattr(self, part), known, context, partial(self._error, part))
         if self.pointwise:
             for inverse in (False, True):
                 system, user = self._score_rendered(context, Scale.parse(None), inverse, {})
@@ -274,27 +270,6 @@ class PromptTemplate:
             raise self._error(part, exc.lineno, exc.message or str(exc)) from None
         except TemplateError as exc:
             raise self._error(part, template_line(exc), str(exc)) from None
-
-    def _check_names(self, part: str, context: dict[str, Any]) -> None:
-        source = getattr(self, part)
-        try:
-            tree = ENV.parse(source)
-        except TemplateSyntaxError as exc:
-            raise self._error(part, exc.lineno, exc.message or str(exc)) from None
-        known = SCORE_VARIABLES if self.pointwise else VARIABLES
-        unknown = sorted(meta.find_undeclared_variables(tree) - known)
-        for node in tree.find_all(nodes.Name):
-            if node.name in unknown:
-                raise self._error(part, node.lineno, f"unknown variable {node.name!r} "
-                                  f"(known: {', '.join(sorted(known))})")
-        for line, key in context_keys(tree):
-            if key not in context:
-                raise self._error(part, line, f"context has no key {key!r} "
-                                  f"(given: {sorted(context) or 'none'})")
-        for use in field_uses(tree):
-            if use.key is None:
-                raise self._error(part, use.line, f"{use.side} is shown only by key: "
-                                  f"{{{{ {use.side}.KEY }}}}, each field fenced as data")
 
     def _error(self, part: str, line: int | None, what: str) -> PromptTemplateError:
         start = self.lines[0 if part == "system" else 1]

@@ -1,0 +1,49 @@
+"""What a prompt template may name, and the check of one part's names before any call.
+
+`VARIABLES` (a pairwise template) and `SCORE_VARIABLES` (a pointwise one) are the names a
+template may use; `check_names` refuses a part that names another, a `context` key the
+mapping lacks, or the items' fields shown whole (see `PromptTemplate.check`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jinja2 import TemplateSyntaxError, meta, nodes
+
+from llm_qualitative_sort.providers._prompt_fields import field_uses
+from llm_qualitative_sort.providers._prompt_source import ENV, context_keys
+
+# What a template may name: the fenced texts and criterion, the fence tag, whether a tie is
+# on offer, the run's context mapping, and the fields of the items shown as A and B.
+VARIABLES = frozenset({"text_a", "text_b", "criteria", "tag", "ties", "context", "fields_a",
+                       "fields_b"})
+# A pointwise template's (kind "pointwise"): one text, the scale, the question's direction.
+SCORE_VARIABLES = frozenset({"text", "criteria", "scale", "low", "high", "inverse", "tag",
+                             "context"})
+
+
+def check_names(source: str, known: frozenset[str], context: dict[str, Any],
+                error: Callable[[int | None, str], Exception]) -> None:
+    """Refuse a part (`source`) that names anything but `known` or a missing context key.
+
+    `error(line, what)` is the exception raised, the line counted within the part.
+    """
+    try:
+        tree = ENV.parse(source)
+    except TemplateSyntaxError as exc:
+        raise error(exc.lineno, exc.message or str(exc)) from None
+    unknown = sorted(meta.find_undeclared_variables(tree) - known)
+    for node in tree.find_all(nodes.Name):
+        if node.name in unknown:
+            raise error(node.lineno, f"unknown variable {node.name!r} "
+                        f"(known: {', '.join(sorted(known))})")
+    for line, key in context_keys(tree):
+        if key not in context:
+            raise error(line, f"context has no key {key!r} "
+                        f"(given: {sorted(context) or 'none'})")
+    for use in field_uses(tree):
+        if use.key is None:
+            raise error(use.line, f"{use.side} is shown only by key: "
+                        f"{{{{ {use.side}.KEY }}}}, each field fenced as data")
