@@ -30,6 +30,7 @@ def compiled(source: str) -> Template:
     """
     return ENV.from_string(source)
 
+
 _SECTION = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
 
 
