@@ -113,10 +113,10 @@ def test_progress_lines_count_texts_scored_alone_not_matches(tmp_path: Path,
               "--checkpoint", str(tmp_path / "runs.db")]
     code, _, err = _call(capsys, *common, "--strategy", "pointwise")
     assert code == EXIT_OK, err
-    assert "round 1: 20 texts scored alone (" in err and " matches (" not in err
+    assert "round 1: 20 texts scored alone (20/20 texts; " in err and "matches" not in err
     code, _, err = _call(capsys, *common, "--strategy", "swiss", "--prepass", "pointwise",
                          "--budget", "40")
     assert code == EXIT_OK, err
     lines = [line for line in err.splitlines() if line.startswith("round ")]
-    assert lines[0].startswith("round 1: 20 texts scored alone (")  # the pre-pass
+    assert lines[0].startswith("round 1: 20 texts scored alone (20/40 matches; ")  # pre-pass
     assert lines[1].startswith("round 2: 10 matches (")  # Swiss from the scores

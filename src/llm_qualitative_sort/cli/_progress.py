@@ -189,7 +189,12 @@ class LineProgress(Progress):
         if event.type is EventType.RATE_LIMIT:
             self.rate_pause(event)
         if event.type is EventType.ROUND_END:
-            self.note(f"{event.message} ({event.completed}/{event.total} matches; "
+            # A run of texts scored alone (pointwise) counts texts; a pre-pass's texts count
+            # as one-call matches among the Swiss matches that follow.
+            only_alone = event.data.get("alone") == event.data.get("matches") and (
+                event.completed == event.total)
+            unit = "texts" if only_alone else "matches"
+            self.note(f"{event.message} ({event.completed}/{event.total} {unit}; "
                       f"{self.tally.describe()})")
         early_stop(self, event)
 

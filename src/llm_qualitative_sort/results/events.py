@@ -185,11 +185,11 @@ class EventSink:
                   round_number: int, alone: int = 0, **extra: Any) -> None:
         """A round (or a pipelined segment) ended; written even when nobody listens.
 
-        `alone` of the `played` matches were texts scored alone.
+        `alone` of the `played` matches were texts scored alone (in the data when any).
         """
         self._put(event(EventType.ROUND_END, round_message(label, played, left, alone),
                         completed, total, round=round_number, matches=played, remaining=left,
-                        **extra))
+                        **({"alone": alone} if alone else {}), **extra))
 
 
 class QuietSink(EventSink):
