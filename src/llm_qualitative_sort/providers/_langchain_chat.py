@@ -2,20 +2,28 @@
 
 The structured-output methods it can ask with (and OpenAI's strict mode for them), the
 chat model's fields that name its model, endpoint and key, the state kept per event loop
-(the chat model, its runnables, its log-probability twin), and an endpoint shown without
-anything that could carry a credential.
+(the chat model, its runnables, its log-probability twin), an endpoint shown without
+anything that could carry a credential, and one request to the chat model (`ask_model`,
+the path of both verdicts and scores).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr
+
+from llm_qualitative_sort.providers._rate_signals import report_headers
+
+if TYPE_CHECKING:
+    from llm_qualitative_sort.providers.langchain import LangChainProvider
 
 Method = Literal["json_schema", "function_calling", "json_mode", "text"]
 ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
@@ -63,3 +71,23 @@ def _safe_url(url: str) -> str:
     host = parts.hostname or ""
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+async def ask_model(provider: LangChainProvider, runnable: Runnable[Any, Any],
+                    messages: list[BaseMessage], method: Method) -> tuple[AIMessage, Any]:
+    """`messages` through `provider`'s rate limiter and deadline to `runnable`.
+
+    Returns the model's message and the structured output (None for `method="text"`). The
+    message's rate-limit headers are left for the engine here, for every kind of call; they
+    are never stored (they name the organization).
+    """
+    if provider._limiter is not None:
+        await provider._limiter.aacquire()
+    async with asyncio.timeout(provider.timeout):
+        output = await runnable.ainvoke(messages)
+    if method == "text":
+        message, structured = cast(AIMessage, output), None
+    else:
+        message, structured = output["raw"], output
+    report_headers(message.response_metadata.get("headers"))
+    return message, structured

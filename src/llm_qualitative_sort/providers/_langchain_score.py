@@ -7,13 +7,12 @@ failures classified for the engine's retries), with the score schema and the sco
 
 from __future__ import annotations
 
-import asyncio
 import functools
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from llm_qualitative_sort.providers._langchain_chat import Method
+from llm_qualitative_sort.providers._langchain_chat import Method, ask_model
 from llm_qualitative_sort.providers._logprob_request import message_tokens, without_logprobs
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, read_scored, scored_result
 from llm_qualitative_sort.providers._score_messages import build_score_messages
@@ -43,17 +42,12 @@ async def score_with(provider: LangChainProvider, text: str, criteria: str, scal
 
 async def _invoke(provider: LangChainProvider, method: Method, *,
                   messages: list[BaseMessage], scale: Scale) -> ScoredAnswer:
-    if provider._limiter is not None:
-        await provider._limiter.aacquire()
-    runnable = provider._runnable(method, score=scale)
-    async with asyncio.timeout(provider.timeout):
-        output = await runnable.ainvoke(messages)
-    if method == "text":
-        message = cast(AIMessage, output)
+    message, output = await ask_model(provider, provider._runnable(method, score=scale),
+                                      messages, method)
+    if output is None:
         answer = parse_text_score(message.text, scale)
         problem = "" if answer else "the answer is not a JSON label"
     else:
-        message = output["raw"]
         error = output["parsing_error"]
         answer, problem = score_answer(output["parsed"], scale)
         if output["parsed"] is None and error:

@@ -9,18 +9,16 @@ the key masked), the tokens, and the soft verdict read from the log-probabilitie
 
 from __future__ import annotations
 
-import asyncio
 import json
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
 from llm_qualitative_sort.providers._answer import _Answer, _validated
 from llm_qualitative_sort.providers._failures import redact
-from llm_qualitative_sort.providers._langchain_chat import Method
+from llm_qualitative_sort.providers._langchain_chat import Method, ask_model
 from llm_qualitative_sort.providers._logprob_request import read_soft_verdict, without_logprobs
 from llm_qualitative_sort.providers._prompt import TieVerdict, Verdict, parse_text_verdict
-from llm_qualitative_sort.providers._rate_signals import report_headers
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers.langchain import LangChainProvider
@@ -29,17 +27,12 @@ if TYPE_CHECKING:
 async def invoke_verdict(provider: LangChainProvider, method: Method, *,
                          messages: list[BaseMessage], ties: bool) -> _Answer:
     """Ask `provider`'s chat model with `method` for a verdict on `messages`."""
-    if provider._limiter is not None:
-        await provider._limiter.aacquire()
-    runnable = provider._runnable(method, ties)
-    async with asyncio.timeout(provider.timeout):
-        output = await runnable.ainvoke(messages)
-    if method == "text":
-        message = cast(AIMessage, output)
+    message, output = await ask_model(provider, provider._runnable(method, ties), messages,
+                                      method)
+    if output is None:
         verdict = parse_text_verdict(message.text, ties)
         problem = "" if verdict else "the answer is not a JSON verdict"
     else:
-        message = output["raw"]
         verdict, problem = _validated(output["parsed"], output["parsing_error"], ties)
     return _answer(provider, method, message, verdict, problem)
 
@@ -48,16 +41,13 @@ def _answer(
     provider: LangChainProvider, method: Method, message: AIMessage,
     verdict: Verdict | TieVerdict | None, problem: str,
 ) -> _Answer:
-    metadata = dict(message.response_metadata)
-    # Read for the rate limits, never stored (they name the organization).
-    report_headers(metadata.pop("headers", None))
     usage: dict[str, Any] = dict(message.usage_metadata or {})
     raw = {
         "method": method,
         "content": message.content,
         "tool_calls": message.tool_calls,
         "refusal": message.additional_kwargs.get("refusal"),
-        "response_metadata": without_logprobs(metadata),
+        "response_metadata": without_logprobs(message.response_metadata),
         "usage": usage,
     }
     if problem:

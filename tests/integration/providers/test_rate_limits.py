@@ -150,3 +150,21 @@ async def test_pipelined_play_reports_the_pauses(limited: Any, tmp_path: Path) -
     stats = (await run.sort(items)).statistics
     assert stats.failed_calls == 0 and judge.limited >= 1
     assert rate_events(events)
+
+
+@pytest.mark.parametrize("pointwise", [False, True], ids=["verdict", "label"])
+async def test_every_answer_leaves_its_rate_headers_for_the_engine(limited: Any,
+                                                                   pointwise: bool) -> None:
+    # Pointwise calls pace by the same headers as verdicts: both reach the call's note.
+    from llm_qualitative_sort.providers._rate_signals import listen
+    from llm_qualitative_sort.scale import Scale
+
+    items = make_items(4)
+    _, url = limited("openai", items, rate=100.0, burst=50.0)
+    provider = make_provider("openai", url)
+    note = listen()
+    if pointwise:
+        await provider.score_call(items[0], "persuasive", scale=Scale.parse(None))
+    else:
+        await provider.compare_call(items[0], items[1], "persuasive", repetition=0)
+    assert note.facts is not None and note.facts.said_anything()
