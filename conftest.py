@@ -7,6 +7,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,9 @@ settings.load_profile("no-deadline")
 # source when the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE, set on some
 # CI images): here the first import writes it, and every later process reads it.
 sys.dont_write_bytecode = False
+
+# The helpers for tests that start processes (`_forked`, the workers) import by name.
+sys.path.insert(0, str(Path(__file__).parent / "tests" / "system"))
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-import multiprocessing
 import sqlite3
 from pathlib import Path
 
+import _forked as forked
 import pytest
 
 from llm_qualitative_sort import (
@@ -164,7 +164,7 @@ def _writer(directory: str, worker: int) -> None:
 
 
 async def test_file_cache_is_safe_with_several_processes(tmp_path: Path) -> None:
-    context = multiprocessing.get_context("spawn")
+    context = forked.context
     workers = [context.Process(target=_writer, args=(str(tmp_path), w)) for w in range(4)]
     for process in workers:
         process.start()

@@ -1,10 +1,10 @@
 """Every call of every provider is bounded: an overrun is a transient failure, retried."""
 
 import asyncio
-import subprocess
 import sys
 from typing import Any
 
+import _forked as forked
 import pytest
 from langgraph.types import RetryPolicy
 
@@ -88,8 +88,8 @@ def test_pairing_with_a_huge_elimination_count_does_not_walk_empty_brackets() ->
         "p = pair_round([0, 5, 10**8, 10**9 - 1], 10**9, random.Random(0))\n"
         "print(len(p.pairs), p.bye)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, check=True)
+    done = forked.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["2", "None"]
 
 

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import _forked as forked
 import pytest
 
 import llm_qualitative_sort
@@ -157,8 +158,7 @@ def test_a_stopped_run_prints_its_resume_command_which_finishes_it(capsys, tmp_p
     assert sorted(_ranked_items(out)) == sorted(ITEMS)
 
 
-def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(capsys, tmp_path,
-                                                             signallable) -> None:
+def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(capsys, tmp_path) -> None:
     env = {**os.environ, "PYTHONPATH": SRC}
     (tmp_path / "a.txt").write_text("\n".join(ITEMS))
     command = [sys.executable, "-m", "llm_qualitative_sort", "sort", str(tmp_path / "a.txt"),
@@ -167,8 +167,8 @@ def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(capsys, tmp_path,
                "--checkpoint", str(tmp_path / "runs.db")]
     # Started as from a terminal, so that SIGINT is Ctrl-C even when the suite runs in the
     # background, where the process would inherit SIGINT ignored.
-    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, encoding="utf-8", preexec_fn=signallable) as process:
+    with forked.start(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      text=True, encoding="utf-8", foreground=True) as process:
         assert process.stderr is not None
         assert process.stderr.readline().startswith("run ")
         assert process.stderr.readline().startswith("round 1:")
@@ -181,9 +181,9 @@ def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(capsys, tmp_path,
     assert err.startswith("interrupted\nrun id ") and "Traceback" not in err
     resume = shlex.split(err.splitlines()[-1])
     assert resume[1:3] == ["sort", "--resume"]
-    finished = subprocess.run([sys.executable, "-m", "llm_qualitative_sort", *resume[1:]],
-                              env=env, capture_output=True, text=True, encoding="utf-8",
-                              timeout=120)
+    finished = forked.run([sys.executable, "-m", "llm_qualitative_sort", *resume[1:]],
+                          env=env, capture_output=True, text=True, encoding="utf-8",
+                          timeout=120)
     assert finished.returncode == EXIT_OK, finished.stderr
     # The same ranking as a run that was never interrupted.
     assert main([*command[3:11], "--progress", "none", "--checkpoint", str(tmp_path / "b.db")]

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import _forked as forked
+
 from llm_qualitative_sort import PermanentProviderError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
 from llm_qualitative_sort.cli._exits import EXIT_LOCKED
@@ -109,12 +111,10 @@ def test_a_run_held_by_another_process_exits_5_and_is_listed_as_running(
     monkeypatch.undo()
 
     async def cli(*args: str) -> tuple[int, str]:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "llm_qualitative_sort", *args, "--checkpoint", str(db),
-            stderr=asyncio.subprocess.STDOUT, stdout=asyncio.subprocess.PIPE)
-        output, _ = await process.communicate()
-        assert process.returncode is not None
-        return process.returncode, output.decode()
+        done = await asyncio.to_thread(
+            forked.run, [sys.executable, "-m", "llm_qualitative_sort", *args, "--checkpoint",
+                         str(db)], capture_output=True, text=True, timeout=120)
+        return done.returncode, done.stdout + done.stderr
 
     async def while_held() -> list[tuple[int, str]]:
         async with SqliteRunLease(journal_path(db)).hold("held"):

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import _forked as forked
 import numpy as np
 import pytest
 from scipy.special import expit
@@ -200,9 +201,9 @@ def test_a_panel_from_the_command_line(tmp_path) -> None:
            "LLM_QUALITATIVE_SORT_HOME": str(tmp_path / "h")}
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "llm_qualitative_sort", *args], env=env,
-                              capture_output=True, text=True, encoding="utf-8", timeout=120,
-                              cwd=tmp_path)
+        return forked.run([sys.executable, "-m", "llm_qualitative_sort", *args], env=env,
+                          capture_output=True, text=True, encoding="utf-8", timeout=120,
+                          cwd=tmp_path)
 
     (tmp_path / "a.txt").write_text("\n".join(ITEMS[:40]), encoding="utf-8")
     db = str(tmp_path / "runs.db")

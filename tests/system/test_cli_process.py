@@ -1,4 +1,7 @@
-"""The command line as a real process: signals, a closed pipe, start-up imports, help."""
+"""The command line as a real process: signals, a closed pipe, start-up imports, help.
+
+The commands run in processes forked from a server that has imported the package (`_forked`),
+except those about what a start imports, which start a fresh interpreter."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import _forked as forked
 import pytest
 
 import llm_qualitative_sort
@@ -25,23 +29,23 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 def _cli(tmp_path: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "llm_qualitative_sort", *args],
-                          env=_env(tmp_path), capture_output=True, text=True, encoding="utf-8",
-                          timeout=120, cwd=tmp_path, **kwargs)  # type: ignore[call-overload]
+    return forked.run([sys.executable, "-m", "llm_qualitative_sort", *args],
+                      env=_env(tmp_path), capture_output=True, text=True, encoding="utf-8",
+                      timeout=120, cwd=tmp_path, **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_sigterm_and_sighup_stop_cleanly_and_the_printed_command_resumes(tmp_path, signum,
-                                                                        signallable) -> None:
+def test_sigterm_and_sighup_stop_cleanly_and_the_printed_command_resumes(tmp_path,
+                                                                        signum) -> None:
     (tmp_path / "a.txt").write_text("\n".join(ITEMS))
     db = tmp_path / "runs.db"
     command = [sys.executable, "-m", "llm_qualitative_sort", "sort", str(tmp_path / "a.txt"),
                "--criteria", "larger", "--seed", "3", "--concurrency", "2",
                "--mock-latency", "0.02", "--progress", "lines", "--checkpoint", str(db)]
     # As from a terminal: a suite run under nohup would pass SIGHUP on ignored.
-    with subprocess.Popen(command, env=_env(tmp_path), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                          preexec_fn=signallable) as process:
+    with forked.start(command, env=_env(tmp_path), stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                      foreground=True) as process:
         assert process.stderr is not None
         started = process.stderr.readline()
         # The run id is printed when the run starts, with the seed that was drawn.
@@ -73,8 +77,8 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path) -> None:
     command = [sys.executable, "-m", "llm_qualitative_sort", "sort", str(tmp_path / "a.txt"),
                "--criteria", "longer", "--progress", "none", "--elimination-count", "1",
                "--out", str(tmp_path / "r.json")]
-    with subprocess.Popen(command, env=_env(tmp_path), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, encoding="utf-8") as process:
+    with forked.start(command, env=_env(tmp_path), stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True, encoding="utf-8") as process:
         assert process.stdout is not None and process.stderr is not None
         assert process.stdout.readline().split()[0] in ("1", "1=")
         process.stdout.close()  # `| head -1`

@@ -14,12 +14,12 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import _forked as forked
 import pytest
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -33,10 +33,10 @@ from llm_qualitative_sort.tournament.elimination import apply_match, final_ranks
 WORKER = Path(__file__).with_name("resume_worker.py")
 
 
-def _run(config: dict[str, Any], tmp: Path, name: str) -> subprocess.Popen[bytes]:
+def _run(config: dict[str, Any], tmp: Path, name: str) -> forked.Forked:
     path = tmp / f"{name}.json"
     path.write_text(json.dumps(config))
-    return subprocess.Popen([sys.executable, str(WORKER), str(path)])
+    return forked.start([sys.executable, str(WORKER), str(path)])
 
 
 def _lines(path: Path) -> int:

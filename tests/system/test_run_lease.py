@@ -12,13 +12,13 @@ import json
 import signal
 import socket
 import sqlite3
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import _forked as forked
 import pytest
 
 from llm_qualitative_sort import (
@@ -51,8 +51,8 @@ def reference() -> tuple[list[Any], int]:
 
 
 @pytest.fixture
-def started() -> Iterator[list[subprocess.Popen[bytes]]]:
-    processes: list[subprocess.Popen[bytes]] = []
+def started() -> Iterator[list[forked.Forked]]:
+    processes: list[forked.Forked] = []
     yield processes
     for process in processes:  # a failed test leaves none running
         if process.poll() is None:
@@ -70,13 +70,13 @@ def _config(tmp: Path, name: str, **extra: Any) -> dict[str, Any]:
 
 
 def _paused_first(
-    tmp: Path, started: list[subprocess.Popen[bytes]], pause_at: int,
-    preexec_fn: Callable[[], None] | None = None,
-) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+    tmp: Path, started: list[forked.Forked], pause_at: int,
+    foreground: bool = False,
+) -> tuple[forked.Forked, dict[str, Any]]:
     """A first process that pays for `pause_at` calls, then holds the run, paying nothing
     more, until the test creates its go file."""
     config = _config(tmp, "first", pause_at=pause_at, go_file=str(tmp / "go"))
-    first = _start(config, tmp, "first", started, preexec_fn)
+    first = _start(config, tmp, "first", started, foreground)
     deadline = time.monotonic() + 60
     while len(_callers(tmp)) < pause_at and time.monotonic() < deadline:
         assert first.poll() is None, "the first process ended early"
@@ -87,13 +87,13 @@ def _paused_first(
 
 
 def _start(
-    config: dict[str, Any], tmp: Path, name: str, started: list[subprocess.Popen[bytes]],
-    preexec_fn: Callable[[], None] | None = None,
-) -> subprocess.Popen[bytes]:
+    config: dict[str, Any], tmp: Path, name: str, started: list[forked.Forked],
+    foreground: bool = False,
+) -> forked.Forked:
     path = tmp / f"{name}.json"
     path.write_text(json.dumps(config))
-    started.append(subprocess.Popen([sys.executable, str(WORKER), str(path)],
-                                    preexec_fn=preexec_fn))
+    started.append(forked.start([sys.executable, str(WORKER), str(path)],
+                                foreground=foreground))
     return started[-1]
 
 
@@ -110,7 +110,7 @@ def _out(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_second_process_is_refused_naming_the_holder_and_pays_nothing(
-    tmp_path: Path, reference: tuple[list[Any], int], started: list[subprocess.Popen[bytes]]
+    tmp_path: Path, reference: tuple[list[Any], int], started: list[forked.Forked]
 ) -> None:
     ranking, calls = reference
     first, first_config = _paused_first(tmp_path, started, pause_at=20)
@@ -130,12 +130,11 @@ def test_second_process_is_refused_naming_the_holder_and_pays_nothing(
 
 
 def test_a_waiting_process_continues_after_the_holder_stops_and_pays_only_the_rest(
-    tmp_path: Path, reference: tuple[list[Any], int], started: list[subprocess.Popen[bytes]],
-    signallable: Callable[[], None],
+    tmp_path: Path, reference: tuple[list[Any], int], started: list[forked.Forked],
 ) -> None:
     ranking, calls = reference
     # As from a terminal: in a suite run in the background it would inherit SIGINT ignored.
-    first, _ = _paused_first(tmp_path, started, pause_at=calls // 3, preexec_fn=signallable)
+    first, _ = _paused_first(tmp_path, started, pause_at=calls // 3, foreground=True)
     ready = tmp_path / "second.ready"
     second_config = _config(tmp_path, "second", wait_for_run=None, ready_file=str(ready))
     second = _start(second_config, tmp_path, "second", started)
@@ -154,7 +153,7 @@ def test_a_waiting_process_continues_after_the_holder_stops_and_pays_only_the_re
 
 
 def test_a_holder_killed_with_sigkill_does_not_block_a_new_process(
-    tmp_path: Path, reference: tuple[list[Any], int], started: list[subprocess.Popen[bytes]]
+    tmp_path: Path, reference: tuple[list[Any], int], started: list[forked.Forked]
 ) -> None:
     ranking, calls = reference
     first, _ = _paused_first(tmp_path, started, pause_at=calls // 2)

@@ -12,13 +12,14 @@ import json
 import random
 import signal
 import sqlite3
-import subprocess
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import _forked as forked
 
 WORKER = Path(__file__).with_name("woken_worker.py")
 TTL = 1.5
@@ -70,7 +71,7 @@ class Scenario:
 
     def __init__(self, tmp: Path, checkpoint: str, rng: random.Random | None = None) -> None:
         self.tmp, self.checkpoint, self.rng = tmp, checkpoint, rng
-        self.processes: list[subprocess.Popen[bytes]] = []
+        self.processes: list[forked.Forked] = []
         self.outcome = Outcome()
 
     def config(self, name: str, **extra: Any) -> Path:
@@ -84,8 +85,8 @@ class Scenario:
         path.write_text(json.dumps(config))
         return path
 
-    def start(self, name: str, **extra: Any) -> subprocess.Popen[bytes]:
-        process = subprocess.Popen([sys.executable, str(WORKER), str(self.config(name, **extra))])
+    def start(self, name: str, **extra: Any) -> forked.Forked:
+        process = forked.start([sys.executable, str(WORKER), str(self.config(name, **extra))])
         self.processes.append(process)
         return process
 
@@ -225,7 +226,7 @@ class Scenario:
             conn.close()
 
     @staticmethod
-    def _check_alive(process: subprocess.Popen[bytes], when: str) -> None:
+    def _check_alive(process: forked.Forked, when: str) -> None:
         if process.poll() is not None:
             raise RuntimeError(f"{process.args[-1]} ended (status {process.returncode}) {when}")
 
@@ -267,7 +268,7 @@ class Scenario:
         return int(row[0])
 
 
-def _stopped(process: subprocess.Popen[bytes]) -> bool:
+def _stopped(process: forked.Forked) -> bool:
     """Whether `process` is stopped by a signal (state T in /proc/PID/stat; Linux)."""
     try:
         stat = Path(f"/proc/{process.pid}/stat").read_text()

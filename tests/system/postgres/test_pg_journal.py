@@ -123,12 +123,13 @@ async def test_batch_records_follow_the_journal(postgres_dsn: str) -> None:
 
 
 async def test_concurrent_workers_set_up_the_tables_once(postgres_dsn: str) -> None:
-    import subprocess
     import sys
+
+    import _forked as forked
 
     code = ("import asyncio, sys; from llm_qualitative_sort.stores.postgres import PostgresStore; "
             "asyncio.run(PostgresStore(sys.argv[1]).prepare())")
-    workers = [subprocess.Popen([sys.executable, "-c", code, postgres_dsn]) for _ in range(4)]
+    workers = [forked.start([sys.executable, "-c", code, postgres_dsn]) for _ in range(4)]
     assert [w.wait(timeout=120) for w in workers] == [0, 0, 0, 0]
     with psycopg.connect(postgres_dsn) as conn:
         versions = conn.execute("SELECT v FROM llm_qualitative_sort_migrations").fetchall()

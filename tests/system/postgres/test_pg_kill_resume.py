@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import _forked as forked
 import pytest
 
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
@@ -20,10 +20,10 @@ from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
 WORKER = Path(__file__).parent.parent / "resume_worker.py"
 
 
-def _run(config: dict[str, Any], tmp: Path, name: str) -> subprocess.Popen[bytes]:
+def _run(config: dict[str, Any], tmp: Path, name: str) -> forked.Forked:
     path = tmp / f"{name}.json"
     path.write_text(json.dumps(config))
-    return subprocess.Popen([sys.executable, str(WORKER), str(path)])
+    return forked.start([sys.executable, str(WORKER), str(path)])
 
 
 def _lines(path: Path) -> int:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import _forked as forked
 import pytest
 
 from llm_qualitative_sort import RunLockedError
@@ -27,8 +27,8 @@ def dsn(postgres_dsn: str) -> str:
 
 
 @pytest.fixture
-def holders() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
+def holders() -> Iterator[list[forked.Forked]]:
+    started: list[forked.Forked] = []
     yield started
     for process in started:
         if process.poll() is None:
@@ -36,11 +36,11 @@ def holders() -> Iterator[list[subprocess.Popen[bytes]]]:
             process.wait(timeout=30)
 
 
-def _hold(holders: list[subprocess.Popen[bytes]], dsn: str, tmp: Path, host: str = ""
-          ) -> subprocess.Popen[bytes]:
+def _hold(holders: list[forked.Forked], dsn: str, tmp: Path, host: str = ""
+          ) -> forked.Forked:
     ready = tmp / f"ready-{len(holders)}"
-    process = subprocess.Popen([sys.executable, str(HOLDER), dsn, "run-1", str(TTL), host,
-                                str(ready)])
+    process = forked.start([sys.executable, str(HOLDER), dsn, "run-1", str(TTL), host,
+                            str(ready)])
     holders.append(process)
     deadline = time.monotonic() + 60
     while not ready.exists():

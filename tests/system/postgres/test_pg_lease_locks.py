@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import _forked as forked
 import psycopg
 import pytest
 
@@ -38,9 +38,9 @@ def dsn(postgres_dsn: str) -> str:
 
 
 @pytest.fixture
-def stopper(dsn: str, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen([sys.executable, str(STOPPER), dsn, str(TTL),
-                                str(tmp_path / "out")])
+def stopper(dsn: str, tmp_path: Path) -> Iterator[forked.Forked]:
+    process = forked.start([sys.executable, str(STOPPER), dsn, str(TTL),
+                            str(tmp_path / "out")])
     yield process
     if process.poll() is None:
         process.send_signal(signal.SIGCONT)
@@ -48,14 +48,14 @@ def stopper(dsn: str, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
         process.wait(timeout=30)
 
 
-def _stopped(process: subprocess.Popen[bytes]) -> bool:
+def _stopped(process: forked.Forked) -> bool:
     """Whether `process` is stopped by a signal (state T in /proc)."""
     stat = Path(f"/proc/{process.pid}/stat").read_text()
     return stat.rsplit(")", 1)[1].split()[0] == "T"
 
 
 async def test_a_holder_suspended_inside_a_commit_does_not_block_a_takeover_and_writes_nothing(
-    dsn: str, stopper: subprocess.Popen[bytes], tmp_path: Path
+    dsn: str, stopper: forked.Forked, tmp_path: Path
 ) -> None:
     deadline = time.monotonic() + BOUND
     while not _stopped(stopper):

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+import _forked as forked
 import psycopg
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from studio_worker import START, context
@@ -34,8 +34,8 @@ async def test_a_thread_killed_on_one_worker_is_finished_by_another(
 ) -> None:
     reference = await graph.ainvoke(START, context=context(0.0))
     stalled = tmp_path / "stalled"
-    worker = subprocess.Popen([sys.executable, str(WORKER), postgres_dsn, "thread-1",
-                               str(stalled)])
+    worker = forked.start([sys.executable, str(WORKER), postgres_dsn, "thread-1",
+                           str(stalled)])
     try:
         deadline = time.monotonic() + 120
         # Killed while its third round's calls hang (STALL_AFTER): mid-run, two rounds

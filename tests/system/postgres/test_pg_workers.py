@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+
+import _forked as forked
 
 from llm_qualitative_sort import ComparisonResult, MockLLMProvider, QualitativeSorter
 
@@ -48,7 +49,7 @@ def test_five_workers_finish_ten_runs_each_exactly_once(tmp_path: Path, postgres
                       out=str(tmp_path / f"out-{number}.json"))
         path = tmp_path / f"worker-{number}.json"
         path.write_text(json.dumps(config))
-        workers.append(subprocess.Popen([sys.executable, str(WORKER), str(path)]))
+        workers.append(forked.start([sys.executable, str(WORKER), str(path)]))
     assert [worker.wait(timeout=300) for worker in workers] == [0] * 5
 
     expected: Counter[str] = Counter()  # a rematch may show the same texts again

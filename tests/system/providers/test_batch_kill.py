@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import _forked as forked
 import pytest
 from _batch_setup import batch_provider, batch_server
 from _setup import KEY, hidden_scores, make_items
@@ -29,10 +29,10 @@ ITEMS = make_items(16)
 PREPASS_BUDGET = 40  # the pre-pass (16 calls), then three Swiss rounds of 8 matches
 
 
-def start(config: dict[str, Any], tmp: Path, name: str) -> subprocess.Popen[bytes]:
+def start(config: dict[str, Any], tmp: Path, name: str) -> forked.Forked:
     path = tmp / f"{name}.json"
     path.write_text(json.dumps(config))
-    return subprocess.Popen([sys.executable, str(WORKER), str(path)])
+    return forked.start([sys.executable, str(WORKER), str(path)])
 
 
 def polls_of_round(fake, round_number: int) -> int:
@@ -43,7 +43,7 @@ def polls_of_round(fake, round_number: int) -> int:
                entry.startswith("GET "))
 
 
-def wait_for(condition, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+def wait_for(condition, process: forked.Forked, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         assert process.poll() is None, "the worker ended before it could be killed"
