@@ -28,6 +28,7 @@ from llm_qualitative_sort.stores import journal as journal_module
 ITEMS = [str(i * 7 % 101) for i in range(8)]
 
 
+@pytest.mark.early  # waits some 33 s: other tests run meanwhile
 async def test_a_waiter_outlasts_a_journal_locked_longer_than_sqlites_wait(
     tmp_path: Path,
 ) -> None:

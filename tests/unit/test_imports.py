@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
 
+import pytest
+
 PACKAGE = "llm_qualitative_sort"
 spec = find_spec(PACKAGE)  # finds the package without running its __init__
 assert spec is not None and spec.origin is not None
@@ -76,6 +78,7 @@ def _modules() -> dict[str, Path]:
     return {_name(path): path for path in sorted(ROOT.rglob("*.py"))}
 
 
+@pytest.mark.early  # some 15 s of imports
 def test_every_module_imports_cold_in_a_fresh_interpreter() -> None:
     modules = _modules()
     assert len(modules) > 100  # the walk found the package

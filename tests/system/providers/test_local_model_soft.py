@@ -84,7 +84,7 @@ async def test_a_soft_run_reads_the_local_servers_log_probabilities(
         provider = OpenAIProvider(base_url=proxy + "/v1", model=local_model.model,
                                   timeout=TIMEOUT)
         sorter = QualitativeSorter(provider, criteria="which statement is true",
-                                   strategy="swiss", budget=8, comparison_rounds=2, seed=1,
+                                   strategy="swiss", budget=4, comparison_rounds=2, seed=1,
                                    max_concurrent_requests=2, call_timeout=TIMEOUT + 30,
                                    checkpointer=tmp_path / "runs.sqlite3", verdicts="soft")
         result = await sorter.sort(TEXTS)
