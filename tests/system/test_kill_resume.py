@@ -68,7 +68,8 @@ def _config(
     }
 
 
-# Uninterrupted runs, by their settings: the cases that share them share one run.
+# Uninterrupted runs, by their settings: the cases that share them (on one xdist worker) share
+# one run.
 _REFERENCES: dict[str, tuple[Any, int]] = {}
 
 
@@ -99,10 +100,6 @@ CASES = [
     (40, 0.001, 5, False, 0.15, PREPASS),  # inside the pre-pass round
     (40, 0.001, 5, True, 0.6, PREPASS),  # in the Swiss rounds after it
 ]
-# The cases of one uninterrupted run go to one xdist worker, which makes that run once.
-CASES = [pytest.param(*case, marks=pytest.mark.xdist_group(
-    f"kill-resume-{case[0]}-{case[1]}-{json.dumps(case[5], sort_keys=True)}")) for case in CASES]
-
 
 @pytest.mark.parametrize(("n", "latency", "concurrency", "cache", "share", "strategy"), CASES)
 def test_sigkill_then_resume_repeats_only_calls_in_flight(

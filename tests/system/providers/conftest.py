@@ -31,9 +31,9 @@ items, openai_judge, gemini_judge = _shared.items, _shared.openai_judge, _shared
 
 @pytest.fixture(scope="session")
 def local_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
-    """SmolLM2 behind llama-cpp-python's OpenAI-compatible server, once per session (per
-    xdist worker: each local-model file is a group of its own, so the files run side by
-    side, each worker with its server)."""
+    """SmolLM2 behind llama-cpp-python's OpenAI-compatible server, once per session: each
+    xdist worker that runs a local-model test starts its own, so those tests (handed out
+    first) run side by side."""
     try:
         model = start(tmp_path_factory.mktemp("local-model") / "server.log")
     except Unavailable as exc:

@@ -27,8 +27,6 @@ TEXTS = [
     "Cats are a kind of fish.",
 ]
 CRITERIA = "which statement is true"
-# One server for the file: its tests run on one xdist worker (`--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("local_model")
 REFUSED = re.compile(r'"POST /v1/chat/completions HTTP/1.1" 500')
 ANSWERED = re.compile(r'"POST /v1/chat/completions HTTP/1.1" 200')
 CONCURRENCY = 2

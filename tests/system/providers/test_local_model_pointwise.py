@@ -28,7 +28,6 @@ TEXTS = [
     "Plants make sugar from light, water and carbon dioxide.",
 ]
 LABELS = ("1", "2", "3", "4")
-pytestmark = pytest.mark.xdist_group("local_model_pointwise")
 TIMEOUT = 240.0
 MAX_TOKENS = 200  # a verdict takes 15-30 tokens; a rambling answer is cut (and asked again)
 

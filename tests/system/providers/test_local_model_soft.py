@@ -27,7 +27,6 @@ TEXTS = [
     "Plants make sugar from light, water and carbon dioxide.",
     "Cats are a kind of fish.",
 ]
-pytestmark = pytest.mark.xdist_group("local_model_soft")
 TIMEOUT = 240.0
 MAX_TOKENS = 200  # a verdict takes 15-30 tokens; a rambling answer is cut (and asked again)
 
