@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+import _forked as forked
 import pytest
 from _local_model import LocalModel
 
@@ -86,16 +86,17 @@ def test_a_real_local_model_sorts_through_the_cli(
     source = tmp_path / "texts.jsonl"
     source.write_text("".join(json.dumps({"text": t}) + "\n" for t in TEXTS), "utf-8")
     since = len(local_model.log_text())
-    # A process of its own, as a user runs it, with no key in its environment.
+    # A process of its own (forked from one that has imported the package, see _forked.py),
+    # as a user runs it, with no key in its environment.
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     env["LLM_QUALITATIVE_SORT_HOME"] = str(tmp_path / "home")
-    done = subprocess.run(
+    done = forked.run(
         [sys.executable, "-m", "llm_qualitative_sort", "sort", str(source), "--field", "text",
          "--criteria", CRITERIA, "--provider", "openai", "--base-url", local_model.url,
          "--model", local_model.model, "--elimination-count", "1", "--seed", "1",
          "--concurrency", str(CONCURRENCY), "--timeout", str(TIMEOUT), "--progress", "lines",
          "--checkpoint", str(tmp_path / "runs.db"), "--out", str(tmp_path / "result.json")],
-        env=env, capture_output=True, text=True, timeout=1200, check=False)
+        env=env, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr
     assert "retrying" not in done.stderr  # the refusal was no transient failure
     report = json.loads((tmp_path / "result.json").read_text("utf-8"))
