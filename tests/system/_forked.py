@@ -176,7 +176,7 @@ def start(
 ) -> Forked:
     """Start `args` (`[sys.executable, script | -m module | -c code, ...]`) in a forked process.
 
-    `env` replaces the environment (default: this process's), `cwd` the working directory;
+    `env` replaces the environment and `cwd` the working directory (default: this process's);
     `stdout` and `stderr` take a file, a descriptor or `subprocess.PIPE` (default: this
     process's), read as text with `text` or `encoding`. With `foreground`, SIGINT, SIGTERM
     and SIGHUP are at their defaults in the process, as in one started from a terminal (see
@@ -189,7 +189,7 @@ def start(
     environment = dict(os.environ if env is None else env)
     process = context.Process(
         target=_child, daemon=False,
-        args=(argv[1:], environment, None if cwd is None else str(cwd),
+        args=(argv[1:], environment, os.getcwd() if cwd is None else str(cwd),
               {target: _Inherited(fd) for target, (fd, _) in given.items()}, foreground))
     try:
         process.start()
@@ -221,7 +221,7 @@ def run(
     return subprocess.CompletedProcess(process.args, code, out, err)
 
 
-def _child(args: list[str], env: dict[str, str], cwd: str | None, streams: dict[int, int],
+def _child(args: list[str], env: dict[str, str], cwd: str, streams: dict[int, int],
            foreground: bool) -> None:
     """In the forked process: set it up as `python ARGS` would find it, run, exit like it."""
     for target, fd in streams.items():
@@ -233,8 +233,7 @@ def _child(args: list[str], env: dict[str, str], cwd: str | None, streams: dict[
         signal.signal(signal.SIGHUP, signal.SIG_DFL)
     os.environ.clear()
     os.environ.update(env)
-    if cwd is not None:
-        os.chdir(cwd)
+    os.chdir(cwd)
     code = _run(args)
     threading._shutdown()  # type: ignore[attr-defined]  # as the interpreter does at exit
     atexit._run_exitfuncs()
