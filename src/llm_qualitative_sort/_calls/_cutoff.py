@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Awaitable
 
 from llm_qualitative_sort.verdicts import ComparisonResult
 
@@ -38,15 +39,40 @@ def stray_cancel(baseline: int) -> bool:
     return cancel_requests() <= baseline
 
 
-async def _outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
+def _ask(answer: Awaitable[ComparisonResult]) -> tuple[
+        asyncio.Task[ComparisonResult], asyncio.Future[None]]:
+    """Start a provider's answer as a task of its own; the future is set as the task ends.
+
+    The task sets the future itself, in its last step: the caller waiting on it (see
+    `_outcome`) wakes in the next turn of the event loop, where a done-callback would take
+    one turn more.
+    """
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[None] = loop.create_future()
+    return loop.create_task(_telling(answer, ended)), ended
+
+
+async def _telling(answer: Awaitable[ComparisonResult],
+                   ended: asyncio.Future[None]) -> ComparisonResult:
+    try:
+        return await answer
+    finally:
+        if not ended.done():  # cancelled: its caller was cut off and gave the call up
+            ended.set_result(None)
+
+
+async def _outcome(asked: asyncio.Future[ComparisonResult],
+                   ended: asyncio.Future[None]) -> ComparisonResult:
     """`asked`'s result, awaited so that a cancel ends the wait at once, not `asked`.
 
     `asyncio.shield` does the same with more bookkeeping; this is on every call's path.
     """
     if not asked.done():
-        waiter = asyncio.get_running_loop().create_future()
-        asked.add_done_callback(functools.partial(_wake, waiter))
-        await waiter
+        await ended
+        if not asked.done():  # never seen: its coroutine was closed without ending
+            waiter = asyncio.get_running_loop().create_future()
+            asked.add_done_callback(functools.partial(_wake, waiter))
+            await waiter
     return asked.result()
 
 

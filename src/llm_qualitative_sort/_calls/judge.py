@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls._cutoff import CallCancelled as CallCancelled
-from llm_qualitative_sort._calls._cutoff import _outcome, _retrieve
+from llm_qualitative_sort._calls._cutoff import _ask, _outcome, _retrieve
 from llm_qualitative_sort._calls._cutoff import cancel_requests as cancel_requests
 from llm_qualitative_sort._calls._cutoff import stray_cancel as stray_cancel
 from llm_qualitative_sort._calls.deadlines import Deadlines
@@ -202,12 +202,12 @@ class Judge:
         # to end by itself (see `_abandon`).
         # Only a run with ties passes `ties`: providers written before ties keep working.
         offer = {"ties": True} if self.ties else {}
-        asked = asyncio.ensure_future(
+        asked, ended = _ask(
             self._score(judge, place.first, repetition) if self.question is not None else
             judge.compare_call(place.first, place.second, self.criteria,
                                repetition=repetition, **offer))
         try:
-            result = await _outcome(asked)
+            result = await _outcome(asked, ended)
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except asyncio.CancelledError:
