@@ -1,7 +1,8 @@
 """Calls cut off: a stray cancel told apart from the run's, a provider's task awaited and dropped.
 
 A call's provider coroutine runs as a task of its own (see `judge.Judge._checked_answer`):
-`_outcome` waits for it so that a cancel ends the wait at once, `_retrieve` marks the outcome
+`_provider_task` starts it with a future it sets as it ends, which the caller waits for so that
+a cancel ends the wait at once, `_retrieve` marks the outcome
 of one given up as seen, and `cancel_requests` / `stray_cancel` say whether a
 `CancelledError` was a request to stop or a failure of what was awaited (`CallCancelled`).
 """
@@ -39,13 +40,15 @@ def stray_cancel(baseline: int) -> bool:
     return cancel_requests() <= baseline
 
 
-def _ask(answer: Awaitable[ComparisonResult]) -> tuple[
+def _provider_task(answer: Awaitable[ComparisonResult]) -> tuple[
         asyncio.Task[ComparisonResult], asyncio.Future[None]]:
     """Start a provider's answer as a task of its own; the future is set as the task ends.
 
-    The task sets the future itself, in its last step: the caller waiting on it (see
-    `_outcome`) wakes in the next turn of the event loop, where a done-callback would take
-    one turn more.
+    The caller awaits the future, not the task: a cancel then ends the wait at once, and
+    not the task (`asyncio.shield` does the same with more bookkeeping; this is on every
+    call's path). The task sets the future itself, in its last step, so the caller wakes in
+    the next turn of the event loop, where a done-callback would take one turn more; once
+    it wakes the task is done (see `_outcome` for the case where it is not).
     """
     loop = asyncio.get_running_loop()
     ended: asyncio.Future[None] = loop.create_future()
@@ -61,18 +64,16 @@ async def _telling(answer: Awaitable[ComparisonResult],
             ended.set_result(None)
 
 
-async def _outcome(asked: asyncio.Future[ComparisonResult],
-                   ended: asyncio.Future[None]) -> ComparisonResult:
+async def _outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
     """`asked`'s result, awaited so that a cancel ends the wait at once, not `asked`.
 
-    `asyncio.shield` does the same with more bookkeeping; this is on every call's path.
+    The fallback of `_provider_task`'s future: never needed unless a provider's coroutine
+    was closed without ending.
     """
     if not asked.done():
-        await ended
-        if not asked.done():  # never seen: its coroutine was closed without ending
-            waiter = asyncio.get_running_loop().create_future()
-            asked.add_done_callback(functools.partial(_wake, waiter))
-            await waiter
+        waiter = asyncio.get_running_loop().create_future()
+        asked.add_done_callback(functools.partial(_wake, waiter))
+        await waiter
     return asked.result()
 
 

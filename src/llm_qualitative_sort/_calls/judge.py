@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls._cutoff import CallCancelled as CallCancelled
-from llm_qualitative_sort._calls._cutoff import _ask, _outcome, _retrieve
+from llm_qualitative_sort._calls._cutoff import _outcome, _provider_task, _retrieve
 from llm_qualitative_sort._calls._cutoff import cancel_requests as cancel_requests
 from llm_qualitative_sort._calls._cutoff import stray_cancel as stray_cancel
 from llm_qualitative_sort._calls.deadlines import Deadlines
@@ -130,10 +130,16 @@ class Judge:
             await self.cache.set(key, result)
         return result, False, facts
 
-    async def _ask(self, judge: LLMProvider, place: CallPlace, repetition: int) -> ComparisonResult:
+    def _ask(self, judge: LLMProvider, place: CallPlace,
+             repetition: int) -> Awaitable[ComparisonResult]:
         gate = self.rates.gate(judge, self.ceiling) if self.rates is not None else None
         if gate is not None:
-            return await self._paced(gate, judge, place, repetition)
+            return self._paced(gate, judge, place, repetition)
+        return self._retried(judge, place, repetition)
+
+    async def _retried(self, judge: LLMProvider, place: CallPlace,
+                       repetition: int) -> ComparisonResult:
+        """`_ask` without a rate gate: retries with backoff only."""
         attempt = 1
         while True:
             try:
@@ -204,12 +210,13 @@ class Judge:
         # a cancel (the deadline's, or the run's) then ends this wait at once even when
         # the provider swallows cancellation; the provider's task is cancelled and left
         # to end by itself (see `_abandon`).
-        asked, ended = _ask(
+        asked, ended = _provider_task(
             self._score(judge, place.first, repetition) if self.question is not None else
             judge.compare_call(place.first, place.second, self.criteria,
                                repetition=repetition, **self.offer))
         try:
-            result = await _outcome(asked, ended)
+            await ended
+            result = asked.result() if asked.done() else await _outcome(asked)
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except asyncio.CancelledError:
