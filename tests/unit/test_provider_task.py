@@ -86,3 +86,14 @@ async def test_the_fallback_waits_for_a_task_still_running() -> None:
     asked = asyncio.ensure_future(later())
     asyncio.get_running_loop().call_soon(release.set)
     assert (await _outcome(asked)).winner == "A"
+
+
+async def test_a_provider_task_cancelled_before_it_starts_still_wakes_its_caller() -> None:
+    answer = _answer()
+    asked, ended = _provider_task(answer)
+    asked.cancel()  # by someone else, before the task's first step
+    for _ in range(3):
+        await asyncio.sleep(0)
+    answer.close()  # never started: closed here, as the task could not
+    assert asked.cancelled()
+    assert ended.done()

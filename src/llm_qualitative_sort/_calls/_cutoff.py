@@ -47,12 +47,16 @@ def _provider_task(answer: Awaitable[ComparisonResult]) -> tuple[
     The caller awaits the future, not the task: a cancel then ends the wait at once, and
     not the task (`asyncio.shield` does the same with more bookkeeping; this is on every
     call's path). The task sets the future itself, in its last step, so the caller wakes in
-    the next turn of the event loop, where a done-callback would take one turn more; once
+    the next turn of the event loop, where the done-callback would take one turn more; once
     it wakes the task is done (see `_outcome` for the case where it is not).
     """
     loop = asyncio.get_running_loop()
     ended: asyncio.Future[None] = loop.create_future()
-    return loop.create_task(_telling(answer, ended)), ended
+    asked = loop.create_task(_telling(answer, ended))
+    # A task cancelled before its first step never runs `_telling`: the done-callback
+    # wakes the caller then (otherwise it finds `ended` set already).
+    asked.add_done_callback(functools.partial(_wake, ended))
+    return asked, ended
 
 
 async def _telling(answer: Awaitable[ComparisonResult],
