@@ -1,7 +1,8 @@
 """Calls cut off: a stray cancel told apart from the run's, a provider's task awaited and dropped.
 
 A call's provider coroutine runs as a task of its own (see `judge.Judge._checked_answer`):
-`_outcome` waits for it so that a cancel ends the wait at once, `_retrieve` marks the outcome
+`_provider_task` starts it with a future it sets as it ends, which the caller waits for so that
+a cancel ends the wait at once, `_retrieve` marks the outcome
 of one given up as seen, and `cancel_requests` / `stray_cancel` say whether a
 `CancelledError` was a request to stop or a failure of what was awaited (`CallCancelled`).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Awaitable
 
 from llm_qualitative_sort.verdicts import ComparisonResult
 
@@ -38,10 +40,39 @@ def stray_cancel(baseline: int) -> bool:
     return cancel_requests() <= baseline
 
 
+def _provider_task(answer: Awaitable[ComparisonResult]) -> tuple[
+        asyncio.Task[ComparisonResult], asyncio.Future[None]]:
+    """Start a provider's answer as a task of its own; the future is set as the task ends.
+
+    The caller awaits the future, not the task: a cancel then ends the wait at once, and
+    not the task (`asyncio.shield` does the same with more bookkeeping; this is on every
+    call's path). The task sets the future itself, in its last step, so the caller wakes in
+    the next turn of the event loop, where the done-callback would take one turn more; once
+    it wakes the task is done (see `_outcome` for the case where it is not).
+    """
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[None] = loop.create_future()
+    asked = loop.create_task(_telling(answer, ended))
+    # A task cancelled before its first step never runs `_telling`: the done-callback
+    # wakes the caller then (otherwise it finds `ended` set already).
+    asked.add_done_callback(functools.partial(_wake, ended))
+    return asked, ended
+
+
+async def _telling(answer: Awaitable[ComparisonResult],
+                   ended: asyncio.Future[None]) -> ComparisonResult:
+    try:
+        return await answer
+    finally:
+        if not ended.done():  # cancelled: its caller was cut off and gave the call up
+            ended.set_result(None)
+
+
 async def _outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
     """`asked`'s result, awaited so that a cancel ends the wait at once, not `asked`.
 
-    `asyncio.shield` does the same with more bookkeeping; this is on every call's path.
+    The fallback of `_provider_task`'s future: never needed unless a provider's coroutine
+    was closed without ending.
     """
     if not asked.done():
         waiter = asyncio.get_running_loop().create_future()

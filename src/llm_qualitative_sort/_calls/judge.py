@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls._cutoff import CallCancelled as CallCancelled
-from llm_qualitative_sort._calls._cutoff import _outcome, _retrieve
+from llm_qualitative_sort._calls._cutoff import _outcome, _provider_task, _retrieve
 from llm_qualitative_sort._calls._cutoff import cancel_requests as cancel_requests
 from llm_qualitative_sort._calls._cutoff import stray_cancel as stray_cancel
 from llm_qualitative_sort._calls.deadlines import Deadlines
@@ -82,6 +82,9 @@ class Judge:
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
+    # What each call offers its provider: `ties` only in a run with ties, so providers
+    # written before ties keep working.
+    offer: dict[str, bool] = field(init=False)
 
     def __post_init__(self) -> None:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
@@ -89,6 +92,7 @@ class Judge:
         self.prompt_key += self.question.identity if self.question is not None else ""
         self.model_identity = _identity(self.provider, self.ties) + self.prompt_key
         self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
+        self.offer = {"ties": True} if self.ties else {}
 
     async def call(self, place: CallPlace, repetition: int) -> Answer:
         """The answer to one call, whether it came from the user's cache, and its facts.
@@ -126,10 +130,16 @@ class Judge:
             await self.cache.set(key, result)
         return result, False, facts
 
-    async def _ask(self, judge: LLMProvider, place: CallPlace, repetition: int) -> ComparisonResult:
+    def _ask(self, judge: LLMProvider, place: CallPlace,
+             repetition: int) -> Awaitable[ComparisonResult]:
         gate = self.rates.gate(judge, self.ceiling) if self.rates is not None else None
         if gate is not None:
-            return await self._paced(gate, judge, place, repetition)
+            return self._paced(gate, judge, place, repetition)
+        return self._retried(judge, place, repetition)
+
+    async def _retried(self, judge: LLMProvider, place: CallPlace,
+                       repetition: int) -> ComparisonResult:
+        """`_ask` without a rate gate: retries with backoff only."""
         attempt = 1
         while True:
             try:
@@ -154,7 +164,6 @@ class Judge:
         call's waits stay under `rate_wait_limit`.
         """
         tokens = call_tokens(place.first, place.second, self.criteria)
-        wait_limit = getattr(judge, "rate_wait_limit", DEFAULT_RATE_WAIT_LIMIT)
         attempt, waited, limited_at = 1, 0.0, None
         while True:
             epoch = await gate.enter(tokens, self.stop)
@@ -171,7 +180,8 @@ class Judge:
                     raise
                 self._tell(judge, gate, pause)
                 if (isinstance(exc, RateLimitedError) and pause is not None
-                        and waited < wait_limit):
+                        and waited < getattr(judge, "rate_wait_limit",
+                                             DEFAULT_RATE_WAIT_LIMIT)):
                     limited_at = gate.clock()
                     continue
                 await self._failed(judge, exc, attempt)
@@ -200,14 +210,13 @@ class Judge:
         # a cancel (the deadline's, or the run's) then ends this wait at once even when
         # the provider swallows cancellation; the provider's task is cancelled and left
         # to end by itself (see `_abandon`).
-        # Only a run with ties passes `ties`: providers written before ties keep working.
-        offer = {"ties": True} if self.ties else {}
-        asked = asyncio.ensure_future(
+        asked, ended = _provider_task(
             self._score(judge, place.first, repetition) if self.question is not None else
             judge.compare_call(place.first, place.second, self.criteria,
-                               repetition=repetition, **offer))
+                               repetition=repetition, **self.offer))
         try:
-            result = await _outcome(asked)
+            await ended
+            result = asked.result() if asked.done() else await _outcome(asked)
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except asyncio.CancelledError:

@@ -114,9 +114,14 @@ class CallPool:
                 raise
             raise _lost(call) from None
         self._answered(key, result, cached, facts)
+        # Answered (and journaled): its slot is free. The next call starts now rather than a
+        # turn later from `_finished`; its first step still runs after the journal's flush,
+        # which was scheduled first.
+        self._running.discard(asyncio.current_task())
+        self._fill()
 
     def _finished(self, task: asyncio.Task[None]) -> None:
-        self._running.discard(task)
+        self._running.discard(task)  # an answered call's task has left already
         if task.cancelled():
             if not self._cancelled:  # only `cancel` may end a call without an answer
                 self._fail(CallCancelled("a call was cancelled before it started, though "

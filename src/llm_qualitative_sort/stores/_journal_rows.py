@@ -27,10 +27,12 @@ def write_pending(conn: sqlite3.Connection, pending: dict[tuple[str, int], list[
                   paired: dict[str, list[list[int]]],
                   drops: list[tuple[str, tuple[Any, ...]]]) -> None:
     """Write the pending call rows, pairing rows and drops (inside the caller's transaction)."""
-    conn.executemany(INSERT, [(run_id, number, pack(records))
-                               for (run_id, number), records in pending.items()])
-    conn.executemany(INSERT_PAIRINGS, [(run_id, rows[-1][0], ormsgpack.packb(rows))
-                                        for run_id, rows in paired.items()])
+    if pending:
+        conn.executemany(INSERT, [(run_id, number, pack(records))
+                                   for (run_id, number), records in pending.items()])
+    if paired:  # only the pipelined schedule pairs between commits
+        conn.executemany(INSERT_PAIRINGS, [(run_id, rows[-1][0], ormsgpack.packb(rows))
+                                            for run_id, rows in paired.items()])
     for statement, row in drops:
         conn.execute(statement, row)
 

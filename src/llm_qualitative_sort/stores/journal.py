@@ -40,6 +40,9 @@ from llm_qualitative_sort.stores.journal_file import (
 )
 from llm_qualitative_sort.verdicts import ComparisonResult
 
+# The calls of a round nothing was journaled in (read only).
+_NO_CALLS: dict[tuple[int, int], Any] = {}
+
 
 class Journal(GroupCommitJournal):
     """Finished calls and pairings of runs, in an SQLite file or, without one, in memory.
@@ -90,7 +93,8 @@ class Journal(GroupCommitJournal):
 
     def entry(self, place: CallPlace) -> Answer | None:
         """The journaled answer, whether it came from the user's cache, and its facts."""
-        entry = self._run(place.run_id).get(place.round_number, {}).get((place.match, place.call))
+        entry = self._run(place.run_id).get(place.round_number, _NO_CALLS).get(
+            (place.match, place.call))
         if entry is None or entry[0] != place.shown:
             return None  # another pairing was journaled here: ask again, never reuse it
         return entry[1], entry[2], dict(entry[3])
@@ -110,8 +114,11 @@ class Journal(GroupCommitJournal):
         woken by these calls, so no verdict is acted on before its row is on disk.
         """
         run_id, number = place.run_id, place.round_number
-        self._run(run_id).setdefault(number, {})[place.match, place.call] = (
-            place.shown, result, cached, facts or {})
+        rounds = self._run(run_id)
+        calls = rounds.get(number)
+        if calls is None:
+            calls = rounds[number] = {}
+        calls[place.match, place.call] = (place.shown, result, cached, facts or {})
         if self._conn is None:
             return
         row = record(place, result, cached, facts)

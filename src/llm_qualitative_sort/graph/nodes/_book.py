@@ -28,7 +28,7 @@ _FLIP: dict[Verdict | None, Verdict | None] = {"A": "B", "B": "A", "tie": "tie",
 POINTWISE_SHOWN = ":pointwise"
 
 
-@dataclass
+@dataclass(slots=True)
 class OpenMatch:
     """A match whose calls are not all answered yet.
 
@@ -84,25 +84,31 @@ class MatchBook:
         """Open a match; return its calls, each with its index."""
         self.events.match_start(self.items, self.round_number, key, a, b, self.completed,
                                 self.completed + self.bound)
+        width = self.width
         match = self.open[key] = OpenMatch(key, a, b, first_repetition, round_number,
-                                           [None] * self.width, self.width)
+                                           [None] * width, width)
+        items, run_id = self.items, self.run_id
         digest_a, digest_b = self._digest(a), self._digest(b)
-        shown = {"AB": digest_a + digest_b, "BA": digest_b + digest_a}
         pointwise = a == b  # an item scored alone (no pair ever has a == b)
-        if pointwise:  # never the same journal place as a pair's call
-            shown = {"AB": digest_a + POINTWISE_SHOWN}
         calls: list[tuple[int, Call]] = []
         # Which calls a resume finds answered is news for a match's end event only.
         listening = self.events.listening
+        index = key * width
         for number, (order, repetition) in enumerate(self.orders):
-            first, second = (a, b) if order == "AB" else (b, a)
-            second_text = "" if pointwise else self.items[second]
-            place = CallPlace(self.run_id, round_number, key, number, self.items[first],
-                              second_text, shown[order])
+            if pointwise:  # never the same journal place as a pair's call
+                if order != "AB":
+                    raise KeyError(order)  # a text scored alone is shown once, first
+                place = CallPlace(run_id, round_number, key, number, items[a], "",
+                                  digest_a + POINTWISE_SHOWN)
+            elif order == "AB":
+                place = CallPlace(run_id, round_number, key, number, items[a], items[b],
+                                  digest_a + digest_b)
+            else:
+                place = CallPlace(run_id, round_number, key, number, items[b], items[a],
+                                  digest_b + digest_a)
             if listening and self.journal.entry(place) is not None:
                 match.journaled.append(number)
-            calls.append((key * self.width + number,
-                          Call(place, first_repetition + repetition)))
+            calls.append((index + number, Call(place, first_repetition + repetition)))
         return calls
 
     def answer(self, index: int, result: ComparisonResult, cached: bool,
