@@ -91,6 +91,9 @@ def start(log: Path) -> LocalModel:
     threads = os.environ.get(THREADS_VARIABLE, "1")
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights()),
                "--host", "127.0.0.1", "--port", str(port), "--n_threads", threads,
+               # The prompt's threads too (the server's default is every core): on cores
+               # shared with the other tests, a second thread mostly waits for the first.
+               "--n_threads_batch", threads,
                "--model_alias", ALIAS]
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
