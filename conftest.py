@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
-import signal
 import socket
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,25 +55,6 @@ def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect", _guarded(_real_connect))
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded(_real_connect_ex))
     yield
-
-
-def foreground_signals() -> None:
-    """In a child a test stops with a signal: SIGINT, SIGTERM, SIGHUP at their defaults.
-
-    As in a process started from a terminal. A suite started in the background of a
-    non-interactive shell (`pytest ... &`) inherits SIGINT ignored (under `nohup`, SIGHUP),
-    and so does every process it starts: the signal a test sends in place of the user's
-    Ctrl-C would do nothing. (Python keeps an inherited SIG_IGN: it installs its
-    KeyboardInterrupt handler only over SIG_DFL.) For `subprocess.Popen(preexec_fn=...)`.
-    """
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
-
-
-@pytest.fixture
-def signallable() -> Callable[[], None]:
-    """`foreground_signals`, for `subprocess.Popen(..., preexec_fn=signallable)`."""
-    return foreground_signals
 
 
 @pytest.fixture(autouse=True)

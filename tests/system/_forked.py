@@ -179,8 +179,10 @@ def start(
     `env` replaces the environment and `cwd` the working directory (default: this process's);
     `stdout` and `stderr` take a file, a descriptor or `subprocess.PIPE` (default: this
     process's), read as text with `text` or `encoding`. With `foreground`, SIGINT, SIGTERM
-    and SIGHUP are at their defaults in the process, as in one started from a terminal (see
-    `conftest.foreground_signals`).
+    and SIGHUP are at their defaults in the process (SIGINT a `KeyboardInterrupt`), as in one
+    started from a terminal: a suite started in the background of a non-interactive shell
+    inherits SIGINT ignored (under `nohup`, SIGHUP), and Python keeps an inherited SIG_IGN,
+    so the signal a test sends in place of the user's Ctrl-C would do nothing.
     """
     argv = [str(arg) for arg in args]
     if len(argv) < 2 or argv[0] != sys.executable:
