@@ -10,13 +10,11 @@ from pathlib import Path
 
 import pytest
 
-import llm_qualitative_sort
 from llm_qualitative_sort import PermanentProviderError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
 from llm_qualitative_sort.providers import MockLLMProvider
 
 ITEMS = [str(n) for n in range(10, 200, 10)]  # 19 items
-SRC = str(Path(llm_qualitative_sort.__file__).parents[1])
 
 
 def _ranked_items(stdout: str) -> list[str]:

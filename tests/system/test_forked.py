@@ -53,8 +53,9 @@ def test_an_error_exits_1_with_its_traceback_and_a_signal_is_a_negative_status(
 
 def test_in_the_foreground_ctrl_c_is_a_keyboard_interrupt(tmp_path: Path) -> None:
     ready = tmp_path / "ready"
-    code = (f"import pathlib, time\npathlib.Path({str(ready)!r}).touch()\n"
-            "try:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    raise SystemExit(130)\n")
+    # Ready inside the `try`: a Ctrl-C before it would be an uncaught one (killed by SIGINT).
+    code = (f"import pathlib, time\ntry:\n    pathlib.Path({str(ready)!r}).touch()\n"
+            "    time.sleep(60)\nexcept KeyboardInterrupt:\n    raise SystemExit(130)\n")
     process = forked.start([sys.executable, "-c", code], foreground=True)
     deadline = time.monotonic() + 30
     while not ready.exists():
