@@ -6,6 +6,7 @@ import asyncio
 from typing import Any, cast
 
 import pytest
+from test_provider_task import _turn_counter
 
 from llm_qualitative_sort._calls import Call
 from llm_qualitative_sort._calls.judge import Judge
@@ -28,18 +29,6 @@ class _Instant:
         if place.call == self.fail_on:
             raise RuntimeError("broken")
         return ComparisonResult("A", "A is larger."), False, {}
-
-
-def _turn_counter() -> list[int]:
-    loop = asyncio.get_running_loop()
-    turns = [0]
-
-    def tick() -> None:
-        turns[0] += 1
-        loop.call_soon(tick)
-
-    loop.call_soon(tick)
-    return turns
 
 
 def _calls(count: int) -> list[Call]:

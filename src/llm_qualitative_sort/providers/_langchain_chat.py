@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 from pydantic import SecretStr
 
+from llm_qualitative_sort.providers._logprob_request import without_logprobs
 from llm_qualitative_sort.providers._rate_signals import report_headers
 
 if TYPE_CHECKING:
@@ -91,3 +92,15 @@ async def ask_model(provider: LangChainProvider, runnable: Runnable[Any, Any],
         message, structured = output["raw"], output
     report_headers(message.response_metadata.get("headers"))
     return message, structured
+
+
+def stored_reply(method: Method, message: AIMessage) -> dict[str, Any]:
+    """What a call keeps of the model's message (its raw response): a verdict's or a score's."""
+    return {
+        "method": method,
+        "content": message.content,
+        "tool_calls": message.tool_calls,
+        "refusal": message.additional_kwargs.get("refusal"),
+        "response_metadata": without_logprobs(message.response_metadata),
+        "usage": dict(message.usage_metadata or {}),
+    }

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from llm_qualitative_sort.providers._langchain_chat import Method, ask_model
-from llm_qualitative_sort.providers._logprob_request import message_tokens, without_logprobs
+from llm_qualitative_sort.providers._langchain_chat import Method, ask_model, stored_reply
+from llm_qualitative_sort.providers._logprob_request import message_tokens
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, read_scored, scored_result
 from llm_qualitative_sort.providers._score_messages import build_score_messages
 from llm_qualitative_sort.providers._score_prompt import (
@@ -57,14 +57,7 @@ async def _invoke(provider: LangChainProvider, method: Method, *,
 
 def _scored(provider: LangChainProvider, method: Method, message: AIMessage,
             answer: ScoreAnswer | None, problem: str, scale: Scale) -> ScoredAnswer:
-    usage: dict[str, Any] = dict(message.usage_metadata or {})
-    raw: dict[str, Any] = {
-        "method": method,
-        "content": message.content,
-        "tool_calls": message.tool_calls,
-        "refusal": message.additional_kwargs.get("refusal"),
-        "response_metadata": without_logprobs(message.response_metadata),
-        "usage": usage,
-    }
+    raw = stored_reply(method, message)
+    usage: dict[str, Any] = raw["usage"]
     return read_scored(answer, problem, raw, message_tokens(message), scale, provider._secret(),
                        (int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))))

@@ -16,8 +16,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from llm_qualitative_sort.providers._answer import _Answer, _validated
 from llm_qualitative_sort.providers._failures import redact
-from llm_qualitative_sort.providers._langchain_chat import Method, ask_model
-from llm_qualitative_sort.providers._logprob_request import read_soft_verdict, without_logprobs
+from llm_qualitative_sort.providers._langchain_chat import Method, ask_model, stored_reply
+from llm_qualitative_sort.providers._logprob_request import read_soft_verdict
 from llm_qualitative_sort.providers._prompt import TieVerdict, Verdict, parse_text_verdict
 
 if TYPE_CHECKING:
@@ -41,15 +41,8 @@ def _answer(
     provider: LangChainProvider, method: Method, message: AIMessage,
     verdict: Verdict | TieVerdict | None, problem: str,
 ) -> _Answer:
-    usage: dict[str, Any] = dict(message.usage_metadata or {})
-    raw = {
-        "method": method,
-        "content": message.content,
-        "tool_calls": message.tool_calls,
-        "refusal": message.additional_kwargs.get("refusal"),
-        "response_metadata": without_logprobs(message.response_metadata),
-        "usage": usage,
-    }
+    raw = stored_reply(method, message)
+    usage: dict[str, Any] = raw["usage"]
     if problem:
         raw["problem"] = problem
     probability, labels = read_soft_verdict(message) if verdict is not None else (None, {})
