@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
+import ssl
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +26,20 @@ sys.dont_write_bytecode = False
 
 # The helpers for tests that start processes (`_forked`, the workers) import by name.
 sys.path.insert(0, str(Path(__file__).parent / "tests" / "system"))
+
+# Every HTTP client the tests build (OpenAI's, Gemini's, httpx's; one or two per client, and
+# some tests build dozens) makes a TLS context, which loads the CA bundle's ~150 certificates:
+# ~20 ms of CPU each time, some 10 s over the suite. The tests speak plain HTTP to 127.0.0.1,
+# so no context is ever used: each kind is built once and shared.
+_real_tls_context = ssl.create_default_context
+
+
+@functools.cache
+def _shared_tls_context(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+    return _real_tls_context(*args, **kwargs)
+
+
+ssl.create_default_context = _shared_tls_context
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex

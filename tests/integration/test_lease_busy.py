@@ -28,17 +28,21 @@ from llm_qualitative_sort.stores import journal as journal_module
 ITEMS = [str(i * 7 % 101) for i in range(8)]
 
 
-@pytest.mark.early  # waits some 33 s: other tests run meanwhile
 async def test_a_waiter_outlasts_a_journal_locked_longer_than_sqlites_wait(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from llm_qualitative_sort.stores import sqlite as sqlite_store
+
+    # SQLite's 30 s waits, cut to 0.3 s; the file stays locked several times longer.
+    monkeypatch.setattr(sqlite_store, "BUSY_SECONDS", 0.3)
+    monkeypatch.setattr(journal_module, "BUSY_MS", 300)
     checkpoint = tmp_path / "runs.sqlite3"
     journal = tmp_path / "runs.journal.sqlite3"
     async with SqliteRunLease(journal).hold("warm-up"):
         pass
     suspended = sqlite3.connect(journal, isolation_level=None)
     suspended.execute("BEGIN IMMEDIATE")  # what a process stopped inside a commit keeps
-    released = asyncio.get_running_loop().call_later(33.0, suspended.rollback)
+    released = asyncio.get_running_loop().call_later(2.0, suspended.rollback)
     sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
                                checkpointer=checkpoint, wait_for_run=None)
     try:

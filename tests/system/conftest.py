@@ -13,12 +13,11 @@ HERE = Path(__file__).parent
 
 
 def _start_order(item: pytest.Item) -> int:
-    """Longest first: xdist hands tests out in this order, so the local model's group (the
-    longest chain, on one worker), the process tests and the long tests marked `early` start
-    first, and the many short tests fill the workers' gaps at the end instead of waiting for
-    them."""
+    """Longest first: xdist hands tests out in this order, so the local model's tests and the
+    process tests start first, and the many short tests fill the workers' gaps at the end
+    instead of waiting for them."""
     if HERE not in item.path.parents:
-        return 1 if item.get_closest_marker("early") else 2
+        return 2
     return 0 if "local_model" in item.path.name else 1
 
 
