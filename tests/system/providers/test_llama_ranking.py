@@ -4,11 +4,9 @@ answers differ from llama-cpp-python's own."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-
-np = pytest.importorskip("numpy")
-
-from _llama_server import ranked  # noqa: E402
+from _llama_server import ranked
 
 # Ties (the order then goes by token, descending), both zeros, and the log of a zero.
 TIED = np.array([-np.inf, -0.0, 0.0, -1.5, -2.25, -3.0], dtype=np.float32)
