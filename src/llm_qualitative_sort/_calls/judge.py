@@ -205,7 +205,8 @@ class Judge:
         answer is not journaled, so a fixed provider asks again on resume).
         """
         baseline = cancel_requests()
-        watch = self.deadlines.watch() if self.deadlines is not None else None
+        deadlines = self.deadlines
+        watch = deadlines.watch() if deadlines is not None else None
         # The provider's coroutine runs as a task of its own, awaited through a shield:
         # a cancel (the deadline's, or the run's) then ends this wait at once even when
         # the provider swallows cancellation; the provider's task is cancelled and left
@@ -237,8 +238,8 @@ class Judge:
             what = f"timed out ({describe(exc)})"
             raise TransientProviderError(f"{judge!r} {what}") from exc
         finally:
-            if watch is not None:
-                watch.done = True
+            if deadlines is not None and watch is not None:
+                deadlines.end(watch)
         problem = answer_problem(result)
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
