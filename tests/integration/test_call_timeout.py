@@ -6,13 +6,16 @@ from typing import Any
 import pytest
 from langgraph.types import RetryPolicy
 
+import llm_qualitative_sort._calls.judge as judge_module
 from llm_qualitative_sort import (
     ComparisonResult,
     LLMProvider,
+    MockLLMProvider,
     QualitativeSorter,
     RunStoppedError,
     TransientProviderError,
 )
+from llm_qualitative_sort._calls._cutoff import _provider_task
 
 FAST_RETRY = RetryPolicy(initial_interval=0.001, max_interval=0.001, max_attempts=3,
                          jitter=False, retry_on=TransientProviderError)
@@ -119,3 +122,33 @@ async def test_a_call_that_swallows_cancellation_still_times_out(schedule: str) 
     for _ in range(10):  # the abandoned coroutines end once released; their answers unused
         await asyncio.sleep(0)
     assert judge.abandoned_done == len(judge.attempts)
+
+
+class _SubclassedMock(MockLLMProvider):
+    """A user's subclass: its calls may swallow a cancel, so each keeps its own task."""
+
+
+@pytest.mark.parametrize(("schedule", "provider", "own_tasks"), [
+    ("rounds", MockLLMProvider, False),  # the library's mock honours cancellation
+    ("rounds", _SubclassedMock, True),
+    ("pipelined", MockLLMProvider, True),  # its pairings follow the turn each call ends in
+])
+async def test_which_calls_run_in_a_task_of_their_own(
+    monkeypatch: pytest.MonkeyPatch, schedule: str, provider: type[MockLLMProvider],
+    own_tasks: bool,
+) -> None:
+    started: list[object] = []
+
+    def counted(answer: Any) -> Any:
+        started.append(answer)
+        return _provider_task(answer)
+
+    monkeypatch.setattr(judge_module, "_provider_task", counted)
+    result = await sorter(provider(seed=1), schedule=schedule).sort(list("abcdefgh"))
+    assert len(started) == (result.statistics.total_api_calls if own_tasks else 0)
+
+
+async def test_the_librarys_mock_is_cut_off_by_call_timeout_in_its_calls_task() -> None:
+    with pytest.raises(RunStoppedError) as stopped:
+        await sorter(MockLLMProvider(seed=1, latency=5.0), call_timeout=0.02).sort(["a", "b"])
+    assert "gave no answer within call_timeout=0.02" in str(stopped.value)

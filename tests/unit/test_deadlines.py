@@ -15,7 +15,7 @@ async def _call(deadlines: Deadlines, seconds: float) -> str:
             return "timed out"
         raise
     finally:
-        watch.done = True
+        deadlines.end(watch)
 
 
 async def test_only_calls_past_their_deadline_are_cut() -> None:
@@ -31,3 +31,24 @@ async def test_a_cancel_from_elsewhere_still_propagates() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+
+async def test_a_call_that_ended_is_not_held_by_its_deadline() -> None:
+    # The pending timer holds the deadlines for `seconds` after a round's last call: an
+    # ended call's task (its coroutine, its context, its answer) must not stay alive in them.
+    deadlines = Deadlines(300.0)
+
+    async def call(seconds: float) -> None:
+        watch = deadlines.watch()
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            deadlines.end(watch)
+
+    slow = asyncio.create_task(call(0.05))  # stays at the front of the queue a while
+    fast = asyncio.create_task(call(0.0))
+    await fast
+    assert [watch.task for watch in deadlines._queue] == [slow, None]  # fast: dropped
+    await slow
+    assert not deadlines._queue

@@ -13,12 +13,16 @@ from collections import deque
 
 
 class Watch:
-    """The deadline of one call, made by the task that makes it."""
+    """The deadline of one call, made by the task that makes it.
+
+    Its task is dropped when the call ends (`Deadlines.end`): a finished call's task, and
+    everything it holds, is then freed at once, not when the queue reaches its watch.
+    """
 
     __slots__ = ("cancelling", "deadline", "done", "fired", "task")
 
     def __init__(self, task: asyncio.Task[object], deadline: float) -> None:
-        self.task = task
+        self.task: asyncio.Task[object] | None = task
         self.deadline = deadline
         self.cancelling = task.cancelling()
         self.done = False
@@ -30,6 +34,7 @@ class Watch:
         Withdraws this deadline's cancellation (as `asyncio.timeout` does), so a
         cancellation from elsewhere still propagates.
         """
+        assert self.task is not None, "asked after the call ended"
         return self.fired and self.task.uncancel() <= self.cancelling
 
 
@@ -47,7 +52,7 @@ class Deadlines:
         self._timer: asyncio.TimerHandle | None = None
 
     def watch(self) -> Watch:
-        """Start the deadline of the current task's call; set `done` on the result when over."""
+        """Start the deadline of the current task's call; pass it to `end` when over."""
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
@@ -60,13 +65,26 @@ class Deadlines:
             self._timer = loop.call_at(watch.deadline, self._expire, loop)
         return watch
 
+    def end(self, watch: Watch) -> None:
+        """The call of `watch` is over: its deadline no longer holds it.
+
+        The watches of calls that ended leave the front of the queue at once, and an ended
+        watch no longer holds its task: the queue (which the pending timer holds, up to
+        `seconds` after the last call of a round) keeps no finished call alive.
+        """
+        watch.done = True
+        watch.task = None
+        queue = self._queue
+        while queue and queue[0].done:
+            queue.popleft()
+
     def _expire(self, loop: asyncio.AbstractEventLoop) -> None:
         self._timer = None
         now = loop.time()
         queue = self._queue
         while queue and (queue[0].done or queue[0].deadline <= now):
             watch = queue.popleft()
-            if not watch.done:
+            if not watch.done and watch.task is not None:
                 watch.fired = True
                 watch.task.cancel()
         if queue:

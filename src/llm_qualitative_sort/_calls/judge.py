@@ -32,6 +32,7 @@ from llm_qualitative_sort.errors import (
 from llm_qualitative_sort.providers._rate_signals import listen
 from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.scoring import ScoreQuestion, as_comparison, pointwise_problem
 from llm_qualitative_sort.stores.base import RunJournal
@@ -43,6 +44,12 @@ from llm_qualitative_sort.verdicts import (
     answer_problem,
     refused_tie,
 )
+
+# Providers of this library whose calls end as soon as they are cancelled (exactly these
+# classes: a subclass may override a call with code that swallows the cancel). With
+# `Judge.direct`, their calls run in the call's own task, without a task of their own to
+# shield the wait for them.
+CANCEL_PROMPTLY: frozenset[type[LLMProvider]] = frozenset({MockLLMProvider})
 
 
 class CallsStopped(Exception):
@@ -79,6 +86,10 @@ class Judge:
     ceiling: int = 10
     # Told when a judge's calls begin to wait for the rate limit (the progress shows it).
     on_rate: Callable[[RateNews], None] | None = None
+    # Await the providers of `CANCEL_PROMPTLY` in the call's task: a turn of the event loop
+    # and a task fewer per call. Only where the order calls end in changes nothing (the
+    # rounds schedule); the pipelined schedule pairs players as their calls end.
+    direct: bool = False
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
@@ -205,22 +216,29 @@ class Judge:
         answer is not journaled, so a fixed provider asks again on resume).
         """
         baseline = cancel_requests()
-        watch = self.deadlines.watch() if self.deadlines is not None else None
-        # The provider's coroutine runs as a task of its own, awaited through a shield:
-        # a cancel (the deadline's, or the run's) then ends this wait at once even when
-        # the provider swallows cancellation; the provider's task is cancelled and left
-        # to end by itself (see `_abandon`).
-        asked, ended = _provider_task(
+        deadlines = self.deadlines
+        watch = deadlines.watch() if deadlines is not None else None
+        answer = (
             self._score(judge, place.first, repetition) if self.question is not None else
             judge.compare_call(place.first, place.second, self.criteria,
                                repetition=repetition, **self.offer))
+        asked: asyncio.Task[ComparisonResult] | None = None
         try:
-            await ended
-            result = asked.result() if asked.done() else await _outcome(asked)
+            if self.direct and type(judge) in CANCEL_PROMPTLY:
+                result = await answer
+            else:
+                # A provider's coroutine runs as a task of its own, awaited through a
+                # shield: a cancel (the deadline's, or the run's) then ends this wait at
+                # once even when the provider swallows cancellation; the provider's task is
+                # cancelled and left to end by itself (see `_abandon`).
+                asked, ended = _provider_task(answer)
+                await ended
+                result = asked.result() if asked.done() else await _outcome(asked)
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except asyncio.CancelledError:
-            self._abandon(asked)
+            if asked is not None:
+                self._abandon(asked)
             if watch is not None and watch.expired():
                 raise TransientProviderError(
                     f"{judge!r} gave no answer within call_timeout={self.timeout} s"
@@ -237,8 +255,8 @@ class Judge:
             what = f"timed out ({describe(exc)})"
             raise TransientProviderError(f"{judge!r} {what}") from exc
         finally:
-            if watch is not None:
-                watch.done = True
+            if deadlines is not None and watch is not None:
+                deadlines.end(watch)
         problem = answer_problem(result)
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")

@@ -21,10 +21,12 @@ from llm_qualitative_sort.providers._prompt_run import prompt_key
 
 
 def make_judge(settings: CallSettings,
-               on_rate: Callable[[RateNews], None] | None = None) -> Judge:
+               on_rate: Callable[[RateNews], None] | None = None, *,
+               direct: bool = False) -> Judge:
     """The judge of a run's calls, from its call settings.
 
-    `on_rate` hears of the pauses for the rate limit (by default the run's events do).
+    `on_rate` hears of the pauses for the rate limit (by default the run's events do);
+    `direct`: see `Judge.direct`.
     """
     return Judge(
         provider=settings.provider,
@@ -42,6 +44,7 @@ def make_judge(settings: CallSettings,
         rates=settings.rates,
         ceiling=settings.max_concurrent_requests,
         on_rate=on_rate or settings.events.rate_limit,
+        direct=direct,
     )
 
 
@@ -160,8 +163,9 @@ class LiveRunner(CallRunner):
 
     async def run(self, calls: Sequence[Call], answered: AnswerSink) -> None:
         """Answer every call; see `CallRunner.run`."""
-        pool = CallPool(make_judge(self.settings), self.settings.max_concurrent_requests,
-                        answered)
+        # A round's calls: the order they end in changes no verdict and no pairing.
+        pool = CallPool(make_judge(self.settings, direct=True),
+                        self.settings.max_concurrent_requests, answered)
         try:
             for index, call in enumerate(calls):
                 pool.submit(index, call)

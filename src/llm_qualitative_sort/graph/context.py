@@ -93,6 +93,9 @@ class TournamentContext:
     prompt: SkipJsonSchema[PromptSetup | None] = None
     # The pace of each judge's calls under its provider's rate limits, kept for the run.
     rates: SkipJsonSchema[RateBook] = field(default_factory=RateBook)
+    # Each item's index, one int object per index, that every round's stored matches name
+    # their players by (see `graph.nodes._book.player_indices`).
+    players: SkipJsonSchema[list[int]] = field(default_factory=list)
 
     def run_prompt(self, state: Mapping[str, Any]) -> PromptSetup:
         """The prompt the run's calls are asked with."""

@@ -22,8 +22,13 @@ BINS = 5
 
 def calibration(matches: Sequence[MatchResult]) -> Calibration | None:
     """The run's soft-verdict figures, or None when no call carried a probability."""
-    calls = [call for match in matches for call in match.rounds if call.winner is not None]
-    soft = [call for call in calls if call.probability is not None]
+    # Counted, not listed: this runs at the end of a run, when its memory peaks.
+    calls = soft = 0
+    for match in matches:
+        for call in match.rounds:
+            if call.winner is not None:
+                calls += 1
+                soft += call.probability is not None
     if not soft:
         return None
     scored: list[tuple[float, float]] = []
@@ -33,8 +38,8 @@ def calibration(matches: Sequence[MatchResult]) -> Calibration | None:
             if first.order != second.order:
                 scored.extend(_scored(first, second) + _scored(second, first))
     return Calibration(
-        soft_calls=len(soft),
-        share=round(len(soft) / len(calls), 6),
+        soft_calls=soft,
+        share=round(soft / calls, 6),
         pairs=len(scored),
         brier=round(sum((p - y) ** 2 for p, y in scored) / len(scored), 6) if scored else None,
         bins=_bins(scored),

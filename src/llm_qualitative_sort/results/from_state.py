@@ -107,25 +107,35 @@ def statistics(
         early_stop: Why the run ended before its budget, if it did.
         rate: The 429s met and the seconds held for the rate limit.
     """
-    calls = [call for match in matches for call in match.rounds]
-    paid = [call for call in calls if not call.cached]
-    input_tokens = sum(call.input_tokens for call in paid)
-    output_tokens = sum(call.output_tokens for call in paid)
-    batch = [call for call in paid if call.batch]
+    # One pass, no list of the run's calls (200,000 at n = 10,000, N = 10): this runs at
+    # the end of a run, when its memory peaks.
+    calls = paid = failed = tied = input_tokens = output_tokens = 0
+    batch: list[RoundResult] = []
+    for match in matches:
+        for call in match.rounds:
+            calls += 1
+            failed += call.winner is None
+            tied += call.winner == "tie"
+            if not call.cached:
+                paid += 1
+                input_tokens += call.input_tokens
+                output_tokens += call.output_tokens
+                if call.batch:
+                    batch.append(call)
     prices = judge_costs or {}
     found = audit(matches, judge, lambda name: prices.get(name, estimate_cost), strengths,
                   order=list(prices), batch_discount=batch_discount)
     if len(found.judges) > 1 or judge_costs is not None:
         cost = _panel_cost(found.judges)
     else:
-        cost = _cost(paid, batch, estimate_cost, batch_discount)
+        cost = _cost((input_tokens, output_tokens), batch, estimate_cost, batch_discount)
     tied_items, largest_tie = ties(rankings)
     return Statistics(
         total_matches=len(matches),
-        total_api_calls=len(paid),
-        cache_hits=len(calls) - len(paid),
+        total_api_calls=paid,
+        cache_hits=calls - paid,
         elapsed_time=elapsed,
-        failed_calls=sum(call.winner is None for call in calls),
+        failed_calls=failed,
         draws=sum(match.winner is None for match in matches),
         rounds=rounds,
         input_tokens=input_tokens,
@@ -142,7 +152,7 @@ def statistics(
         tied_items=tied_items,
         largest_tie=largest_tie,
         early_stop=early_stop,
-        tied_calls=sum(call.winner == "tie" for call in calls),
+        tied_calls=tied,
     )
 
 
@@ -180,15 +190,16 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
 
 
 def _cost(
-    paid: Sequence[RoundResult],
+    paid_tokens: tuple[int, int],
     batch: Sequence[RoundResult],
     estimate_cost: CostEstimate | None,
     batch_discount: float,
 ) -> float | None:
+    """The run's cost from the tokens of its paid calls, of which `batch`'s went by batch."""
     if estimate_cost is None:
         return None
-    live_in = sum(c.input_tokens for c in paid if not c.batch)
-    live_out = sum(c.output_tokens for c in paid if not c.batch)
+    live_in = paid_tokens[0] - sum(c.input_tokens for c in batch)
+    live_out = paid_tokens[1] - sum(c.output_tokens for c in batch)
     live = estimate_cost(live_in, live_out)
     if not batch:
         return live

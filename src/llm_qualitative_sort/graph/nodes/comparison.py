@@ -33,7 +33,7 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
     width = 1 if question is not None else state["comparison_rounds"]
     book = MatchBook(state["items"], width, ctx.run_id, ctx.journal,
                      strategy, state["completed"], strategy.remaining_matches(state["standing"]),
-                     events, state["round"])
+                     events, state["round"], players=ctx.players)
     matches = state["matches"]
     calls = [call for index, (a, b, first_repetition) in enumerate(matches)
              for _, call in book.start(index, a, b, first_repetition, state["round"])]
