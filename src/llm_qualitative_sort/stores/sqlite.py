@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -104,11 +106,13 @@ class SqliteStore(Store):
         except BaseException:
             journal.close()
             raise
+        stopped = True
         try:
             saver = settling_saver(AsyncSqliteSaver, journal, conn)
             try:
                 await saver.setup()
                 yield saver, journal
+                stopped = False
             except sqlite3.Error as exc:
                 # Raised by reading the stored run, before any call: a run stopped by the
                 # checkpoint arrives as `RunStoppedError` instead.
@@ -117,7 +121,7 @@ class SqliteStore(Store):
                 note_unsaved(exc, journal)
                 raise
         finally:
-            await conn.close()
+            await _close(conn, stopped=stopped)
             journal.close()
 
     def compact(self) -> int:
@@ -154,7 +158,7 @@ class SqliteStore(Store):
                 raise StoreError(f"cannot read {path} as a checkpoint database: {exc}") from exc
             yield SqliteRuns(path, conn, self.lease)
         finally:
-            await conn.close()
+            await _close(conn, stopped=False)
 
 
 class SqliteRuns(StoredRuns):
@@ -213,6 +217,31 @@ async def _tables(conn: aiosqlite.Connection) -> set[str]:
 def _size(path: Path) -> int:
     wal = path.with_name(path.name + "-wal")
     return sum(p.stat().st_size for p in (path, wal) if p.is_file())
+
+
+async def _close(conn: aiosqlite.Connection, *, stopped: bool) -> None:
+    """Close `conn`; after a stop, first end what the stop cut off.
+
+    A stop (a signal, Ctrl-C, a failing callback) can cancel the saver between a write and
+    its commit, or in the middle of reading rows, with its cursor still held (by the stopped
+    task's traceback, an unfinished generator). Closing the connection does not end such a
+    cursor's statement: SQLite keeps the connection open until it goes, with the write lock
+    of an uncommitted write and the snapshot of an unfinished read. The process's next
+    write to the file (the elapsed time the command line records, a resume) then waited out
+    the 30 s busy timeout: for the lock, or to restart the write-ahead log past the reader.
+    So the cursors still open on the connection are closed and the transaction is rolled
+    back before it is closed. (Only after a stop: finding the cursors walks the heap.)
+    """
+    try:
+        if stopped:
+            for cursor in [c for c in gc.get_referrers(conn)
+                           if isinstance(c, aiosqlite.Cursor)]:
+                with contextlib.suppress(sqlite3.Error, ValueError):
+                    await cursor.close()
+        if conn.in_transaction:
+            await conn.rollback()
+    finally:
+        await conn.close()
 
 
 async def _connect(path: Path) -> aiosqlite.Connection:
