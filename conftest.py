@@ -24,8 +24,10 @@ settings.load_profile("no-deadline")
 # CI images): here the first import writes it, and every later process reads it.
 sys.dont_write_bytecode = False
 
-# The helpers for tests that start processes (`_forked`, the workers) import by name.
+# The helpers for tests that start processes (`_forked`, the workers) and those shared by
+# several test folders (`_suite`) import by name.
 sys.path.insert(0, str(Path(__file__).parent / "tests" / "system"))
+sys.path.insert(0, str(Path(__file__).parent / "tests"))
 
 # Every HTTP client the tests build (OpenAI's, Gemini's, httpx's; one or two per client, and
 # some tests build dozens) makes a TLS context, which loads the CA bundle's ~150 certificates:

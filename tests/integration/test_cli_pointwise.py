@@ -8,23 +8,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
+from _suite import cli as _call
+from _suite import items_file
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 from llm_qualitative_sort.providers import MockLLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 
 ITEMS = [str(n) for n in range(0, 200, 10)]  # 20 items
 
 
-def _call(capsys: Any, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def _items(tmp_path: Path) -> str:
-    path = tmp_path / "items.txt"
-    path.write_text("\n".join(ITEMS), encoding="utf-8")
-    return str(path)
+    return items_file(tmp_path, ITEMS)
 
 
 def test_the_dry_run_counts_texts_times_repetitions(tmp_path: Path, capsys: Any) -> None:
@@ -104,7 +98,6 @@ def test_a_stopped_pointwise_run_resumes_from_the_command_line(
                            "--progress", "none")
     assert code == EXIT_OK, err
     assert "13 paid now, 7 before" in err and len(out.splitlines()) == 20
-
 
 
 def test_progress_lines_count_texts_scored_alone_not_matches(tmp_path: Path,

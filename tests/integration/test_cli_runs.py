@@ -9,17 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from _suite import cli as _call
 from llm_qualitative_sort import PermanentProviderError
-from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 from llm_qualitative_sort.providers import MockLLMProvider
 
 ITEMS = [str(n) for n in range(5, 200, 5)]  # 39 items
-
-
-def _call(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 async def _revoked(self, item_a, item_b, criteria, *, repetition):

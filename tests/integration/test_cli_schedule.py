@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from _suite import cli as _call
 from llm_qualitative_sort import PermanentProviderError, QualitativeSorter, RunMismatchError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
 from llm_qualitative_sort.cli._config import SCHEDULES
@@ -16,12 +17,6 @@ from llm_qualitative_sort.graph.schedules import SCHEDULES as GRAPH_SCHEDULES
 from llm_qualitative_sort.providers import MockLLMProvider
 
 ITEMS = [str(n) for n in range(3, 60, 3)]  # 19 items
-
-
-def _call(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _common(tmp_path: Path) -> list[str]:

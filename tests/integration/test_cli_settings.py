@@ -9,13 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE, main
-
-
-def _call(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+from _suite import cli as _call
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE
 
 
 def _settings(capsys, db: Path, run_id: str) -> dict:

@@ -5,21 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE, main
+from _suite import cli as _call
+from _suite import items_file
+from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE
 
 ITEMS = [str(n) for n in range(0, 300, 10)]  # 30 items
 
 
-def _call(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def _items(tmp_path: Path) -> str:
-    path = tmp_path / "items.txt"
-    path.write_text("\n".join(ITEMS), encoding="utf-8")
-    return str(path)
+    return items_file(tmp_path, ITEMS)
 
 
 def test_swiss_from_the_command_line_is_kept_and_listed(tmp_path, capsys) -> None:

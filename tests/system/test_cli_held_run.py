@@ -8,8 +8,10 @@ from pathlib import Path
 
 import _forked as forked
 
+from _suite import cli as _call
+from _suite import items_file
 from llm_qualitative_sort import PermanentProviderError
-from llm_qualitative_sort.cli import EXIT_STOPPED, EXIT_USAGE, main
+from llm_qualitative_sort.cli import EXIT_STOPPED, EXIT_USAGE
 from llm_qualitative_sort.cli._exits import EXIT_LOCKED
 from llm_qualitative_sort.leases import SqliteRunLease
 from llm_qualitative_sort.providers import MockLLMProvider
@@ -18,16 +20,8 @@ from llm_qualitative_sort.stores.default import journal_path
 ITEMS = [str(n) for n in range(0, 300, 10)]  # 30 items
 
 
-def _call(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def _items(tmp_path: Path) -> str:
-    path = tmp_path / "items.txt"
-    path.write_text("\n".join(ITEMS), encoding="utf-8")
-    return str(path)
+    return items_file(tmp_path, ITEMS)
 
 
 async def _revoked(self, item_a, item_b, criteria, *, repetition):

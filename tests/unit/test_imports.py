@@ -9,22 +9,10 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Iterator
-from importlib.util import find_spec
 from pathlib import Path
 
-PACKAGE = "llm_qualitative_sort"
-spec = find_spec(PACKAGE)  # finds the package without running its __init__
-assert spec is not None and spec.origin is not None
-ROOT = Path(spec.origin).parent
-
-
-def _name(path: Path) -> str:
-    parts = path.relative_to(ROOT.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _modules() -> dict[str, Path]:
-    return {_name(path): path for path in sorted(ROOT.rglob("*.py"))}
+from _suite import PACKAGE_ROOT as ROOT
+from _suite import package_modules as _modules
 
 
 def _is_type_checking(node: ast.If) -> bool:
