@@ -2,9 +2,9 @@
 
 The structured-output methods it can ask with (and OpenAI's strict mode for them), the
 chat model's fields that name its model, endpoint and key, the state kept per event loop
-(the chat model, its runnables, its log-probability twin), an endpoint shown without
-anything that could carry a credential, and one request to the chat model (`ask_model`,
-the path of both verdicts and scores).
+(the chat model, its runnables, each asked as its two halves where it can be, its
+log-probability twin), an endpoint shown without anything that could carry a credential,
+and one request to the chat model (`ask_model`, the path of both verdicts and scores).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.runnables import Runnable
 from pydantic import SecretStr
 
 from llm_qualitative_sort.providers._logprob_request import without_logprobs
 from llm_qualitative_sort.providers._rate_signals import report_headers
+from llm_qualitative_sort.providers._structured import Asking
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers.langchain import LangChainProvider
@@ -38,7 +38,7 @@ _KEY_FIELDS = ("openai_api_key", "google_api_key", "anthropic_api_key", "api_key
 @dataclass
 class _LoopState:
     chat: BaseChatModel
-    runnables: dict[str, Runnable[Any, Any]] = field(default_factory=dict)
+    runnables: dict[str, Asking] = field(default_factory=dict)
     # The chat model that asks for log-probabilities (None: it cannot ask), built once.
     logprob_chat: BaseChatModel | None = None
 
@@ -74,7 +74,7 @@ def _safe_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-async def ask_model(provider: LangChainProvider, runnable: Runnable[Any, Any],
+async def ask_model(provider: LangChainProvider, runnable: Asking,
                     messages: list[BaseMessage], method: Method) -> tuple[AIMessage, Any]:
     """`messages` through `provider`'s rate limiter and deadline to `runnable`.
 

@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.rate_limiters import InMemoryRateLimiter
-from langchain_core.runnables import Runnable
 from pydantic import SecretStr
 
 from llm_qualitative_sort.providers._answer import _Answer, _result
@@ -45,6 +44,7 @@ from llm_qualitative_sort.providers._langchain_verdict import invoke_verdict
 from llm_qualitative_sort.providers._logprob_request import is_logprob_refusal, with_logprobs
 from llm_qualitative_sort.providers._prompt import PROMPT_VERSION, build_messages, verdict_schema
 from llm_qualitative_sort.providers._score_prompt import score_schema
+from llm_qualitative_sort.providers._structured import Asking, split
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult
@@ -235,7 +235,7 @@ class LangChainProvider(LLMProvider):
         return {"method": method, "status": status_of(exc), "error": detail[:300]}
 
     def _runnable(self, method: Method, ties: bool = False,
-                  score: Scale | None = None) -> Runnable[Any, Any]:
+                  score: Scale | None = None) -> Asking:
         """The chat model asking with `method` for a verdict (or, with `score`, a label)."""
         state = self._loop_state()
         chat = state.logprob_chat if self.logprobs else None
@@ -248,9 +248,9 @@ class LangChainProvider(LLMProvider):
                 state.runnables[name] = chat
             else:
                 schema = verdict_schema(ties) if score is None else score_schema(score)
-                state.runnables[name] = chat.with_structured_output(
+                state.runnables[name] = split(chat.with_structured_output(
                     schema, method=method, include_raw=True, **_strict(chat, method)
-                )
+                ))
         return state.runnables[name]
 
     def _loop_state(self) -> _LoopState:

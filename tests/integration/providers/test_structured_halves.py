@@ -1,0 +1,71 @@
+"""The structured-output chain asked as its two halves answers exactly as the whole chain.
+
+Against the fake servers with the real clients: for every structured-output method and
+for an answer that parses, one that does not (cut JSON / prose) and a refusal, the halves
+give the chain's `parsed` value, the same parsing error and the same message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from _setup import make_provider
+from langchain_core.runnables import RunnableLambda
+
+from llm_qualitative_sort.providers._langchain_chat import _strict
+from llm_qualitative_sort.providers._prompt import build_messages, verdict_schema
+from llm_qualitative_sort.providers._structured import Halves, split
+
+METHODS = ["json_schema", "function_calling", "json_mode"]
+
+
+def summary(output: dict[str, Any]) -> tuple[Any, ...]:
+    raw, error = output["raw"], output["parsing_error"]
+    return (
+        output["parsed"], type(error).__name__, str(error),
+        # The Gemini client numbers its tool calls at random: their ids are left out.
+        raw.content, [{**call, "id": None} for call in raw.tool_calls],
+        raw.additional_kwargs.get("refusal"),
+    )
+
+
+# Every kind, method and answer the fake servers can give (Gemini's API has no refusal
+# field, and its function calls carry parsed arguments, never cut JSON).
+CASES = [
+    (kind, method, fault)
+    for kind in ("openai", "google", "langchain") for method in METHODS
+    for fault in (None, "malformed", "refusal")
+    if kind != "google" or (fault != "refusal"
+                            and (fault, method) != ("malformed", "function_calling"))
+]
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize(("kind", "method", "fault"), CASES)
+async def test_the_halves_answer_as_the_chain(
+    request: pytest.FixtureRequest, items: list[str], kind: str, method: str,
+    fault: str | None, ties: bool,
+) -> None:
+    served = "gemini_judge" if kind == "google" else "openai_judge"
+    judge, url = request.getfixturevalue(served)
+    chat = make_provider(kind, url)._loop_state().chat
+    chain = chat.with_structured_output(
+        verdict_schema(ties), method=method, include_raw=True, **_strict(chat, method))
+    halves = split(chain)
+    assert isinstance(halves, Halves)
+    messages = build_messages(items[7], items[8], "which text is more persuasive", ties=ties)
+    judge.script = [fault, fault] if fault else []
+    whole, parts = await chain.ainvoke(messages), await halves.ainvoke(messages)
+    assert summary(parts) == summary(whole)
+    assert parts["parsed"] is not None or fault is not None
+    assert len(judge.seen) == 2
+
+
+def test_other_shapes_are_asked_whole() -> None:
+    lone = RunnableLambda(lambda messages: messages)
+    assert split(lone) is lone
+    pair = RunnableLambda(lambda x: x) | RunnableLambda(lambda x: x)
+    assert split(pair) is pair
+    raw_only = {"raw": lone} | RunnableLambda(lambda x: x)
+    assert split(raw_only) is raw_only
