@@ -158,3 +158,19 @@ def test_batch_calls_with_a_template_are_cached_apart() -> None:
     plain = MockLLMProvider(seed=1).model_identity
     assert key(None) == key(default) == hashed(plain)
     assert key(mine) == hashed(f"{plain}+prompt:{mine.digest[:16]}")
+
+
+def test_a_text_read_once_is_checked_again_against_each_context_and_errors_are_not_kept(
+) -> None:
+    template = PromptTemplate(system="Rubric: {{ context.rubric }}", user=SHOWS_BOTH, name="t")
+    template.check({"rubric": "clarity"})
+    with pytest.raises(PromptTemplateError, match="context has no key 'rubric'"):
+        template.check({})
+    broken = PromptTemplate(system="{{ text_a ", user=SHOWS_BOTH, name="b")
+    for _ in range(2):
+        with pytest.raises(PromptTemplateError, match="'b', system part, line 1"):
+            broken.check()
+    unknown = PromptTemplate(system="{{ text_a }} {{ mood }}", user=SHOWS_BOTH, name="u")
+    for _ in range(2):
+        with pytest.raises(PromptTemplateError, match="unknown variable 'mood'"):
+            unknown.check()

@@ -8,11 +8,13 @@ mapping lacks, or the items' fields shown whole (see `PromptTemplate.check`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from jinja2 import TemplateSyntaxError, meta, nodes
 
-from llm_qualitative_sort.providers._prompt_fields import field_uses
+from llm_qualitative_sort.providers._prompt_fields import FieldUse, field_uses
 from llm_qualitative_sort.providers._prompt_source import ENV, context_keys
 
 # What a template may name: the fenced texts and criterion, the fence tag, whether a tie is
@@ -24,6 +26,32 @@ SCORE_VARIABLES = frozenset({"text", "criteria", "scale", "low", "high", "invers
                              "context"})
 
 
+@dataclass(frozen=True)
+class _Read:
+    """What `check_names` needs of a part's text, read once per text."""
+
+    undeclared: frozenset[str]
+    names: tuple[tuple[str, int], ...]  # every variable named, with its line, in order
+    context: tuple[tuple[int, str], ...]  # each context key asked for, with its line
+    uses: tuple[FieldUse, ...]
+
+
+@lru_cache(maxsize=256)
+def _read(source: str) -> _Read:
+    """`source` parsed (a syntax error is raised each time, never kept).
+
+    Every sorter checks its prompt when it is made, and parsing the built-in one costs
+    about a millisecond: a process making many sorters parses each text once.
+    """
+    tree = ENV.parse(source)
+    return _Read(
+        undeclared=frozenset(meta.find_undeclared_variables(tree)),
+        names=tuple((node.name, node.lineno) for node in tree.find_all(nodes.Name)),
+        context=tuple(context_keys(tree)),
+        uses=tuple(field_uses(tree)),
+    )
+
+
 def check_names(source: str, known: frozenset[str], context: dict[str, Any],
                 error: Callable[[int | None, str], Exception]) -> None:
     """Refuse a part (`source`) that names anything but `known` or a missing context key.
@@ -31,19 +59,19 @@ def check_names(source: str, known: frozenset[str], context: dict[str, Any],
     `error(line, what)` is the exception raised, the line counted within the part.
     """
     try:
-        tree = ENV.parse(source)
+        read = _read(source)
     except TemplateSyntaxError as exc:
         raise error(exc.lineno, exc.message or str(exc)) from None
-    unknown = sorted(meta.find_undeclared_variables(tree) - known)
-    for node in tree.find_all(nodes.Name):
-        if node.name in unknown:
-            raise error(node.lineno, f"unknown variable {node.name!r} "
+    unknown = sorted(read.undeclared - known)
+    for name, line in read.names:
+        if name in unknown:
+            raise error(line, f"unknown variable {name!r} "
                         f"(known: {', '.join(sorted(known))})")
-    for line, key in context_keys(tree):
+    for line, key in read.context:
         if key not in context:
             raise error(line, f"context has no key {key!r} "
                         f"(given: {sorted(context) or 'none'})")
-    for use in field_uses(tree):
+    for use in read.uses:
         if use.key is None:
             raise error(use.line, f"{use.side} is shown only by key: "
                         f"{{{{ {use.side}.KEY }}}}, each field fenced as data")
