@@ -2,7 +2,8 @@
 
 Against the fake servers with the real clients: for every structured-output method and
 for an answer that parses, one that does not (cut JSON / prose) and a refusal, the halves
-give the chain's `parsed` value, the same parsing error and the same message.
+send the chain's request and give its `parsed` value, parsing error and message, with and
+without log-probabilities asked.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def summary(output: dict[str, Any]) -> tuple[Any, ...]:
         # The Gemini client numbers its tool calls at random: their ids are left out.
         raw.content, [{**call, "id": None} for call in raw.tool_calls],
         raw.additional_kwargs.get("refusal"),
+        raw.response_metadata.get("logprobs"), raw.response_metadata.get("logprobs_result"),
     )
 
 
@@ -41,25 +43,31 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("logprobs", [False, True])
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize(("kind", "method", "fault"), CASES)
 async def test_the_halves_answer_as_the_chain(
     request: pytest.FixtureRequest, items: list[str], kind: str, method: str,
-    fault: str | None, ties: bool,
+    fault: str | None, ties: bool, logprobs: bool,
 ) -> None:
     served = "gemini_judge" if kind == "google" else "openai_judge"
     judge, url = request.getfixturevalue(served)
-    chat = make_provider(kind, url)._loop_state().chat
+    state = make_provider(kind, url)._loop_state()
+    chat = state.logprob_chat if logprobs else state.chat
+    assert chat is not None
     chain = chat.with_structured_output(
         verdict_schema(ties), method=method, include_raw=True, **_strict(chat, method))
     halves = split(chain)
     assert isinstance(halves, Halves)
     messages = build_messages(items[7], items[8], "which text is more persuasive", ties=ties)
     judge.script = [fault, fault] if fault else []
+    if fault != "malformed":  # sent where asked for; the fake tokenises only whole answers
+        judge.logprobs = {"A": -0.2, "B": -1.7}
     whole, parts = await chain.ainvoke(messages), await halves.ainvoke(messages)
     assert summary(parts) == summary(whole)
     assert parts["parsed"] is not None or fault is not None
-    assert len(judge.seen) == 2
+    first, second = judge.seen
+    assert (second.path, second.method, second.body) == (first.path, first.method, first.body)
 
 
 def test_other_shapes_are_asked_whole() -> None:

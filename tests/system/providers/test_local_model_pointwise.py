@@ -104,5 +104,7 @@ async def test_a_pointwise_run_reads_the_local_servers_label_probabilities(
     kept = sorted(c.expected for c in calls)
     assert kept == pytest.approx(sent, abs=1e-9)
     # The server did send label probabilities, spread over more than one label.
-    assert any(c.distribution and len(c.distribution) > 1 for c in calls)
+    assert any(c.distribution and len(c.distribution) > 1 for c in calls), [
+        (_answer_text(e)[:120], e.response["choices"][0].get("logprobs") is not None)
+        for e in answered]
     assert sorted(item.item for item in result.pointwise) == sorted(TEXTS)
