@@ -1,10 +1,11 @@
 """Calls cut off: a stray cancel told apart from the run's, a provider's task awaited and dropped.
 
 A call's provider coroutine runs as a task of its own (see `judge.Judge._checked_answer`):
-`_provider_task` starts it with a future it sets as it ends, which the caller waits for so that
-a cancel ends the wait at once, `_retrieve` marks the outcome
-of one given up as seen, and `cancel_requests` / `stray_cancel` say whether a
-`CancelledError` was a request to stop or a failure of what was awaited (`CallCancelled`).
+`_provider_task` starts it with a future it sets as it ends, which the caller waits for so
+that a cancel ends the wait at once (a provider that `cancels_promptly` may be awaited in the
+call's own task instead), `_retrieve` marks the outcome of one given up as seen, and
+`cancel_requests` / `stray_cancel` say whether a `CancelledError` was a request to stop or a
+failure of what was awaited (`CallCancelled`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ import asyncio
 import functools
 from collections.abc import Awaitable
 
+from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.verdicts import ComparisonResult
+
+# Providers of this library whose calls end as soon as they are cancelled (exactly these
+# classes: a subclass may override a call with code that swallows the cancel).
+_CANCEL_PROMPTLY: frozenset[type[LLMProvider]] = frozenset({MockLLMProvider})
 
 
 class CallCancelled(RuntimeError):
@@ -22,6 +29,16 @@ class CallCancelled(RuntimeError):
     Something inside the provider, the cache or a client library cancelled a task of its
     own and let the `CancelledError` escape. The call is a failed call, never a missing one.
     """
+
+
+def cancels_promptly(provider: LLMProvider) -> bool:
+    """Whether `provider`'s calls may be awaited without a task of their own to shield the wait.
+
+    Only for providers whose calls end as soon as they are cancelled: the library's own
+    mock, by its exact class. Every other provider (a user's, a subclass, the hosted ones)
+    runs in a task of its own, awaited through a shield.
+    """
+    return type(provider) in _CANCEL_PROMPTLY
 
 
 def cancel_requests() -> int:

@@ -9,7 +9,12 @@ from dataclasses import dataclass, field, replace
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls._cutoff import CallCancelled as CallCancelled
-from llm_qualitative_sort._calls._cutoff import _outcome, _provider_task, _retrieve
+from llm_qualitative_sort._calls._cutoff import (
+    _outcome,
+    _provider_task,
+    _retrieve,
+    cancels_promptly,
+)
 from llm_qualitative_sort._calls._cutoff import cancel_requests as cancel_requests
 from llm_qualitative_sort._calls._cutoff import stray_cancel as stray_cancel
 from llm_qualitative_sort._calls.deadlines import Deadlines
@@ -32,7 +37,6 @@ from llm_qualitative_sort.errors import (
 from llm_qualitative_sort.providers._rate_signals import listen
 from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.scoring import ScoreQuestion, as_comparison, pointwise_problem
 from llm_qualitative_sort.stores.base import RunJournal
@@ -44,12 +48,6 @@ from llm_qualitative_sort.verdicts import (
     answer_problem,
     refused_tie,
 )
-
-# Providers of this library whose calls end as soon as they are cancelled (exactly these
-# classes: a subclass may override a call with code that swallows the cancel). With
-# `Judge.direct`, their calls run in the call's own task, without a task of their own to
-# shield the wait for them.
-CANCEL_PROMPTLY: frozenset[type[LLMProvider]] = frozenset({MockLLMProvider})
 
 
 class CallsStopped(Exception):
@@ -86,7 +84,7 @@ class Judge:
     ceiling: int = 10
     # Told when a judge's calls begin to wait for the rate limit (the progress shows it).
     on_rate: Callable[[RateNews], None] | None = None
-    # Await the providers of `CANCEL_PROMPTLY` in the call's task: a turn of the event loop
+    # Await a provider that `cancels_promptly` in the call's task: a turn of the event loop
     # and a task fewer per call. Only where the order calls end in changes nothing (the
     # rounds schedule); the pipelined schedule pairs players as their calls end.
     direct: bool = False
@@ -224,7 +222,7 @@ class Judge:
                                repetition=repetition, **self.offer))
         asked: asyncio.Task[ComparisonResult] | None = None
         try:
-            if self.direct and type(judge) in CANCEL_PROMPTLY:
+            if self.direct and cancels_promptly(judge):
                 result = await answer
             else:
                 # A provider's coroutine runs as a task of its own, awaited through a
