@@ -10,7 +10,7 @@ value fenced as data.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from jinja2 import nodes
@@ -108,7 +108,7 @@ def missing_field(use: FieldUse, fields: Sequence[Mapping[str, Any]] | None,
     return f"shows {shows} but item {name} has no field {use.key!r} (its fields: {has})"
 
 
-def field_blocks(uses: list[FieldUse],
+def field_blocks(uses: Iterable[FieldUse],
                  given: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str, str]]:
     """Each used field's placeholder name, with its fence and shown value, for one call.
 
@@ -139,7 +139,7 @@ def kept(fields: Sequence[Mapping[str, Any]], keys: frozenset[str]) -> list[dict
     return [{key: entry[key] for key in sorted(keys)} for entry in fields]
 
 
-def placeholders(uses: Iterator[FieldUse] | list[FieldUse],
+def placeholders(uses: Iterable[FieldUse],
                  mark: Any) -> dict[str, dict[str, str]]:
     """`fields_a` and `fields_b` as the template sees them: each used key's placeholder."""
     values: dict[str, dict[str, str]] = {side: {} for side in SIDES}

@@ -27,28 +27,31 @@ SCORE_VARIABLES = frozenset({"text", "criteria", "scale", "low", "high", "invers
 
 
 @dataclass(frozen=True)
-class _Read:
-    """What `check_names` needs of a part's text, read once per text."""
+class PartRead:
+    """What the checks and the rendering need of a template part's text, read once per text."""
 
     undeclared: frozenset[str]
     names: tuple[tuple[str, int], ...]  # every variable named, with its line, in order
     context: tuple[tuple[int, str], ...]  # each context key asked for, with its line
-    uses: tuple[FieldUse, ...]
+    uses: tuple[FieldUse, ...]  # every use of the items' fields, keyed or not
+    keyed: tuple[FieldUse, ...]  # the uses that name a field (`fields_a.KEY`)
 
 
 @lru_cache(maxsize=256)
-def _read(source: str) -> _Read:
+def read_part(source: str) -> PartRead:
     """`source` parsed (a syntax error is raised each time, never kept).
 
-    Every sorter checks its prompt when it is made, and parsing the built-in one costs
-    about a millisecond: a process making many sorters parses each text once.
+    Every sorter checks its prompt when it is made, and every call renders it: parsing the
+    built-in one costs about a millisecond, so a process parses each text once.
     """
     tree = ENV.parse(source)
-    return _Read(
+    uses = tuple(field_uses(tree))
+    return PartRead(
         undeclared=frozenset(meta.find_undeclared_variables(tree)),
         names=tuple((node.name, node.lineno) for node in tree.find_all(nodes.Name)),
         context=tuple(context_keys(tree)),
-        uses=tuple(field_uses(tree)),
+        uses=uses,
+        keyed=tuple(use for use in uses if use.key is not None),
     )
 
 
@@ -59,7 +62,7 @@ def check_names(source: str, known: frozenset[str], context: dict[str, Any],
     `error(line, what)` is the exception raised, the line counted within the part.
     """
     try:
-        read = _read(source)
+        read = read_part(source)
     except TemplateSyntaxError as exc:
         raise error(exc.lineno, exc.message or str(exc)) from None
     unknown = sorted(read.undeclared - known)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +24,13 @@ from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
 from llm_qualitative_sort.providers._prompt_fields import (
     FieldUse,
     field_blocks,
-    field_uses,
     missing_field,
     placeholders,
 )
 from llm_qualitative_sort.providers._prompt_names import SCORE_VARIABLES as SCORE_VARIABLES
 from llm_qualitative_sort.providers._prompt_names import VARIABLES as VARIABLES
-from llm_qualitative_sort.providers._prompt_names import check_names
+from llm_qualitative_sort.providers._prompt_names import check_names, read_part
 from llm_qualitative_sort.providers._prompt_source import (
-    ENV,
     compiled,
     inferred_kind,
     placeholder,
@@ -228,7 +226,7 @@ class PromptTemplate:
             user = user.replace(placeholder(name, salt), block)
         return system, user
 
-    def _uses(self, part: str) -> list[FieldUse]:
+    def _uses(self, part: str) -> tuple[FieldUse, ...]:
         return _parsed_uses(getattr(self, part))
 
     def render_score(self, text: str, criteria: str, scale: Scale, inverse: bool, *,
@@ -278,10 +276,9 @@ class PromptTemplate:
                                    f"{what}")
 
 
-@lru_cache(maxsize=64)
-def _parsed_uses(source: str) -> list[FieldUse]:
+def _parsed_uses(source: str) -> tuple[FieldUse, ...]:
     """The keyed field uses of a part (parsed once per text, not once per call)."""
     try:
-        return [use for use in field_uses(ENV.parse(source)) if use.key is not None]
+        return read_part(source).keyed
     except TemplateSyntaxError:
-        return []  # reported by `check`, with its line
+        return ()  # reported by `check`, with its line
