@@ -28,6 +28,7 @@ from llm_qualitative_sort.stores.batch_journal import BatchJournal, batches_in_f
 from llm_qualitative_sort.stores.catalog import RunCatalog
 from llm_qualitative_sort.stores.journal import Journal
 from llm_qualitative_sort.stores.journal_file import WAL_LIMIT, journal_counts
+from llm_qualitative_sort.stores.sqlite_saver import OneTripSqliteSaver
 
 _PURPOSE = "a checkpoint file"
 # How long opening the checkpoint file waits for another process's write (as the journal).
@@ -108,7 +109,7 @@ class SqliteStore(Store):
             raise
         stopped = True
         try:
-            saver = settling_saver(AsyncSqliteSaver, journal, conn)
+            saver = settling_saver(OneTripSqliteSaver, journal, conn)
             try:
                 await saver.setup()
                 yield saver, journal
