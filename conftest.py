@@ -12,18 +12,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from hypothesis import settings
+# The suite starts some 150 Python processes, each of which would compile the package from
+# source when the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE, set on some
+# CI images): here the first import writes it, and every later process reads it. Set before
+# Hypothesis is imported: pytest rewrites the asserts of a plugin's package (all of
+# Hypothesis, some 80 modules) and keeps the result only when bytecode may be written, so
+# otherwise each test process rewrote them again (about a second of CPU each).
+sys.dont_write_bytecode = False
+
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 # No wall-clock limit per example: Hypothesis's default 200 ms deadline fails a property
 # test on a busy machine for no fault of the code (tests assert results, never speed).
 settings.register_profile("no-deadline", deadline=None)
 settings.load_profile("no-deadline")
-
-# The suite starts some 150 Python processes, each of which would compile the package from
-# source when the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE, set on some
-# CI images): here the first import writes it, and every later process reads it.
-sys.dont_write_bytecode = False
 
 # The helpers for tests that start processes (`_forked`, the workers) and those shared by
 # several test folders (`_suite`) import by name.
