@@ -16,15 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+from _copies import copies, mean_sd, run_child
 
 HERE = Path(__file__).resolve().parent
 FAKES = HERE.parent / "tests" / "integration" / "providers"
@@ -82,13 +81,6 @@ def child(kind: str) -> dict[str, Any]:
     return outcome
 
 
-def run_copy(src: str, kind: str) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": src}
-    done = subprocess.run([sys.executable, __file__, "--child", kind], env=env, check=True,
-                          capture_output=True, text=True)
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--src", action="append", default=[], metavar="NAME=PATH")
@@ -99,30 +91,27 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child)))
         return
-    copies = dict(item.split("=", 1) for item in args.src) or {"src": str(HERE.parent / "src")}
+    named = copies(args.src)
     kinds = args.kind or list(KINDS)
     per_call: dict[tuple[str, str], list[float]] = {}
     for repeat in range(args.repeat):
         for kind in kinds:
-            for name, src in copies.items():
-                outcome = run_copy(str(Path(src).resolve()), kind)
+            for name, src in named.items():
+                outcome = run_child(__file__, src, "--child", kind)
                 if outcome["failed"]:
                     raise SystemExit(f"{name} {kind}: {outcome['failed']} failed calls")
                 ms = outcome["cpu"] / outcome["calls"] * 1000
                 per_call.setdefault((kind, name), []).append(ms)
                 print(f"repeat {repeat + 1} {kind:9} {name:8} {outcome['calls']} calls "
                       f"{ms:6.2f} ms CPU per call", file=sys.stderr)
-    first = next(iter(copies))
+    first = next(iter(named))
     print("| client | copy | CPU ms per call | × " + first + " |")
     print("|---|---|---|---|")
     for kind in kinds:
-        base = statistics.mean(per_call[(kind, first)])
-        for name in copies:
-            values = per_call[(kind, name)]
-            sd = statistics.stdev(values) if len(values) > 1 else 0.0
-            ratios = [v / base for v in values]
-            print(f"| {kind} | {name} | {statistics.mean(values):.2f} ± {sd:.2f} | "
-                  f"{statistics.mean(ratios):.2f} |")
+        base, _ = mean_sd(per_call[(kind, first)])
+        for name in named:
+            mean, sd = mean_sd(per_call[(kind, name)])
+            print(f"| {kind} | {name} | {mean:.2f} ± {sd:.2f} | {mean / base:.2f} |")
 
 
 if __name__ == "__main__":

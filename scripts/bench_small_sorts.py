@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
-import subprocess
-import sys
 from typing import Any
+
+from _copies import copies, mean_sd, run_child
 
 STORES = ("sqlite", "memory")
 
@@ -52,13 +50,6 @@ def child(store: str, sorts: int) -> dict[str, Any]:
         return asyncio.run(run(Path(folder)))
 
 
-def run_copy(src: str, store: str, sorts: int) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": src}
-    done = subprocess.run([sys.executable, __file__, "--child", store, "--sorts", str(sorts)],
-                          env=env, check=True, capture_output=True, text=True)
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--src", action="append", default=[], metavar="NAME=PATH")
@@ -69,22 +60,21 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child, args.sorts)))
         return
-    copies = [tuple(spec.split("=", 1)) for spec in args.src] or [("this", "src")]
+    named = copies(args.src)
     cpu: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.repeat):
         for store in STORES:
-            for name, src in copies:
-                row = run_copy(src, store, args.sorts)
+            for name, src in named.items():
+                row = run_child(__file__, src, "--child", store, "--sorts", str(args.sorts))
                 cpu.setdefault((name, store), []).append(row["cpu_ms"])
     print("| store | copy | CPU ms per sort (mean ± sd) | ratio to the first copy |")
     print("|---|---|---|---|")
+    first = next(iter(named))
     for store in STORES:
-        first = statistics.mean(cpu[copies[0][0], store])
-        for name, _ in copies:
-            values = cpu[name, store]
-            mean = statistics.mean(values)
-            spread = statistics.stdev(values) if len(values) > 1 else 0.0
-            print(f"| {store} | {name} | {mean:.1f} ± {spread:.1f} | {mean / first:.2f} |")
+        base, _ = mean_sd(cpu[first, store])
+        for name in named:
+            mean, spread = mean_sd(cpu[name, store])
+            print(f"| {store} | {name} | {mean:.1f} ± {spread:.1f} | {mean / base:.2f} |")
 
 
 if __name__ == "__main__":

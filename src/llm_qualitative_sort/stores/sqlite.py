@@ -223,9 +223,10 @@ def _size(path: Path) -> int:
 async def _close(conn: aiosqlite.Connection, *, stopped: bool) -> None:
     """Close `conn`; after a stop, first end what the stop cut off.
 
-    A stop (a signal, Ctrl-C, a failing callback) can cancel the saver between a write and
-    its commit, or in the middle of reading rows, with its cursor still held (by the stopped
-    task's traceback, an unfinished generator). Closing the connection does not end such a
+    A stop (a signal, Ctrl-C, a failing callback) can cancel the saver in the middle of
+    reading rows (or, where it falls back to LangGraph's own writes, between a write and its
+    commit), with its cursor still held (by the stopped task's traceback, an unfinished
+    generator). Closing the connection does not end such a
     cursor's statement: SQLite keeps the connection open until it goes, with the write lock
     of an uncommitted write and the snapshot of an unfinished read. The process's next
     write to the file (the elapsed time the command line records, a resume) then waited out
