@@ -1,10 +1,12 @@
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from llm_qualitative_sort import StorageError
 from llm_qualitative_sort.models import ComparisonResult
+from llm_qualitative_sort.stores import journal as journal_module
 from llm_qualitative_sort.stores.entries import CallPlace, text_digest
 from llm_qualitative_sort.stores.journal import Journal
 
@@ -63,3 +65,40 @@ async def test_a_failed_write_is_kept_pending_raised_by_check_and_retried(
     assert reopened.get(_place("a", "b")) == (big, False)
     assert reopened.get(_place("c", "d", call=1)) == (big, True)
     reopened.close()
+
+
+async def test_after_one_vain_wait_for_a_lock_later_tries_look_once_without_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal_module, "BUSY_MS", 200)
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    conn = journal._conn
+    assert conn is not None
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # a process stopped inside a write keeps the lock
+    try:
+        journal.put(_place("a", "b"), ComparisonResult(winner="A", reasoning="r"), cached=False)
+        await asyncio.sleep(0)  # the scheduled flush waits the whole 200 ms, in vain
+        assert "PRAGMA busy_timeout=0" not in statements
+        for _ in range(3):  # each call in flight checks before it is paid
+            statements.clear()
+            with pytest.raises(StorageError, match="locked for more than 0.2 s"):
+                journal.check()
+            assert statements[:2] == ["PRAGMA busy_timeout=0", "BEGIN IMMEDIATE"]
+            assert statements[-1] == "PRAGMA busy_timeout=200"  # the next open wait is whole
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    statements.clear()
+    journal.check()  # the lock is free: this look writes the pending row
+    assert statements[0] == "PRAGMA busy_timeout=0" and journal.unsaved_calls() == 0
+    statements.clear()
+    journal.put(_place("c", "d", call=1), ComparisonResult(winner="B", reasoning="r"),
+                cached=False)
+    journal.flush()  # written normally again, with the whole wait
+    assert "PRAGMA busy_timeout=0" not in statements and "BEGIN IMMEDIATE" in statements
+    journal.close()
+    assert Journal(path).get(_place("a", "b")) is not None

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort.cache import open_sqlite, unusable_sqlite
+from llm_qualitative_sort.cache import is_busy, open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
@@ -171,7 +171,14 @@ class Journal(GroupCommitJournal):
     def _commit(self) -> None:
         """Commit what is pending in one transaction, if the fence holds (see `fence`)."""
         assert self._conn is not None
+        # Once a write has waited the whole busy timeout for a lock in vain, later tries
+        # (each call in flight makes one before it is paid, then the run's stop and close)
+        # look once and do not wait again: each wait blocks the event loop, and a run with
+        # ten calls in flight would otherwise take ten timeouts to say the file is locked.
+        glance = self._failure is not None and is_busy(self._failure)
         try:
+            if glance:
+                self._conn.execute("PRAGMA busy_timeout=0")
             with self._conn:
                 self._conn.execute("BEGIN IMMEDIATE")
                 if self._held(self._conn):
@@ -181,6 +188,9 @@ class Journal(GroupCommitJournal):
             # encoded, which the judge's answer check should have made impossible.
             self._failure = exc
             return
+        finally:
+            if glance:
+                self._conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         self._failure = None
         if self._fence is not None and self._fence.lost:
             # Written from a stale view (another process took the run meanwhile), these
