@@ -72,6 +72,28 @@ def _guarded(real: Any) -> Any:
     return connect
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist's: unknown when it is not loaded
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Hand the waiting tests (`tests/_waiting.py`) to one worker, the rest one at a time.
+
+    xdist hands out work in units, the largest first: every other test is a unit of its
+    own, in collection order (see `tests/system/conftest.py`), and the waiting tests are one
+    unit, run one after another by the worker that takes it. Only for `--dist load` (what
+    `-n` means alone); another `--dist` given on the command line keeps its own scheduler.
+    """
+    if config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    from _waiting import waits
+
+    class WaitersTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "waiting tests" if waits(nodeid) else nodeid
+
+    return WaitersTogether(config, log)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Keep what the collection built out of the garbage collector's full passes.
 
