@@ -180,6 +180,8 @@ def result_from_record(record: str, source: Path | str) -> ComparisonResult:
     return result_from_dict(data, source)
 
 
+# How long a write waits for another connection's lock before it fails.
+BUSY_SECONDS = 30.0
 # Pages of WAL (4 KiB each) between automatic copies into the database: 256 MiB.
 WAL_PAGES = 65_536
 
@@ -202,7 +204,7 @@ def open_sqlite(
         raise error(f"cannot use {path} as {purpose}: it is a directory")
     conn: sqlite3.Connection | None = None
     try:
-        conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+        conn = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
         # Short: this blocks the event loop; a lock held longer is reported (and a lease
         # file's is treated as a held run).
         wal_mode(conn, 1.0)
@@ -219,6 +221,13 @@ def open_sqlite(
 def is_busy(exc: BaseException) -> bool:
     """Whether `exc` is SQLite saying another connection holds the lock it needs."""
     return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def held_lock(seconds: float) -> str:
+    """Why a write that waited `seconds` for another process's lock failed, and what to do."""
+    return (f"another process kept it locked for more than {seconds:g} s, most likely one "
+            "suspended in the middle of a write to it (e.g. with Ctrl-Z; `jobs` lists them): "
+            "resume that process with `fg` or end it, then resume this run")
 
 
 def wal_mode(conn: sqlite3.Connection, wait: float) -> None:
@@ -253,13 +262,20 @@ def unusable_sqlite(path: Path, purpose: str, exc: sqlite3.Error) -> str:
 
 
 class SqliteTable:
-    """A key/value table in an SQLite file (see `open_sqlite`), written through on `set`."""
+    """A key/value table in an SQLite file (see `open_sqlite`), written through on `set`.
+
+    A write that waited the whole busy timeout for another process's lock in vain raises,
+    naming that; until a write succeeds again, later writes look at the lock once without
+    waiting (each wait blocks the event loop, and every call in flight writes).
+    """
 
     def __init__(self, path: Path, table: str) -> None:
         self.path = path
         self._table = table
         schema = f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
         self._conn = open_sqlite(path, schema, "a comparison store")
+        self._wait_ms = int(self._conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        self._locked = False  # the last write found the file locked after a whole wait
 
     def get(self, key: str) -> str | None:
         """The value stored under `key`, or None."""
@@ -273,12 +289,23 @@ class SqliteTable:
 
     def set(self, key: str, value: str) -> None:
         """Store `value` under `key` and commit."""
+        glance = self._locked
         try:
+            if glance:
+                self._conn.execute("PRAGMA busy_timeout=0")
             self._conn.execute(
                 f"INSERT OR REPLACE INTO {self._table} (key, value) VALUES (?, ?)", (key, value)
             )
         except sqlite3.DatabaseError as exc:
+            self._locked = is_busy(exc)
+            if self._locked:
+                why = held_lock(self._wait_ms / 1000)
+                raise CacheError(f"cannot write {self.path}: {why}") from exc
             raise CacheError(f"cannot write {self.path}: {exc}") from exc
+        finally:
+            if glance:
+                self._conn.execute(f"PRAGMA busy_timeout={self._wait_ms}")
+        self._locked = False
 
     def close(self) -> None:
         """Close the connection."""

@@ -13,6 +13,7 @@ from llm_qualitative_sort import (
     MemoryCache,
     MockLLMProvider,
     QualitativeSorter,
+    RunStoppedError,
 )
 
 ITEMS = [str(i) for i in range(0, 60, 3)]
@@ -148,3 +149,36 @@ async def test_corrupt_entry_is_a_clear_error(tmp_path: Path) -> None:
         conn.execute("UPDATE comparisons SET value = '{broken'")
     with pytest.raises(CacheError, match="comparisons.sqlite3"):
         await cache.get(key)
+
+
+async def test_a_cache_another_process_keeps_locked_stops_the_run_after_one_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llm_qualitative_sort import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "BUSY_SECONDS", 0.2)
+    cache = FileCache(tmp_path / "c")
+    statements: list[str] = []
+    cache._table._conn.set_trace_callback(statements.append)
+    other = sqlite3.connect(cache.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # a process stopped inside a write keeps the lock
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=3,
+                               checkpointer=tmp_path / "runs.sqlite3", cache=cache,
+                               max_concurrent_requests=10)
+    try:
+        with pytest.raises(RunStoppedError) as stopped:
+            await sorter.sort(ITEMS, run_id="r")
+    finally:
+        other.rollback()
+        other.close()
+    message = str(stopped.value)
+    assert "another process kept it locked for more than 0.2 s" in message
+    assert "`fg`" in message and "database is locked" not in message
+    writes = [i for i, s in enumerate(statements) if s.startswith("INSERT OR REPLACE")]
+    waited = [i for i in writes if statements[i - 1] != "PRAGMA busy_timeout=0"]
+    assert len(writes) > 1, "several calls were in flight when the first write failed"
+    assert waited == writes[:1], "only the first write waited for the lock"
+    resumed = await sorter.resume("r")  # the lock is free: the run finishes, caching again
+    assert resumed.statistics.total_api_calls > 0
+    assert statements[-1] != "PRAGMA busy_timeout=0"
+    assert cache._table._conn.execute("PRAGMA busy_timeout").fetchone()[0] == 200

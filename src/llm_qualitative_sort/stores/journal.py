@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort.cache import is_busy, open_sqlite, unusable_sqlite
+from llm_qualitative_sort.cache import held_lock, is_busy, open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
@@ -230,10 +230,7 @@ class Journal(GroupCommitJournal):
                                                           sqlite3.SQLITE_LOCKED):
             # Not the disk: another process keeps the file's write lock, which a process
             # only does for long when it is stopped inside a write.
-            return (f"cannot write the run journal {self.path}: another process kept it "
-                    f"locked for more than {BUSY_MS / 1000:g} s, most likely a process suspended "
-                    "in the middle of a write to it (e.g. with Ctrl-Z; `jobs` lists them): "
-                    "resume that process with `fg` or end it, then resume this run")
+            return f"cannot write the run journal {self.path}: {held_lock(BUSY_MS / 1000)}"
         return (f"cannot write the run journal {self.path} ({describe(failure)}): free space "
                 "on its disk, then resume the run")
 
