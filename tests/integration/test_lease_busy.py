@@ -127,3 +127,27 @@ async def test_a_checkpoint_file_another_process_keeps_locked_is_named_as_such(
     result = await sorter.sort(ITEMS, run_id="r")
     other.close()
     assert result.statistics.total_api_calls > 0
+
+
+async def test_a_checkpoint_file_locked_during_the_run_is_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llm_qualitative_sort.stores import sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "BUSY_SECONDS", 0.3)
+    checkpoint = tmp_path / "runs.sqlite3"
+    provider = _LocksTheFileAtItsThirdCall(checkpoint)
+    sorter = QualitativeSorter(provider, criteria="larger", seed=1, checkpointer=checkpoint)
+    try:
+        with pytest.raises(RunStoppedError) as stopped:
+            await sorter.sort(ITEMS, run_id="r")
+    finally:
+        provider.suspended.close()
+    message = str(stopped.value)
+    assert f"(writing the checkpoint {checkpoint}: another process kept it locked for more " \
+           "than 0.3 s, most likely one suspended in the middle of a write" in message
+    assert "`fg`" in message
+    # The lock is gone with the process: the same run goes on (or starts again, if its
+    # input had not reached the file yet), replaying the journaled calls.
+    result = await sorter.sort(ITEMS, run_id="r")
+    assert result.statistics.total_api_calls > 0

@@ -79,7 +79,9 @@ async def test_each_write_is_one_trip_to_the_connections_thread(
     real = aiosqlite.Connection._execute
 
     async def counted(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        trips[getattr(fn, "__name__", "?")] += 1
+        # The saver's `_write` runs LangGraph's write it is given (first argument).
+        write = args[0] if getattr(fn, "__name__", "") == "_write" else fn
+        trips[getattr(write, "__name__", "?")] += 1
         return await real(self, fn, *args, **kwargs)
 
     async with SqliteStore(tmp_path / "runs.sqlite3").connect() as (saver, _):
@@ -110,3 +112,40 @@ async def test_a_cancelled_write_leaves_no_open_transaction(tmp_path: Path) -> N
     finally:
         other.close()
     assert count == 1
+
+
+async def test_a_step_whose_file_another_process_keeps_locked_waits_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llm_qualitative_sort.stores import sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "BUSY_SECONDS", 0.2)
+    path = tmp_path / "runs.sqlite3"
+    async with SqliteStore(path).connect() as (saver, _):
+        config: Any = {"configurable": {"thread_id": "run-1", "checkpoint_ns": "",
+                                        "checkpoint_id": "checkpoint-0"}}
+        statements: list[str] = []
+        await saver.conn._execute(saver.conn._conn.set_trace_callback, statements.append)
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # a process stopped inside a write keeps the lock
+        try:
+            # A step hands over one write per task at once.
+            failed = await asyncio.gather(
+                *(saver.aput_writes(config, _writes(task), task_id=f"task-{task}")
+                  for task in range(5)), return_exceptions=True)
+        finally:
+            other.rollback()
+            other.close()
+        assert all(isinstance(exc, sqlite3.OperationalError) for exc in failed)
+        begins = [i for i, s in enumerate(statements) if s.startswith("BEGIN")]
+        waited = [i for i in begins if i == 0 or statements[i - 1] != "PRAGMA busy_timeout=0"]
+        assert len(begins) == 5 and waited == begins[:1], "only the first write waited"
+        await saver.aput_writes(config, _writes(9), task_id="task-9")  # free: written
+        assert statements[-1] == "PRAGMA busy_timeout=200"
+        statements.clear()
+        await saver.aput_writes(config, _writes(10), task_id="task-10")
+        assert "PRAGMA busy_timeout=0" not in statements  # the whole wait again
+    with sqlite3.connect(path) as conn:
+        tasks = {task for (task,) in conn.execute("SELECT task_id FROM writes")}
+    conn.close()
+    assert tasks == {"task-9", "task-10"}

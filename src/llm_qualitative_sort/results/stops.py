@@ -5,8 +5,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from llm_qualitative_sort.cache import held_lock, is_busy
 from llm_qualitative_sort.errors import describe
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.stores import sqlite as sqlite_store
 from llm_qualitative_sort.stores.base import RunJournal
 
 
@@ -28,7 +30,9 @@ def stop_reason(
     """
     reason = f"run stopped: {describe(exc)}"
     if isinstance(exc, sqlite3.Error) and checkpoint is not None:
-        reason += f" (writing the checkpoint {checkpoint})"
+        # Not the disk: another process keeps the file's write lock (see `held_lock`).
+        why = f": {held_lock(sqlite_store.BUSY_SECONDS)}" if is_busy(exc) else ""
+        reason += f" (writing the checkpoint {checkpoint}{why})"
     judge = getattr(exc, "failed_judge", None)
     reason += f"; judge {judge if isinstance(judge, LLMProvider) else provider!r}"
     unsaved = journal.unsaved_calls()

@@ -10,6 +10,11 @@ aiosqlite's thread as one trip. Reads, listing and deleting stay `AsyncSqliteSav
 The checkpoint is serialized in that thread, as LangGraph's synchronous loop serializes
 it in its background executor: the values a step hands to `aput` are not changed
 afterwards (the state's reducers build new lists).
+
+A step hands over one write per task at once. When another process keeps the file locked
+(one suspended inside a write), the first of them waits the connection's whole busy
+timeout in vain; until a write succeeds again, the others look at the lock once without
+waiting, so the run stops after one wait instead of one per task.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMet
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from llm_qualitative_sort.cache import is_busy
+
 
 class OneTripSqliteSaver(AsyncSqliteSaver):
     """`AsyncSqliteSaver` whose `aput` and `aput_writes` each make one trip to its thread.
@@ -35,6 +42,8 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
     def __init__(self, conn: aiosqlite.Connection, **options: Any) -> None:
         super().__init__(conn, **options)
         self._writer: SqliteSaver | None = None
+        self._wait_ms: int | None = None  # the connection's busy timeout
+        self._locked = False  # the last write found the file locked after a whole wait
 
     def _trip(self) -> tuple[Callable[..., Any], SqliteSaver] | None:
         """The connection's "run this in your thread" (aiosqlite's), and the synchronous saver."""
@@ -67,8 +76,8 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
             return await super().aput(config, checkpoint, metadata, new_versions)
         run, writer = trip
         async with self.lock:
-            saved: RunnableConfig = await run(writer.put, config, checkpoint, metadata,
-                                              new_versions)
+            saved: RunnableConfig = await run(self._write, writer.put, config, checkpoint,
+                                              metadata, new_versions)
         return saved
 
     async def aput_writes(
@@ -86,4 +95,23 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
             return
         run, writer = trip
         async with self.lock:
-            await run(writer.put_writes, config, writes, task_id, task_path)
+            await run(self._write, writer.put_writes, config, writes, task_id, task_path)
+
+    def _write(self, write: Callable[..., Any], *args: Any) -> Any:
+        """`write(*args)`, in the connection's thread; a look without a wait while locked."""
+        raw = self.conn._conn
+        if self._wait_ms is None:
+            self._wait_ms = int(raw.execute("PRAGMA busy_timeout").fetchone()[0])
+        glance = self._locked
+        try:
+            if glance:
+                raw.execute("PRAGMA busy_timeout=0")
+            result = write(*args)
+        except sqlite3.Error as exc:
+            self._locked = is_busy(exc)
+            raise
+        finally:
+            if glance:
+                raw.execute(f"PRAGMA busy_timeout={self._wait_ms}")
+        self._locked = False
+        return result
