@@ -72,15 +72,20 @@ class RunStoppedError(RuntimeError):
         run_id: The id to pass to `QualitativeSorter.resume` to continue the run.
         reason: Why it stopped, without the advice on resuming (for callers that give
             their own, such as the command line).
+        input_saved: False when the run stopped before its input reached the store (a
+            storage failure in its first moments): it cannot be resumed, and is started
+            again with `sort(items, run_id=run_id)`, which reuses the journaled answers.
     """
 
-    def __init__(self, message: str, *, run_id: str) -> None:
-        super().__init__(
-            f"{message} (run id {run_id!r}; continue it with "
-            f"`await sorter.resume({run_id!r})`)"
-        )
+    def __init__(self, message: str, *, run_id: str, input_saved: bool = True) -> None:
+        advice = (f"continue it with `await sorter.resume({run_id!r})`" if input_saved else
+                  "its input was not saved, so it cannot be resumed: start it again with "
+                  f"`await sorter.sort(items, run_id={run_id!r})`, which reuses the answers "
+                  "already paid for")
+        super().__init__(f"{message} (run id {run_id!r}; {advice})")
         self.run_id = run_id
         self.reason = message
+        self.input_saved = input_saved
 
 
 class RunLockedError(RunStoppedError):

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +26,7 @@ from llm_qualitative_sort import (
 )
 from llm_qualitative_sort.leases import SqliteRunLease
 from llm_qualitative_sort.stores import journal as journal_module
+from llm_qualitative_sort.stores.sqlite_saver import OneTripSqliteSaver
 
 ITEMS = [str(i * 7 % 101) for i in range(8)]
 
@@ -151,3 +154,67 @@ async def test_a_checkpoint_file_locked_during_the_run_is_named_as_such(
     # input had not reached the file yet), replaying the journaled calls.
     result = await sorter.sort(ITEMS, run_id="r")
     assert result.statistics.total_api_calls > 0
+
+
+@pytest.fixture
+def input_writes_locked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Path, Callable[[], None]]]:
+    """Another process stops inside a write to the checkpoint file just as a run's first
+    writes (those of its input) go out: the file, and how to end that process."""
+    from llm_qualitative_sort.stores import sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "BUSY_SECONDS", 0.3)
+    checkpoint = tmp_path / "runs.sqlite3"
+    real = OneTripSqliteSaver.aput_writes
+    suspended: list[sqlite3.Connection] = []
+
+    async def locking(self: OneTripSqliteSaver, *args: Any, **kwargs: Any) -> None:
+        if not suspended:
+            suspended.append(sqlite3.connect(checkpoint, isolation_level=None))
+            suspended[0].execute("BEGIN IMMEDIATE")
+        await real(self, *args, **kwargs)
+
+    def end() -> None:
+        monkeypatch.setattr(OneTripSqliteSaver, "aput_writes", real)
+        for conn in suspended:
+            conn.close()
+
+    monkeypatch.setattr(OneTripSqliteSaver, "aput_writes", locking)
+    yield checkpoint, end
+    end()
+
+
+async def test_a_run_stopped_before_its_input_was_saved_is_started_again(
+    input_writes_locked: tuple[Path, Callable[[], None]]
+) -> None:
+    checkpoint, end_the_other_process = input_writes_locked
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
+                               checkpointer=checkpoint)
+    with pytest.raises(RunStoppedError) as stopped:
+        await sorter.sort(ITEMS, run_id="r")
+    assert stopped.value.input_saved is False
+    assert "start it again with `await sorter.sort(items, run_id='r')`" in str(stopped.value)
+    assert "resume(" not in str(stopped.value)
+    end_the_other_process()
+    assert (await sorter.sort(ITEMS, run_id="r")).statistics.total_api_calls > 0
+
+
+def test_the_command_line_says_to_run_a_run_stopped_before_its_input_was_saved_again(
+    input_writes_locked: tuple[Path, Callable[[], None]], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    from _suite import cli, items_file
+    from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED
+
+    checkpoint, end_the_other_process = input_writes_locked
+    command = ["sort", items_file(tmp_path, ITEMS), "--criteria", "larger",
+               "--checkpoint", str(checkpoint), "--run-id", "first"]
+    code, _, err = cli(capsys, *command)
+    assert code == EXIT_STOPPED
+    assert "it stopped before its input was saved, so it cannot be resumed" in err
+    assert "run the same command again with --run-id first" in err and "--resume" not in err
+    end_the_other_process()
+    code, out, err = cli(capsys, *command)  # as told
+    assert code == EXIT_OK, err
+    assert out

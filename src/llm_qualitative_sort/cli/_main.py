@@ -93,6 +93,12 @@ def _run(plan: Plan) -> int:
               "resume the run once its holder has stopped", file=sys.stderr)
         return EXIT_LOCKED
     except RunStoppedError as exc:
+        if not exc.input_saved:
+            print(f"{' '.join(exc.reason.split())}\nrun id {config.run_id}: it stopped before "
+                  "its input was saved, so it cannot be resumed; run the same command again "
+                  f"with --run-id {config.run_id} (the answers already paid for are reused)",
+                  file=sys.stderr)
+            return EXIT_STOPPED
         return _stopped(" ".join(exc.reason.split()), config, EXIT_STOPPED)
     except RunDetached as exc:
         _detached(exc, config)

@@ -32,6 +32,7 @@ from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.results.events import progress_event
 from llm_qualitative_sort.results.from_state import Ranking, batch_discount, sort_result
 from llm_qualitative_sort.results.stops import stop_reason
+from llm_qualitative_sort.running.stored import stored_run
 from llm_qualitative_sort.stores import RunJournal
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
@@ -153,8 +154,21 @@ async def drive(
         raise  # batch mode with detach: the batch is recorded, the run waits at the provider
     except Exception as exc:
         reason = stop_reason(exc, provider, context.journal, store_path)
-        raise RunStoppedError(reason, run_id=context.run_id) from exc
+        saved = start is None or await _input_saved(graph, config)
+        raise RunStoppedError(reason, run_id=context.run_id, input_saved=saved) from exc
     return final
+
+
+async def _input_saved(graph: TournamentGraph, config: RunnableConfig) -> bool:
+    """Whether a run that just stopped can be resumed: its input reached the store.
+
+    A storage failure in a run's first moments (a file another process keeps locked, a
+    full disk) can stop it before LangGraph has written its input. Unreadable: assumed saved.
+    """
+    try:
+        return bool(await stored_run(graph, config))
+    except Exception:  # noqa: BLE001 - the stop's own reason is what matters
+        return True
 
 
 def _stop_if_cancelled(baseline: int) -> None:
