@@ -224,10 +224,13 @@ def is_busy(exc: BaseException) -> bool:
 
 
 def held_lock(seconds: float) -> str:
-    """Why a write that waited `seconds` for another process's lock failed, and what to do."""
+    """Why a write that waited `seconds` for another process's lock failed.
+
+    Says what to do about that process; what then to do about the run is the caller's to say.
+    """
     return (f"another process kept it locked for more than {seconds:g} s, most likely one "
             "suspended in the middle of a write to it (e.g. with Ctrl-Z; `jobs` lists them): "
-            "resume that process with `fg` or end it, then resume this run")
+            "resume that process with `fg` or end it")
 
 
 def wal_mode(conn: sqlite3.Connection, wait: float) -> None:
@@ -300,7 +303,8 @@ class SqliteTable:
             self._locked = is_busy(exc)
             if self._locked:
                 why = held_lock(self._wait_ms / 1000)
-                raise CacheError(f"cannot write {self.path}: {why}") from exc
+                raise CacheError(f"cannot write {self.path}: {why}, then resume this run"
+                                 ) from exc
             raise CacheError(f"cannot write {self.path}: {exc}") from exc
         finally:
             if glance:

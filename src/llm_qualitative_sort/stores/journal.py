@@ -230,7 +230,8 @@ class Journal(GroupCommitJournal):
                                                           sqlite3.SQLITE_LOCKED):
             # Not the disk: another process keeps the file's write lock, which a process
             # only does for long when it is stopped inside a write.
-            return f"cannot write the run journal {self.path}: {held_lock(BUSY_MS / 1000)}"
+            why = held_lock(BUSY_MS / 1000)
+            return f"cannot write the run journal {self.path}: {why}, then resume this run"
         return (f"cannot write the run journal {self.path} ({describe(failure)}): free space "
                 "on its disk, then resume the run")
 
