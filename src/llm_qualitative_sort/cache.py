@@ -14,12 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from llm_qualitative_sort._sqlite import held_lock, is_busy, open_sqlite
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 
@@ -180,90 +180,6 @@ def result_from_record(record: str, source: Path | str) -> ComparisonResult:
     return result_from_dict(data, source)
 
 
-# How long a write waits for another connection's lock before it fails.
-BUSY_SECONDS = 30.0
-# Pages of WAL (4 KiB each) between automatic copies into the database: 256 MiB.
-WAL_PAGES = 65_536
-
-
-def open_sqlite(
-    path: Path, schema: str, purpose: str, error: type[Exception] = CacheError
-) -> sqlite3.Connection:
-    """An autocommit connection for synchronous, write-through use from the event loop.
-
-    Synchronous on purpose: in WAL mode with `synchronous=NORMAL` a commit takes tens of
-    microseconds, less than handing the work to a thread would cost, and survives a killed
-    process. SQLite copies the WAL back into the database (with an fsync) every 1000 pages
-    by default, stalling the event loop for milliseconds; rows in the WAL are as safe, so
-    that copy is made rare (and happens anyway when the last connection closes).
-
-    Raises:
-        CacheError: `path` is not a usable SQLite database (or `error`, if given).
-    """
-    if path.is_dir():
-        raise error(f"cannot use {path} as {purpose}: it is a directory")
-    conn: sqlite3.Connection | None = None
-    try:
-        conn = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
-        # Short: this blocks the event loop; a lock held longer is reported (and a lease
-        # file's is treated as a held run).
-        wal_mode(conn, 1.0)
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
-        conn.execute(schema)
-    except sqlite3.Error as exc:
-        if conn is not None:
-            conn.close()
-        raise error(unusable_sqlite(path, purpose, exc)) from exc
-    return conn
-
-
-def is_busy(exc: BaseException) -> bool:
-    """Whether `exc` is SQLite saying another connection holds the lock it needs."""
-    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-
-
-def held_lock(seconds: float) -> str:
-    """Why a write that waited `seconds` for another process's lock failed.
-
-    Says what to do about that process; what then to do about the run is the caller's to say.
-    """
-    return (f"another process kept it locked for more than {seconds:g} s, most likely one "
-            "suspended in the middle of a write to it (e.g. with Ctrl-Z; `jobs` lists them): "
-            "resume that process with `fg` or end it")
-
-
-def wal_mode(conn: sqlite3.Connection, wait: float) -> None:
-    """Switch `conn`'s file to WAL, waiting up to `wait` seconds for another writer.
-
-    Needed because the switch is a lock upgrade: while another process is inside a write
-    (two runs starting on a new file at once), SQLite answers "database is locked" at once
-    instead of waiting its busy timeout, to rule out a deadlock.
-    """
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if not is_busy(exc) or time.monotonic() >= deadline:
-                raise
-        time.sleep(0.02)
-
-
-def unusable_sqlite(path: Path, purpose: str, exc: sqlite3.Error) -> str:
-    """Why `path` cannot serve as `purpose`, with what to do when the file itself is bad."""
-    message = f"cannot use {path} as {purpose}: {exc}"
-    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
-        # SQLITE_NOTADB / SQLITE_CORRUPT: the file is not (or no longer) a database.
-        message += " (not an SQLite database, or damaged: move it away or choose another path)"
-    elif is_busy(exc):
-        message += (" (another process is inside a write to this file and did not finish it: "
-                    "one stopped in the middle of it, e.g. suspended with Ctrl-Z, keeps it "
-                    "locked until it is resumed with `fg` or ended; then try again)")
-    return message
-
-
 class SqliteTable:
     """A key/value table in an SQLite file (see `open_sqlite`), written through on `set`.
 
@@ -276,7 +192,7 @@ class SqliteTable:
         self.path = path
         self._table = table
         schema = f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
-        self._conn = open_sqlite(path, schema, "a comparison store")
+        self._conn = open_sqlite(path, schema, "a comparison store", CacheError)
         self._wait_ms = int(self._conn.execute("PRAGMA busy_timeout").fetchone()[0])
         self._locked = False  # the last write found the file locked after a whole wait
 

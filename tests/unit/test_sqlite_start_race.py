@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from llm_qualitative_sort.cache import CacheError, open_sqlite
+from llm_qualitative_sort._sqlite import open_sqlite
+from llm_qualitative_sort.cache import CacheError
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS t (k TEXT)"
 
@@ -32,7 +33,7 @@ def test_a_new_file_another_connection_is_writing_is_opened_once_it_commits(
     path = tmp_path / "new.sqlite3"
     other = _writer(path)
     threading.Timer(0.3, other.commit).start()
-    conn = open_sqlite(path, SCHEMA, "a test file")
+    conn = open_sqlite(path, SCHEMA, "a test file", CacheError)
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     assert conn.execute("SELECT count(*) FROM started").fetchone() == (1,)
     conn.close()
@@ -44,7 +45,7 @@ def test_a_write_that_never_ends_is_reported_naming_another_process(tmp_path: Pa
     other = _writer(path)
     try:
         with pytest.raises(CacheError, match="another process is inside a write"):
-            open_sqlite(path, SCHEMA, "a test file")
+            open_sqlite(path, SCHEMA, "a test file", CacheError)
     finally:
         other.rollback()
         other.close()

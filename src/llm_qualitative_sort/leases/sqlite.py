@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort.cache import open_sqlite, unusable_sqlite
+from llm_qualitative_sort._sqlite import open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.base import (
     LeaseHolder,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from llm_qualitative_sort.cache import held_lock, is_busy
+from llm_qualitative_sort._sqlite import held_lock, is_busy
 from llm_qualitative_sort.errors import describe
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.stores import sqlite as sqlite_store

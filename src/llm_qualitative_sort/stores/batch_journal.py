@@ -18,7 +18,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from llm_qualitative_sort.cache import open_sqlite
+from llm_qualitative_sort._sqlite import open_sqlite
+from llm_qualitative_sort.cache import CacheError
 from llm_qualitative_sort.stores.journal import Journal
 
 _JOBS = """CREATE TABLE IF NOT EXISTS batch_jobs (
@@ -88,7 +89,7 @@ class BatchJournal:
         self._key = (run_id, round_number)
         self._owned = journal.path is not None
         if journal.path is not None:
-            self._conn = open_sqlite(journal.path, _JOBS, "a run journal")
+            self._conn = open_sqlite(journal.path, _JOBS, "a run journal", CacheError)
         else:
             if journal not in _MEMORY:
                 _MEMORY[journal] = open_sqlite_memory()

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort.cache import held_lock, is_busy, open_sqlite, unusable_sqlite
+from llm_qualitative_sort._sqlite import held_lock, is_busy, open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal

@@ -14,7 +14,7 @@ from typing import Any
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from llm_qualitative_sort.cache import is_busy, unusable_sqlite
+from llm_qualitative_sort._sqlite import is_busy, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases import RunLease, SqliteRunLease
 from llm_qualitative_sort.stores.base import (
@@ -267,7 +267,7 @@ async def _connect(path: Path) -> aiosqlite.Connection:
 
 
 async def _wal_mode(conn: aiosqlite.Connection) -> None:
-    """As `cache.wal_mode`, without blocking the event loop while another process writes."""
+    """As `_sqlite.wal_mode`, without blocking the event loop while another process writes."""
     deadline = asyncio.get_running_loop().time() + BUSY_SECONDS
     while True:
         try:
