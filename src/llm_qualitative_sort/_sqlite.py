@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # How long a write waits for another connection's lock before it fails.
@@ -94,3 +96,41 @@ def unusable_sqlite(path: Path, purpose: str, exc: sqlite3.Error) -> str:
                     "one stopped in the middle of it, e.g. suspended with Ctrl-Z, keeps it "
                     "locked until it is resumed with `fg` or ended; then try again)")
     return message
+
+
+class OneWait:
+    """A connection's writes wait for another process's lock once, not once each.
+
+    A write waits the connection's busy timeout for the lock. When that whole wait was in
+    vain (another process stopped inside a write keeps the file locked), the writes
+    already on their way would each wait it again before the run can stop; instead they
+    look at the lock once without waiting, until one succeeds, and the whole wait comes
+    back. Used around each write: `with one_wait.write(conn): ...`.
+    """
+
+    def __init__(self) -> None:
+        self.locked = False  # the last write found the file locked after a whole wait
+        self._wait_ms: int | None = None  # the connection's busy timeout
+
+    @contextmanager
+    def write(self, conn: sqlite3.Connection) -> Iterator[None]:
+        """Run the write in the `with` block; without a wait while the file stays locked."""
+        if self._wait_ms is None:
+            self._wait_ms = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        look = self.locked
+        try:
+            if look:
+                conn.execute("PRAGMA busy_timeout=0")
+            yield
+        except Exception as exc:
+            self.locked = is_busy(exc)
+            raise
+        finally:
+            if look:
+                conn.execute(f"PRAGMA busy_timeout={self._wait_ms}")
+        self.locked = False
+
+    @property
+    def seconds(self) -> float:
+        """The whole wait, in seconds (0 before the first write)."""
+        return (self._wait_ms or 0) / 1000

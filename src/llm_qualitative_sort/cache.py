@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort._sqlite import held_lock, is_busy, open_sqlite
+from llm_qualitative_sort._sqlite import OneWait, held_lock, is_busy, open_sqlite
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 
@@ -184,8 +184,8 @@ class SqliteTable:
     """A key/value table in an SQLite file (see `open_sqlite`), written through on `set`.
 
     A write that waited the whole busy timeout for another process's lock in vain raises,
-    naming that; until a write succeeds again, later writes look at the lock once without
-    waiting (each wait blocks the event loop, and every call in flight writes).
+    naming that; later writes wait no more (`OneWait`: each wait blocks the event loop, and
+    every call in flight writes).
     """
 
     def __init__(self, path: Path, table: str) -> None:
@@ -193,8 +193,7 @@ class SqliteTable:
         self._table = table
         schema = f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
         self._conn = open_sqlite(path, schema, "a comparison store", CacheError)
-        self._wait_ms = int(self._conn.execute("PRAGMA busy_timeout").fetchone()[0])
-        self._locked = False  # the last write found the file locked after a whole wait
+        self._one_wait = OneWait()
 
     def get(self, key: str) -> str | None:
         """The value stored under `key`, or None."""
@@ -208,24 +207,18 @@ class SqliteTable:
 
     def set(self, key: str, value: str) -> None:
         """Store `value` under `key` and commit."""
-        glance = self._locked
         try:
-            if glance:
-                self._conn.execute("PRAGMA busy_timeout=0")
-            self._conn.execute(
-                f"INSERT OR REPLACE INTO {self._table} (key, value) VALUES (?, ?)", (key, value)
-            )
+            with self._one_wait.write(self._conn):
+                self._conn.execute(
+                    f"INSERT OR REPLACE INTO {self._table} (key, value) VALUES (?, ?)",
+                    (key, value),
+                )
         except sqlite3.DatabaseError as exc:
-            self._locked = is_busy(exc)
-            if self._locked:
-                why = held_lock(self._wait_ms / 1000)
+            if is_busy(exc):
+                why = held_lock(self._one_wait.seconds)
                 raise CacheError(f"cannot write {self.path}: {why}, then resume this run"
                                  ) from exc
             raise CacheError(f"cannot write {self.path}: {exc}") from exc
-        finally:
-            if glance:
-                self._conn.execute(f"PRAGMA busy_timeout={self._wait_ms}")
-        self._locked = False
 
     def close(self) -> None:
         """Close the connection."""

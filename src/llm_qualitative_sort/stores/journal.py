@@ -19,7 +19,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort._sqlite import held_lock, is_busy, open_sqlite, unusable_sqlite
+from llm_qualitative_sort._sqlite import (
+    OneWait,
+    held_lock,
+    is_busy,
+    open_sqlite,
+    unusable_sqlite,
+)
 from llm_qualitative_sort.errors import StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
@@ -71,6 +77,7 @@ class Journal(GroupCommitJournal):
         self._drops: list[tuple[str, tuple[Any, ...]]] = []
         self._unsaved = 0  # paid calls among the pending records
         self._file: tuple[int, int] | None = None
+        self._one_wait = OneWait()
         if path is not None:
             self._conn = open_sqlite(path, CALLS, PURPOSE, StorageError)
             self._file = file_identity(path)
@@ -171,15 +178,11 @@ class Journal(GroupCommitJournal):
     def _commit(self) -> None:
         """Commit what is pending in one transaction, if the fence holds (see `fence`)."""
         assert self._conn is not None
-        # Once a write has waited the whole busy timeout for a lock in vain, later tries
-        # (each call in flight makes one before it is paid, then the run's stop and close)
-        # look once and do not wait again: each wait blocks the event loop, and a run with
-        # ten calls in flight would otherwise take ten timeouts to say the file is locked.
-        glance = self._failure is not None and is_busy(self._failure)
         try:
-            if glance:
-                self._conn.execute("PRAGMA busy_timeout=0")
-            with self._conn:
+            # After one whole wait for another process's lock in vain, later tries (each
+            # call in flight makes one before it is paid, then the stop and the close) do
+            # not wait again: each wait blocks the event loop.
+            with self._one_wait.write(self._conn), self._conn:
                 self._conn.execute("BEGIN IMMEDIATE")
                 if self._held(self._conn):
                     write_pending(self._conn, self._records, self._paired, self._drops)
@@ -188,9 +191,6 @@ class Journal(GroupCommitJournal):
             # encoded, which the judge's answer check should have made impossible.
             self._failure = exc
             return
-        finally:
-            if glance:
-                self._conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         self._failure = None
         if self._fence is not None and self._fence.lost:
             # Written from a stale view (another process took the run meanwhile), these
@@ -226,8 +226,7 @@ class Journal(GroupCommitJournal):
             return (f"cannot encode an answer for the run journal {self.path} "
                     f"({describe(failure)}): a bug of this library, please report it; the "
                     "answers not written are asked again on resume")
-        if getattr(failure, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY,
-                                                          sqlite3.SQLITE_LOCKED):
+        if is_busy(failure):
             # Not the disk: another process keeps the file's write lock, which a process
             # only does for long when it is stopped inside a write.
             why = held_lock(BUSY_MS / 1000)

@@ -29,7 +29,7 @@ from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMet
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from llm_qualitative_sort._sqlite import is_busy
+from llm_qualitative_sort._sqlite import OneWait
 
 
 class OneTripSqliteSaver(AsyncSqliteSaver):
@@ -42,8 +42,7 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
     def __init__(self, conn: aiosqlite.Connection, **options: Any) -> None:
         super().__init__(conn, **options)
         self._writer: SqliteSaver | None = None
-        self._wait_ms: int | None = None  # the connection's busy timeout
-        self._locked = False  # the last write found the file locked after a whole wait
+        self._one_wait = OneWait()
 
     def _trip(self) -> tuple[Callable[..., Any], SqliteSaver] | None:
         """The connection's "run this in your thread" (aiosqlite's), and the synchronous saver."""
@@ -98,20 +97,7 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
             await run(self._write, writer.put_writes, config, writes, task_id, task_path)
 
     def _write(self, write: Callable[..., Any], *args: Any) -> Any:
-        """`write(*args)`, in the connection's thread; a look without a wait while locked."""
+        """`write(*args)`, in the connection's thread; see `OneWait` for a locked file."""
         raw = self.conn._conn
-        if self._wait_ms is None:
-            self._wait_ms = int(raw.execute("PRAGMA busy_timeout").fetchone()[0])
-        glance = self._locked
-        try:
-            if glance:
-                raw.execute("PRAGMA busy_timeout=0")
-            result = write(*args)
-        except sqlite3.Error as exc:
-            self._locked = is_busy(exc)
-            raise
-        finally:
-            if glance:
-                raw.execute(f"PRAGMA busy_timeout={self._wait_ms}")
-        self._locked = False
-        return result
+        with self._one_wait.write(raw):
+            return write(*args)
