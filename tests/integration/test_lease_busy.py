@@ -85,20 +85,24 @@ class _LocksTheFileAtItsThirdCall(MockLLMProvider):
         return await super().compare_call(item_a, item_b, criteria, repetition=repetition)
 
 
+async def _stopped_by_a_lock_on(locked: Path, checkpoint: Path, run_id: str) -> str:
+    """The message of a run stopped because another process locks `locked` at its 3rd call."""
+    provider = _LocksTheFileAtItsThirdCall(locked)
+    sorter = QualitativeSorter(provider, criteria="larger", seed=1, checkpointer=checkpoint)
+    try:
+        with pytest.raises(RunStoppedError) as stopped:
+            await sorter.sort(ITEMS, run_id=run_id)
+    finally:
+        provider.suspended.close()
+    return str(stopped.value)
+
+
 async def test_a_run_whose_journal_another_process_keeps_locked_names_that_not_the_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(journal_module, "BUSY_MS", 300, raising=False)  # SQLite's 30 s, cut
     journal = tmp_path / "runs.journal.sqlite3"
-    provider = _LocksTheFileAtItsThirdCall(journal)
-    sorter = QualitativeSorter(provider, criteria="larger", seed=1,
-                               checkpointer=tmp_path / "runs.sqlite3")
-    try:
-        with pytest.raises(RunStoppedError) as stopped:
-            await sorter.sort(ITEMS, run_id="other-run")
-    finally:
-        provider.suspended.close()
-    message = str(stopped.value)
+    message = await _stopped_by_a_lock_on(journal, tmp_path / "runs.sqlite3", "other-run")
     assert str(journal) in message
     assert "suspended in the middle of a write to it" in message
     assert "`fg`" in message and "then resume this run" in message
@@ -139,19 +143,14 @@ async def test_a_checkpoint_file_locked_during_the_run_is_named_as_such(
 
     monkeypatch.setattr(sqlite_store, "BUSY_SECONDS", 0.3)
     checkpoint = tmp_path / "runs.sqlite3"
-    provider = _LocksTheFileAtItsThirdCall(checkpoint)
-    sorter = QualitativeSorter(provider, criteria="larger", seed=1, checkpointer=checkpoint)
-    try:
-        with pytest.raises(RunStoppedError) as stopped:
-            await sorter.sort(ITEMS, run_id="r")
-    finally:
-        provider.suspended.close()
-    message = str(stopped.value)
+    message = await _stopped_by_a_lock_on(checkpoint, checkpoint, "r")
     assert f"(writing the checkpoint {checkpoint}: another process kept it locked for more " \
            "than 0.3 s, most likely one suspended in the middle of a write" in message
     assert "`fg`" in message
     # The lock is gone with the process: the same run goes on (or starts again, if its
     # input had not reached the file yet), replaying the journaled calls.
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
+                               checkpointer=checkpoint)
     result = await sorter.sort(ITEMS, run_id="r")
     assert result.statistics.total_api_calls > 0
 
