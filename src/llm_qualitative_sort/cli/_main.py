@@ -82,9 +82,9 @@ def _run(plan: Plan) -> int:
     try:
         asyncio.run(execute(plan, sys.stdout))
     except KeyboardInterrupt:
-        return _stopped("interrupted", config, EXIT_INTERRUPTED)
+        return _stopped("interrupted", config, EXIT_INTERRUPTED, saved=_input_saved(plan))
     except Signalled as exc:
-        return _stopped(str(exc), config, exc.exit_code)
+        return _stopped(str(exc), config, exc.exit_code, saved=_input_saved(plan))
     except OutputClosed:
         return _output_closed()
     except RunLockedError as exc:
@@ -93,13 +93,8 @@ def _run(plan: Plan) -> int:
               "resume the run once its holder has stopped", file=sys.stderr)
         return EXIT_LOCKED
     except RunStoppedError as exc:
-        if not exc.input_saved:
-            print(f"{' '.join(exc.reason.split())}\nrun id {config.run_id}: it stopped before "
-                  "its input was saved, so it cannot be resumed; run the same command again "
-                  f"with --run-id {config.run_id} (the answers already paid for are reused)",
-                  file=sys.stderr)
-            return EXIT_STOPPED
-        return _stopped(" ".join(exc.reason.split()), config, EXIT_STOPPED)
+        return _stopped(" ".join(exc.reason.split()), config, EXIT_STOPPED,
+                        saved=exc.input_saved)
     except RunDetached as exc:
         _detached(exc, config)
         return EXIT_DETACHED
@@ -114,18 +109,51 @@ def _run(plan: Plan) -> int:
     return EXIT_OK
 
 
-def _stopped(what: str, config: RunConfig, code: int) -> int:
+def _stopped(what: str, config: RunConfig, code: int, *, saved: bool = True) -> int:
+    """Say why the run stopped and how to go on.
+
+    Resume it; or, `saved` false (its input never reached the store), run the same command
+    again under the same id.
+    """
     from llm_qualitative_sort.cli._run import shown_checkpoint
     from llm_qualitative_sort.stores.default import default_checkpoint_path
 
     text = (f"{what}\nrun id {config.run_id}: everything finished so far is saved in "
             f"{shown_checkpoint(config)}\nresume with:\n  "
             f"{config.resume_command(default_checkpoint_path())}")
+    if not saved:
+        text = (f"{what}\nrun id {config.run_id}: it stopped before its input was saved, so "
+                "it cannot be resumed; run the same command again with --run-id "
+                f"{config.run_id} (the answers already paid for are reused)")
     try:
         print(text, file=sys.stderr, flush=True)
     except OSError:
         pass  # SIGHUP: the terminal may be gone; the run is saved all the same
     return code
+
+
+def _input_saved(plan: Plan) -> bool:
+    """Whether an interrupted run can be resumed: its input reached the store.
+
+    A Ctrl-C (or a signal) in a new run's first moments can stop it before LangGraph wrote
+    its input. Looked up in the store; a resumed run, or a store that cannot be read now,
+    counts as saved (the resume then says what it finds).
+    """
+    if plan.texts is None:
+        return True
+    import asyncio
+
+    from llm_qualitative_sort.cli._inventory import RunInventory
+    from llm_qualitative_sort.cli._run import checkpoint_path
+
+    async def look() -> bool:
+        async with RunInventory.open(checkpoint_path(plan.config)) as runs:
+            return bool((await runs.values(plan.config.run_id)).get("items"))
+
+    try:
+        return asyncio.run(look())
+    except (Exception, KeyboardInterrupt):  # noqa: BLE001 - the stop is what matters
+        return True
 
 
 def _internal(exc: Exception, config: RunConfig) -> int:

@@ -147,8 +147,14 @@ async def drive(
         if "rankings" not in final:
             raise RuntimeError("the graph stopped without ranking the items")
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
-        exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)")
+        # A cancel (Ctrl-C under `asyncio.run`) may land before the input was written.
+        saved = (start is None or isinstance(exc, KeyboardInterrupt)
+                 or await _input_saved(graph, config))
+        exc.add_note(f"run id {context.run_id!r}: resume with sorter.resume(run_id)" if saved
+                     else f"run id {context.run_id!r}: stopped before its input was saved; "
+                     f"start it again with sorter.sort(items, run_id={context.run_id!r})")
         exc.run_id = context.run_id  # type: ignore[union-attr]
+        exc.input_saved = saved  # type: ignore[union-attr]
         raise
     except RunDetached:
         raise  # batch mode with detach: the batch is recorded, the run waits at the provider
@@ -167,7 +173,7 @@ async def _input_saved(graph: TournamentGraph, config: RunnableConfig) -> bool:
     """
     try:
         return bool(await stored_run(graph, config))
-    except Exception:  # noqa: BLE001 - the stop's own reason is what matters
+    except BaseException:  # noqa: BLE001 - the stop's own reason is what matters
         return True
 
 

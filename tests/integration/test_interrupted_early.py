@@ -1,0 +1,120 @@
+"""A run interrupted before its input reached the checkpoint says to start it again.
+
+Ctrl-C (or a `task.cancel()`) in a new run's first moments can land before LangGraph has
+written the run's input: such a run cannot be resumed ("no run"), so the stop must not
+advise a resume. Started again under the same id, it replays the journaled answers. A run
+interrupted after its input was written is still told to resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _suite import cli, items_file
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort.cli import EXIT_INTERRUPTED, EXIT_OK
+from llm_qualitative_sort.stores.sqlite_saver import OneTripSqliteSaver
+
+ITEMS = [str(i * 7 % 101) for i in range(8)]
+
+
+def interrupt_at_write(monkeypatch: pytest.MonkeyPatch, number: int,
+                       interrupt: Callable[[], None]) -> None:
+    """Call `interrupt` as the run's checkpoint writes number `number` go out.
+
+    The first writes are the run's input: those are lost, as when the process stops before
+    they reach the disk. Later ones are written, then the interrupt comes.
+    """
+    real = OneTripSqliteSaver.aput_writes
+    seen = [0]
+
+    async def writes(self: OneTripSqliteSaver, *args: Any, **kwargs: Any) -> None:
+        seen[0] += 1
+        this = seen[0]  # writes overlap: others may start while this one is awaited
+        if this == number == 1:
+            interrupt()
+            await asyncio.sleep(0.5)  # the interrupt lands here; the writes never go out
+            return
+        await real(self, *args, **kwargs)
+        if this == number:
+            interrupt()
+
+    monkeypatch.setattr(OneTripSqliteSaver, "aput_writes", writes)
+
+
+def ctrl_c() -> None:
+    # What the terminal sends: `asyncio.run` turns it into a cancel of the run's task.
+    signal.raise_signal(signal.SIGINT)
+
+
+def test_ctrl_c_before_the_input_is_saved_says_to_run_the_command_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["sort", items_file(tmp_path, ITEMS), "--criteria", "larger",
+               "--checkpoint", str(tmp_path / "runs.sqlite3"), "--run-id", "first"]
+    interrupt_at_write(monkeypatch, 1, ctrl_c)
+    code, _, err = cli(capsys, *command)
+    assert code == EXIT_INTERRUPTED
+    assert "interrupted" in err
+    assert "it stopped before its input was saved, so it cannot be resumed" in err
+    assert "run the same command again with --run-id first" in err and "--resume" not in err
+    monkeypatch.undo()
+    code, out, err = cli(capsys, *command)  # as told
+    assert code == EXIT_OK, err
+    assert out
+
+
+def test_ctrl_c_after_the_input_is_saved_says_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["sort", items_file(tmp_path, ITEMS), "--criteria", "larger",
+               "--checkpoint", str(tmp_path / "runs.sqlite3"), "--run-id", "later"]
+    interrupt_at_write(monkeypatch, 4, ctrl_c)
+    code, _, err = cli(capsys, *command)
+    assert code == EXIT_INTERRUPTED
+    assert "--resume later" in err and "before its input was saved" not in err
+    monkeypatch.undo()
+    code, _, err = cli(capsys, "sort", "--resume", "later",
+                       "--checkpoint", str(tmp_path / "runs.sqlite3"))
+    assert code == EXIT_OK, err
+
+
+async def test_a_cancel_before_the_input_is_saved_says_to_start_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
+                               checkpointer=tmp_path / "runs.sqlite3")
+    run: list[asyncio.Task[Any]] = []
+    interrupt_at_write(monkeypatch, 1, lambda: run[0].cancel())
+    run.append(asyncio.create_task(sorter.sort(ITEMS, run_id="r")))
+    with pytest.raises(asyncio.CancelledError) as cancelled:
+        await run[0]
+    assert cancelled.value.input_saved is False  # type: ignore[attr-defined]
+    notes = " ".join(getattr(cancelled.value, "__notes__", []))
+    assert "start it again with sorter.sort(items, run_id='r')" in notes
+    assert "resume" not in notes
+    monkeypatch.undo()
+    result = await sorter.sort(ITEMS, run_id="r")
+    assert result.statistics.total_api_calls > 0
+
+
+async def test_a_cancel_after_the_input_is_saved_says_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
+                               checkpointer=tmp_path / "runs.sqlite3")
+    run: list[asyncio.Task[Any]] = []
+    interrupt_at_write(monkeypatch, 4, lambda: run[0].cancel())
+    run.append(asyncio.create_task(sorter.sort(ITEMS, run_id="r")))
+    with pytest.raises(asyncio.CancelledError) as cancelled:
+        await run[0]
+    assert cancelled.value.input_saved is True  # type: ignore[attr-defined]
+    assert "resume with sorter.resume(run_id)" in " ".join(cancelled.value.__notes__)
+    monkeypatch.undo()
+    assert (await sorter.resume("r")).rankings
