@@ -211,7 +211,8 @@ class QualitativeSorter:
         a finished one, it returns the stored result without any LLM call. `fields` gives
         each item (in the same order) the fields the prompt template shows as
         `{{ fields_a.KEY }}` and `{{ fields_b.KEY }}`: plain JSON mappings; only the keys
-        the template shows are stored with the run and key the cache.
+        the template shows are stored with the run and key the cache. Fewer than two items
+        are ranked at once, with no call, and nothing is stored (there is nothing to resume).
 
         Raises:
             TypeError, ValueError: Bad items or fields, before any call.

@@ -149,3 +149,18 @@ def test_a_stopped_run_prints_its_resume_command_which_finishes_it(capsys, tmp_p
     assert main([*command[1:], "--progress", "none"]) == EXIT_OK
     out = capsys.readouterr().out
     assert sorted(_ranked_items(out)) == sorted(ITEMS)
+
+
+def test_one_item_is_ranked_and_nothing_is_said_to_be_kept(capsys, tmp_path) -> None:
+    source = tmp_path / "one.txt"
+    source.write_text("the only essay\n", encoding="utf-8")
+    db = tmp_path / "runs.sqlite3"
+    code, out, err = _sort(capsys, str(source), "--checkpoint", str(db), "--run-id", "alone")
+    assert code == EXIT_OK
+    assert _ranked_items(out) == ["the only essay"]
+    assert "run alone: 1 item, nothing to compare" in err
+    assert "0 LLM calls" in err and "nothing to keep" in err
+    assert "kept in" not in err and "checkpoint" not in err
+    # Nothing was stored, and nothing is listed as if it had been.
+    assert main(["runs", "list", "--checkpoint", str(db)]) == EXIT_OK
+    assert "alone" not in capsys.readouterr().out

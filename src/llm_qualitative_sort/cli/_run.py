@@ -107,7 +107,9 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         wait_for_run=None if config.wait == math.inf else config.wait,
         **plan.prompt,
     )
-    earlier = await _keep_settings(plan)
+    # One item needs no comparison: its ranking is returned at once and nothing is stored.
+    alone = plan.texts is not None and len(plan.texts) < 2
+    earlier = None if alone else await _keep_settings(plan)
     before = _elapsed.elapsed_before(earlier)
     _announce(plan, earlier)
     try:
@@ -127,7 +129,8 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
             await plan.cache.aclose()
     # The run's total, as the summary, `--out` and `report RUN_ID` all state it.
     result = _elapsed.total(result, before)
-    await _keep_elapsed(plan, result.statistics.elapsed_time)
+    if not alone:
+        await _keep_elapsed(plan, result.statistics.elapsed_time)
     _finish(result, plan, out, progress.tally)
     return result
 
@@ -184,6 +187,8 @@ def _announce(plan: Plan, earlier: RunSummary | None) -> None:
     elif plan.texts is None or paid:
         kept = f"; {plural(paid, 'call')} paid before, not paid again" if paid else ""
         text = f"run {config.run_id} resuming ({where}{kept})"
+    elif len(plan.texts) < 2:
+        text = f"run {config.run_id}: {plural(len(plan.texts), 'item')}, nothing to compare"
     else:
         text = f"run {config.run_id} started ({len(plan.texts)} items, {where})"
     print(text, file=sys.stderr, flush=True)
@@ -247,7 +252,9 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     if stats.rate_limited or stats.rate_wait:
         print(f"rate limit: {plural(stats.rate_limited, 'request')} answered 429 (not "
               f"failures), {stats.rate_wait:.1f} s waiting for the provider", file=err)
-    print(f"run id {result.run_id} · checkpoint {shown_checkpoint(config)}", file=err)
+    compared = sum(len(group) for _, group in result.rankings) > 1  # else nothing is stored
+    kept = f"checkpoint {shown_checkpoint(config)}" if compared else "nothing to keep"
+    print(f"run id {result.run_id} · {kept}", file=err)
     if report is not None:
         print(f"report written to {report}", file=err)
 
