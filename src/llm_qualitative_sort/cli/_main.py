@@ -142,13 +142,22 @@ def _input_saved(plan: Plan) -> bool:
     if plan.texts is None:
         return True
     import asyncio
+    from pathlib import Path
+
+    from langchain_core.runnables import RunnableConfig
 
     from llm_qualitative_sort.cli._inventory import RunInventory
     from llm_qualitative_sort.cli._run import checkpoint_path
+    from llm_qualitative_sort.graph import build_graph
+    from llm_qualitative_sort.running.stored import input_saved
 
     async def look() -> bool:
-        async with RunInventory.open(checkpoint_path(plan.config)) as runs:
-            return bool((await runs.values(plan.config.run_id)).get("items"))
+        target = checkpoint_path(plan.config)
+        if isinstance(target, Path) and not target.exists():
+            return False  # interrupted before the run's file was made
+        async with RunInventory.open(target) as runs:
+            config: RunnableConfig = {"configurable": {"thread_id": plan.config.run_id}}
+            return await input_saved(build_graph(runs.saver), config)
 
     try:
         return asyncio.run(look())

@@ -32,7 +32,7 @@ from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.results.events import progress_event
 from llm_qualitative_sort.results.from_state import Ranking, batch_discount, sort_result
 from llm_qualitative_sort.results.stops import stop_reason
-from llm_qualitative_sort.running.stored import stored_run
+from llm_qualitative_sort.running.stored import input_saved
 from llm_qualitative_sort.stores import RunJournal
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
@@ -169,10 +169,11 @@ async def _input_saved(graph: TournamentGraph, config: RunnableConfig) -> bool:
     """Whether a run that just stopped can be resumed: its input reached the store.
 
     A storage failure in a run's first moments (a file another process keeps locked, a
-    full disk) can stop it before LangGraph has written its input. Unreadable: assumed saved.
+    full disk), or a cancel then, can stop it before LangGraph has written its input.
+    Unreadable: assumed saved.
     """
     try:
-        return bool(await stored_run(graph, config))
+        return await input_saved(graph, config)
     except BaseException:  # noqa: BLE001 - the stop's own reason is what matters
         return True
 

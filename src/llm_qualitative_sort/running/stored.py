@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.graph import TournamentGraph
@@ -129,6 +130,25 @@ async def stored_run(graph: TournamentGraph, config: RunnableConfig) -> dict[str
     """
     values = (await graph.aget_state(config)).values
     return dict(values) if values.get("items") else {}
+
+
+async def input_saved(graph: TournamentGraph, config: RunnableConfig) -> bool:
+    """Whether a run's input reached the store: what `stored_run` tells, read cheaply.
+
+    Past its first step a run's latest checkpoint holds its `standing` (set by the step
+    that prepares the run), and that look suffices: the whole state, the history rebuilt
+    from the stored checkpoints, took 0.2 s for a run of 60,000 calls, the look 1 ms.
+    Before it, the state is small and read whole: the items live in a `DeltaChannel`,
+    which the checkpoint does not hold.
+    """
+    saver = graph.checkpointer
+    if isinstance(saver, BaseCheckpointSaver):
+        latest = await saver.aget_tuple(config)
+        if latest is None:
+            return False
+        if "standing" in latest.checkpoint["channel_values"]:
+            return True
+    return bool(await stored_run(graph, config))
 
 
 def seed_for(run_id: str) -> int:
