@@ -118,3 +118,29 @@ async def test_a_cancel_after_the_input_is_saved_says_to_resume(
     assert "resume with sorter.resume(run_id)" in " ".join(cancelled.value.__notes__)
     monkeypatch.undo()
     assert (await sorter.resume("r")).rankings
+
+
+async def test_the_cheap_look_agrees_with_the_whole_state_at_every_checkpoint(
+    tmp_path: Path
+) -> None:
+    """`input_saved` reads the latest checkpoint where it can; at each checkpoint a run
+    leaves (its input, the step before `standing` is set, every later step) it must say
+    what reading the whole state says."""
+    from llm_qualitative_sort.cli._inventory import RunInventory
+    from llm_qualitative_sort.graph import build_graph
+    from llm_qualitative_sort.running.stored import input_saved, stored_run
+
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
+                               checkpointer=tmp_path / "runs.sqlite3")
+    await sorter.sort(ITEMS, run_id="r")
+    async with RunInventory.open(tmp_path / "runs.sqlite3") as runs:
+        graph = build_graph(runs.saver)
+        # Listed first: the saver reads one query at a time.
+        stored = [c async for c in runs.saver.alist({"configurable": {"thread_id": "r"}})]
+        seen = []
+        for checkpoint in stored:
+            at: Any = checkpoint.config
+            whole = bool(await stored_run(graph, at))
+            assert await input_saved(graph, at) == whole, checkpoint.metadata
+            seen.append(whole)
+    assert True in seen and False in seen  # the input's own checkpoint holds no items yet
