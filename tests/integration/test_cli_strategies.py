@@ -59,6 +59,8 @@ def test_a_prepass_shows_in_the_dry_run_the_summary_the_reports_and_the_listing(
                            "--out", str(tmp_path / "r.json"))
     assert code == EXIT_OK, err
     assert "pre-pass: 30 texts scored alone (30 scored), then 30 Swiss matches (60 calls)" in err
+    # The summary counts matches as the dry run does: a text scored alone is not one.
+    assert "30 texts scored alone and 30 matches in " in err and "90 LLM calls" in err
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     assert report["settings"]["prepass"] == "pointwise"
     assert report["phases"] == {"prepass": {"texts": 30, "calls": 30, "scored": 30},

@@ -25,7 +25,7 @@ from llm_qualitative_sort.models import SortResult, Statistics
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.results.from_state import Ranking
-from llm_qualitative_sort.results.phases import phases_text
+from llm_qualitative_sort.results.phases import phases, phases_text
 from llm_qualitative_sort.sorter import QualitativeSorter
 from llm_qualitative_sort.stores.default import default_checkpoint_path
 from llm_qualitative_sort.tournament.checks import checkpoint_problem
@@ -239,7 +239,10 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     stats = result.statistics
     err = sys.stderr
     cost = "" if stats.estimated_cost is None else f", cost {stats.estimated_cost:.4f}"
+    found = phases(result)  # a pre-pass: its texts scored alone are one-call matches
     played = (f"{len(result.pointwise)} texts scored alone" if result.pointwise else
+              f"{found['prepass']['texts']} texts scored alone and "
+              f"{found['swiss']['matches']} matches" if found else
               f"{stats.total_matches} matches")
     print(f"{played} in {plural(stats.rounds, 'round')}, {stats.total_api_calls} "
           f"LLM calls ({stats.cache_hits} from cache){_split(stats, now)}{cost}, "
