@@ -85,6 +85,10 @@ def test_dry_run_prints_bounds_and_cost_and_calls_nothing(capsys, tmp_path, monk
     [
         (["sort", "x.txt"], "--criteria is required"),
         (["sort", "--criteria", "c", "{dir}/a.jsonl"], "needs --field"),
+        (["sort", "--criteria", "c", "{dir}/n.jsonl", "--field", "t"],
+         "n.jsonl:2: field 't' holds a number, not a string"),
+        (["sort", "--criteria", "c", "{dir}/n.jsonl", "--field", "u"],
+         "n.jsonl:1: field 'u' holds null, not a string"),
         (["sort", "--criteria", "c", "{dir}/a.csv", "--column", "nope"], "no column 'nope'"),
         (["sort", "--criteria", "c", "{dir}/dup.txt"], "dup.txt:3: repeats line 1"),
         (["sort", "--criteria", "c", "{dir}/dup.txt", "--dry-run"], "dup.txt:3: repeats line 1"),
@@ -99,6 +103,7 @@ def test_dry_run_prints_bounds_and_cost_and_calls_nothing(capsys, tmp_path, monk
 )
 def test_usage_errors_are_one_line_and_exit_2(capsys, tmp_path, args, message) -> None:
     for name, text in {"a.txt": "1\n2\n", "a.jsonl": '{"t": "1"}\n', "a.csv": "t\n1\n",
+                       "n.jsonl": '{"t": "1", "u": null}\n{"t": 2, "u": "x"}\n',
                        "dup.txt": "1\n2\n1\n", "empty.txt": "\n \n"}.items():
         (tmp_path / name).write_text(text)
     args = [a.replace("{dir}", str(tmp_path)) for a in args]

@@ -162,12 +162,23 @@ def _jsonl(text: str, source: Source) -> Iterator[Record]:
         yield Record(item, number, _id(record, source.id_field, where, number), others)
 
 
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words ("a number", "null")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "an array" if isinstance(value, list) else "an object"
+
+
 def _text(record: dict[str, Any], field: str, where: str) -> str:
     if field not in record:
         raise InputError(f"{where}: no field {field!r}")
     value = record[field]
     if not isinstance(value, str):
-        raise InputError(f"{where}: field {field!r} is a {type(value).__name__}, not a string")
+        raise InputError(f"{where}: field {field!r} holds {_json_kind(value)}, not a string")
     return _usable(value, where)
 
 

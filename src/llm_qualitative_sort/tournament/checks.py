@@ -124,7 +124,8 @@ def check_items(items: Any) -> list[str]:
     texts = list(items)
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise TypeError(f"items[{index}] is a {type(text).__name__}, not a str: {text!r}")
+            raise TypeError(f"items[{index}] is of type {type(text).__name__}, not str: "
+                            f"{text!r}")
         if not text.strip():
             raise ValueError(f"items[{index}] is empty")
         _encodable(f"items[{index}]", text)
