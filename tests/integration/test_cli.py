@@ -55,6 +55,28 @@ def test_the_three_file_formats_and_stdin_give_the_same_ranking(capsys, tmp_path
     assert _ranked_items(rankings[0])[0] in ("190", "180", "170")
 
 
+@pytest.mark.parametrize(("name", "separator"), [
+    ("a.csv", ";"),  # as spreadsheets write CSV in many locales
+    ("a.csv", "\t"),
+    ("a.tsv", "\t"),
+])
+def test_a_table_separated_otherwise_than_by_commas_reads_the_same(
+    capsys, tmp_path, name, separator
+) -> None:
+    rows = "".join(f"{i}{separator}{t}, or so\n" for i, t in enumerate(ITEMS))
+    (tmp_path / "c.csv").write_text("id,text\n" + "".join(f'{i},"{t}, or so"\n' for i, t in
+                                                          enumerate(ITEMS)))
+    (tmp_path / name).write_text(f"\ufeffid{separator}text\n{rows}", encoding="utf-8")
+    outputs = []
+    for path in (tmp_path / "c.csv", tmp_path / name):
+        code, out, err = _sort(capsys, str(path), "--column", "text", "--id-column", "id")
+        assert code == EXIT_OK, err
+        outputs.append(out)
+    assert outputs[0] == outputs[1]
+    assert sorted(line.split(None, 2)[2] for line in outputs[1].splitlines()) == sorted(
+        f"{t}, or so" for t in ITEMS)
+
+
 def test_out_writes_the_report_the_extension_names(capsys, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(ITEMS)))
     code, _, err = _sort(capsys, "--out", str(tmp_path / "r.json"), "--run-id", "r1")

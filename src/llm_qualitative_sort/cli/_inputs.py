@@ -192,8 +192,26 @@ def _id(record: dict[str, Any], field: str | None, where: str, line: int) -> Ite
     return value
 
 
+def csv_delimiter(text: str, name: str) -> str:
+    r"""The cell separator of a table named `name`.
+
+    A tab for `.tsv`; else a comma, unless the header line has none and has semicolons (as
+    spreadsheets write CSV in many locales) or tabs.
+
+    Example:
+        >>> csv_delimiter("id;text\n1;a, b\n", "essays.csv")
+        ';'
+    """
+    if name.lower().endswith(".tsv"):
+        return "\t"
+    header = text.lstrip("\ufeff").split("\n", 1)[0]
+    if "," in header:
+        return ","
+    return ";" if ";" in header else "\t" if "\t" in header else ","
+
+
 def _csv(text: str, source: Source) -> Iterator[Record]:
-    delimiter = "\t" if source.name.lower().endswith(".tsv") else ","
+    delimiter = csv_delimiter(text, source.name)
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     found = reader.fieldnames or []
     for wanted in filter(None, (source.column, source.id_column)):
