@@ -39,7 +39,9 @@ def test_flags_win_over_the_environment_which_wins_over_the_config_file(
 
 @pytest.mark.parametrize(("text", "message"), [
     ('colour = "blue"\n', "unknown setting 'colour'"),
-    ("concurrency = 'ten'\n", "concurrency: unexpected value 'ten'"),
+    ("concurrency = 'ten'\n", "concurrency: expected a whole number, got 'ten'"),
+    ("ties = 'yes'\n", "ties: expected true or false, got 'yes'"),
+    ("budget = 2.5\n", "budget: expected a whole number, got 2.5"),
     ("criteria = \n", "not valid TOML"),
 ])
 def test_a_bad_config_file_names_itself_and_the_setting(capsys, tmp_path, monkeypatch, text,
@@ -49,6 +51,39 @@ def test_a_bad_config_file_names_itself_and_the_setting(capsys, tmp_path, monkey
     Path("a.txt").write_text("1\n2\n")
     code, _, err = _call(capsys, "sort", "a.txt", "--criteria", "c")
     assert code == EXIT_USAGE and "llm-qualitative-sort.toml" in err and message in err
+
+
+def test_every_setting_a_config_file_may_give_is_read_with_its_declared_type(
+        capsys, tmp_path) -> None:
+    from dataclasses import fields
+
+    from llm_qualitative_sort.cli._config import RunConfig
+    from llm_qualitative_sort.cli._settings import _FILE_KEYS, read_config_file
+
+    samples = {int: ("7", 7), float: ("2.5", 2.5), bool: ("true", True),
+               dict: ("{ a = 1 }", {"a": 1}), list: ('["mock"]', ["mock"])}
+    declared = {f.name: f.type for f in fields(RunConfig)}
+    lines, expected = [], {}
+    for name in sorted(_FILE_KEYS):
+        kind = next((k for k in samples if declared[name].split(" | ")[0].startswith(
+            k.__name__)), str)
+        text, value = samples.get(kind, ('"x"', "x"))
+        lines.append(f"{name.replace('_', '-')} = {text}")
+        expected[name] = value
+    path = tmp_path / "all.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    settings, _ = read_config_file(str(path))
+    assert settings == expected
+    # The Swiss settings were refused before ("unexpected value 6"): read end to end.
+    (tmp_path / "a.txt").write_text("\n".join(str(n) for n in range(1, 9)) + "\n")
+    path.write_text('criteria = "larger"\nstrategy = "swiss"\nbudget = 6\ntop-k = 2\n'
+                    'stop-when-settled = true\nprogress = "none"\n', encoding="utf-8")
+    db = tmp_path / "runs.db"
+    code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--config", str(path),
+                         "--checkpoint", str(db), "--run-id", "sw")
+    assert code == EXIT_OK, err
+    kept = _settings(capsys, db, "sw")
+    assert (kept["budget"], kept["top_k"], kept["stop_when_settled"]) == (6, 2, True)
 
 
 def test_a_bad_environment_variable_is_named(capsys, tmp_path, monkeypatch) -> None:

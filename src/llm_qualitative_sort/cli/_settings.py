@@ -13,18 +13,34 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from llm_qualitative_sort.cli._config import RunConfig, env_variable, setting_names
 
 CONFIG_FILE = "llm-qualitative-sort.toml"
 
-_INTS = {"elimination_count", "comparison_rounds", "concurrency", "seed", "repetitions"}
-_FLOATS = {"timeout", "requests_per_second", "rate_wait_limit", "input_price_per_million",
-           "output_price_per_million", "mock_latency", "mock_tie_margin"}
-_BOOLS = {"excel", "verbose", "ties", "inverse"}
-_TABLES = {"chat_model_args"}
-_LISTS = {"judges"}
+
+
+def _kinds() -> dict[str, Any]:
+    """Each setting's type as `RunConfig` declares it (`int | None` gives `int`)."""
+    kinds = {}
+    for name, hint in get_type_hints(RunConfig).items():
+        if get_origin(hint) in (Union, UnionType):  # `X | None`: X
+            hint = next(arg for arg in get_args(hint) if arg is not type(None))
+        kinds[name] = get_origin(hint) or hint
+    return kinds
+
+
+# Read from the declarations, so that a new setting is typed where it is declared.
+_KINDS = _kinds()
+_INTS = {name for name, kind in _KINDS.items() if kind is int}
+_FLOATS = {name for name, kind in _KINDS.items() if kind is float}
+_BOOLS = {name for name, kind in _KINDS.items() if kind is bool}
+_TABLES = {name for name, kind in _KINDS.items() if kind is dict}
+_LISTS = {name for name, kind in _KINDS.items() if kind is list}
+_EXPECTED: dict[Any, str] = {int: "a whole number", float: "a number", bool: "true or false",
+                             dict: "a table", list: "a list of strings"}
 # Settings a config file may give: everything but what names one run or one invocation.
 _FILE_KEYS = set(setting_names()) - {"run_id", "resume", "source", "verbose"}
 
@@ -120,5 +136,6 @@ def _typed(name: str, value: Any, where: str) -> Any:
     else:
         ok = isinstance(value, str)
     if not ok:
-        raise SettingsError(f"{where}: unexpected value {value!r}")
+        raise SettingsError(f"{where}: expected {_EXPECTED.get(_KINDS.get(name), 'a string')}, "
+                            f"got {value!r}")
     return value
