@@ -61,3 +61,26 @@ def test_without_ties_reports_say_nothing_of_them(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     assert "ties" not in report["settings"]
     assert report["statistics"]["tied_calls"] == 0 and report["statistics"]["failed_calls"] == 0
+
+
+def test_the_summary_says_how_many_calls_were_tied_or_gave_no_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "items.txt").write_text("\n".join(ITEMS), encoding="utf-8")
+    original = MockLLMProvider.compare_call
+
+    async def refusing(self: MockLLMProvider, *args: Any, **kwargs: Any) -> ComparisonResult:
+        answer = await original(self, *args, **kwargs)
+        if self.calls % 5 == 0:  # an answer without a usable verdict
+            return ComparisonResult(winner=None, reasoning="I cannot say.")
+        return answer
+
+    monkeypatch.setattr(MockLLMProvider, "compare_call", refusing)
+    capsys.readouterr()
+    assert _sort(tmp_path, "--ties", "--mock-tie-margin", "8", "--run-id", "said",
+                 "--out", str(tmp_path / "said.json")) == EXIT_OK
+    err = capsys.readouterr().err
+    stats = json.loads((tmp_path / "said.json").read_text("utf-8"))["statistics"]
+    assert stats["failed_calls"] > 0 and stats["tied_calls"] > 0
+    assert (f"from cache, {stats['failed_calls']} without a verdict, "
+            f"{stats['tied_calls']} tied)") in err

@@ -244,8 +244,12 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
               f"{found['prepass']['texts']} texts scored alone and "
               f"{found['swiss']['matches']} matches" if found else
               f"{stats.total_matches} matches")
+    # Calls that count for neither side are said, never left to the reports alone.
+    unsettled = "".join(f", {text}" for count, text in (
+        (stats.failed_calls, f"{stats.failed_calls} without a verdict"),
+        (stats.tied_calls, f"{stats.tied_calls} tied")) if count)
     print(f"{played} in {plural(stats.rounds, 'round')}, {stats.total_api_calls} "
-          f"LLM calls ({stats.cache_hits} from cache){_split(stats, now)}{cost}, "
+          f"LLM calls ({stats.cache_hits} from cache{unsettled}){_split(stats, now)}{cost}, "
           f"{stats.elapsed_time:.1f} s", file=err)
     both = phases_text(result)
     if both is not None:
