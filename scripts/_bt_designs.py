@@ -23,7 +23,7 @@ from llm_qualitative_sort.bradley_terry import shown_calls
 
 Calls = tuple[np.ndarray, np.ndarray, np.ndarray]
 
-# The specification's mock: each side int(text) + gauss(0, 3.33). The difference of two
+# The default mock: each side int(text) + gauss(0, 3.33). The difference of two
 # such sides is normal with sd 3.33·√2; the logistic that best matches a standard normal
 # has scale 1/1.702, so value v maps to about 1.702·v / (3.33·√2) logits.
 MOCK_LOGITS_PER_UNIT = 1.702 / (3.33 * math.sqrt(2))

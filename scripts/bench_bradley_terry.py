@@ -3,7 +3,7 @@
 Designs (each judge is exact Bradley–Terry with a first-position advantage h = 0.4, i.e. the
 first-shown wins 60 % of calls between equals):
 - "tournament n=1000": the calls of a real 10-elimination run (QualitativeSorter, AB/BA in
-  every match, ~19,500 calls), items spaced like the specification's mock (0.361 logit
+  every match, ~19,500 calls), items spaced like the default mock (0.361 logit
   apart, a 360-logit range);
 - "random n=1000": each item meets ~40 random others, one call per order (20,000 calls),
   strengths spread evenly over 8 logits;

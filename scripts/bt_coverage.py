@@ -16,7 +16,7 @@ on, prior 1 unless stated), and counts:
 Judges:
 - "exact BT": `GumbelJudge`, the first-shown wins with probability σ(s_first − s_second + h),
   h = 0.4, strengths evenly spread over `spread` logits;
-- "spec mock": `MockLLMProvider` (each side int(text) + gauss(0, 3.33), a probit truth, no
+- "default mock": `MockLLMProvider` (each side int(text) + gauss(0, 3.33), a probit truth, no
   position effect): the truth mapped to logits is 1.702·v / (3.33·√2), centred, and h = 0.
 
 Usage:
@@ -43,7 +43,7 @@ BINS = [0.0, 0.05, 0.5, 0.95, 1.0001]
 
 @dataclass(frozen=True)
 class Setting:
-    judge: str  # "exact BT" or "spec mock"
+    judge: str  # "exact BT" or "default mock"
     n: int
     losses: int
     seeds: int
@@ -72,7 +72,7 @@ class Tally:
 
 def judge_and_truth(setting: Setting, seed: int) -> tuple[LLMProvider, np.ndarray, float]:
     n = setting.n
-    if setting.judge == "spec mock":
+    if setting.judge == "default mock":
         return MockLLMProvider(seed=seed), MOCK_LOGITS_PER_UNIT * np.arange(n, dtype=float), 0.0
     truth = spaced_truth(n, setting.spread)
     values = {str(i): float(truth[i]) for i in range(n)}
@@ -144,9 +144,9 @@ def settings(quick: bool) -> list[Setting]:
         Setting("exact BT", 1000, 10, large),
         Setting("exact BT", 1000, 10, large, sampled=True),
         Setting("exact BT", 200, 5, small, spread=MOCK_LOGITS_PER_UNIT * 199),
-        Setting("spec mock", 200, 5, small),
-        Setting("spec mock", 1000, 10, large),
-        Setting("spec mock", 200, 5, small, prior=0.001),
+        Setting("default mock", 200, 5, small),
+        Setting("default mock", 1000, 10, large),
+        Setting("default mock", 200, 5, small, prior=0.001),
     ]
     if not quick:
         found.append(Setting("exact BT", 10_000, 2, 3))  # the sampled (large-n) SE path

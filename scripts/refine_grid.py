@@ -2,7 +2,7 @@
 
 Plays Swiss (one call per match) on "0".."999" at the default budget, 2·(2n − 1) = 3998
 calls (the N=2 elimination budget), without refinement and with `top_k=10` for every
-refinement share × number of waves in the grid, on the specification's mock and on the
+refinement share × number of waves in the grid, on the default mock and on the
 realistic mock, seeds 0..S−1 (sorter and judge seeded alike). The plan is swapped in for
 the study only, by replacing `FULL_BUDGET` in the Swiss strategy's module.
 

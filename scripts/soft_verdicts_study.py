@@ -1,6 +1,6 @@
 """Hard vs soft verdicts for Swiss at equal calls, on the mock's log-probability modes.
 
-For each judge noise (the specification's sd 3.33, and a noisier sd 33.3 on the same
+For each judge noise (the default mock's sd 3.33, and a noisier sd 33.3 on the same
 items "0".."n-1"), each budget (1n, 2n and 2(2n−1) calls, the last what elimination N=2
 costs) and each seed s, Swiss (one call per match, sorter seed s, judge seed s) plays
 twice on the same judge: `verdicts="hard"` and `verdicts="soft"`. The mock's verdicts do

@@ -5,18 +5,18 @@ fails (exit status 1) if any does not hold. `tests/unit/test_claims_scripts.py` 
 script's machinery at a tiny size.
 
 What runs, and why:
-- 400 items "0".."399", seeds 0–4, on the specification's mock and on the realistic mock
+- 400 items "0".."399", seeds 0–4, on the default mock and on the realistic mock
   (`MockLLMProvider.realistic`). Elimination with N=2 plays first; its calls are the budget
   of the Swiss runs on the same judge and seed (the equal-calls design of
   `scripts/strategy_study.py`, which measures 1000 items over 10 seeds at N = 2, 5, 10).
 - Margins come from 12 seeds at this size (seeds 0–11): Swiss (one call per match) minus
-  elimination by wins in τ-b was 0.196 ± 0.016 (min 0.174) on the specification's mock and
+  elimination by wins in τ-b was 0.196 ± 0.016 (min 0.174) on the default mock and
   0.185 ± 0.022 (min 0.138) on the realistic one; top-K refinement minus plain Swiss in
   Top-10 was 0.14 ± 0.10 and 0.18 ± 0.13 (never negative), for a τ-b cost of 0.015 and
   0.010. Per-seed Top-10 moves in steps of 0.1, so it is claimed on means over judges and
   seeds only, with a margin of about three standard errors.
 - The early stop is not claimed here: at 400 items it saved 5 % ± 5 % of the calls on the
-  specification's mock and under 1 % on the realistic one — too little to claim per run.
+  default mock and under 1 % on the realistic one — too little to claim per run.
 
 Usage:
     python scripts/strategy_claims.py [--items 400]

@@ -1,6 +1,6 @@
 """Strategies side by side at equal calls: how well each ranks "0".."999" per LLM call.
 
-For each judge (the specification's mock, and `MockLLMProvider.realistic`), each
+For each judge (the default mock, and `MockLLMProvider.realistic`), each
 elimination count N in --budgets (2, 5, 10) and each seed s:
 - elimination with N losses plays once (sorter seed s, judge seed s); its calls C are the
   budget of every Swiss run on that (judge, N, seed). That run is ranked two ways: by wins
@@ -52,7 +52,7 @@ JUDGES: dict[str, Callable[[int], LLMProvider]] = {
     "spec": lambda s: MockLLMProvider(seed=s),
     "realistic": lambda s: MockLLMProvider.realistic(seed=s),
 }
-JUDGE_TITLES = {"spec": "specification's mock (sd 3.33)",
+JUDGE_TITLES = {"spec": "default mock (sd 3.33)",
                 "realistic": "realistic mock (MockLLMProvider.realistic)"}
 METRICS: dict[str, Callable[[Rankings], float]] = {
     "τ-b": lambda r: kendall_tau(r, TRUE_ORDER),

@@ -1,6 +1,6 @@
 """Where a Swiss run's wall time goes, against elimination, with and without BLAS threads.
 
-Sorts "0".."999" with the specification's mock (no latency, so the wall is the library's
+Sorts "0".."999" with the default mock (no latency, so the wall is the library's
 own work) for: elimination N=2 (the baseline), Swiss with one call per match, Swiss +
 top-10, and Swiss + top-10 + early stop, all at the default budget. The Swiss strategy's
 heavy steps are timed by wrapping them in place: the Bradley–Terry fit without standard
@@ -106,7 +106,7 @@ def main() -> None:
         print(json.dumps(child(args.child, args.seeds)))
         return
     lines = ["<!-- written by scripts/strategy_wall_time.py; the machine was shared -->",
-             f"n = 1000, spec mock, default budget, mean seconds per run over {args.seeds} "
+             f"n = 1000, default mock, default budget, mean seconds per run over {args.seeds} "
              "seeds; × = wall against elimination N=2 in the same setting; (k×) = calls "
              "per run of that step.", "",
              "| OpenBLAS threads | run | wall s | × | " + " | ".join(PARTS) + " |",

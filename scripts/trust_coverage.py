@@ -11,7 +11,7 @@ position shift contains the true one. Judges with a known truth:
 - "exact BT": `MockLLMProvider(noise="gumbel")`, exactly Bradley–Terry with log-strength
   v/β (β = sd·√6/π); the items' values are scaled so that the truth spans `spread` logits,
   and a fixed first-position bonus gives a true shift σ(h) − ½ with h = 0.4;
-- "spec mock": the specification's `MockLLMProvider(seed)` on "0".."n−1" (each side
+- "default mock": `MockLLMProvider(seed)` with its default noise on "0".."n−1" (each side
   v + gauss(0, 3.33)): truth ≈ 1.702·v / (3.33·√2) logits (a probit judge), no position bias.
 For comparison, a parametric bootstrap (200 refits of simulated verdicts on the same
 design, "basic" intervals 2ŝ − q) on the same runs, with its cost.
@@ -19,11 +19,11 @@ design, "basic" intervals 2ŝ − q) on the same runs, with its cost.
 Top-K calibration: items binned by P(top 10); per bin the mean prediction against the share
 truly in the top 10.
 
-Audit: on the spec mock and `MockLLMProvider.realistic` (n = 1000), per strategy, the
+Audit: on the default mock and `MockLLMProvider.realistic` (n = 1000), per strategy, the
 figures of the trust section: position shift, order disagreements, ties, the expected
 number of the reported top 10 that do not belong there, calls without a verdict.
 
-Prior scan: why the spec mock is not covered. For priors from 3 to 0.01, on the spec mock
+Prior scan: why the default mock is not covered. For priors from 3 to 0.01, on the default mock
 (n = 200, elimination N = 2 and 5), the coverage and the held-out log-likelihood per call
 of a 5-fold cross-validation by match: which prior the calls themselves prefer.
 
@@ -58,7 +58,7 @@ BINS = [0.0, 0.05, 0.2, 0.5, 0.8, 0.95, 1.0001]
 
 @dataclass(frozen=True)
 class Setting:
-    judge: str  # "exact BT" or "spec mock"
+    judge: str  # "exact BT" or "default mock"
     n: int
     strategy: str  # "elimination N=2", "elimination N=5", "swiss 1 call"
     seeds: int
@@ -94,7 +94,7 @@ def sorter_options(strategy: str) -> dict[str, Any]:
 
 def judge_and_truth(setting: Setting, seed: int) -> tuple[MockLLMProvider, np.ndarray, float]:
     n = setting.n
-    if setting.judge == "spec mock":
+    if setting.judge == "default mock":
         return MockLLMProvider(seed=seed), SPEC_LOGITS_PER_UNIT * np.arange(n, dtype=float), 0.0
     scale = setting.spread * BETA / (n - 1)  # value of item i: i·scale, truth i·scale/β
     judge = MockLLMProvider(seed=seed, noise="gumbel", noise_stddev=SD,
@@ -191,7 +191,7 @@ def calibration(tallies: list[tuple[Setting, Tally]]) -> list[str]:
 
 
 AUDIT_JUDGES = {
-    "spec mock": lambda seed: MockLLMProvider(seed=seed),
+    "default mock": lambda seed: MockLLMProvider(seed=seed),
     "realistic mock": lambda seed: MockLLMProvider.realistic(seed=seed),
     "panel of 2 realistic": lambda seed: PanelProvider(
         [MockLLMProvider.realistic(seed=seed), MockLLMProvider.realistic(seed=seed + 100)]),
@@ -271,8 +271,8 @@ PRIORS = (3.0, 1.0, 0.3, 0.1, 0.03, 0.01)
 
 
 def prior_scan(seeds: int) -> list[str]:
-    """Coverage and cross-validated log-likelihood per call, by prior, on the spec mock."""
-    lines = ["| spec mock, n = 200 | " + " | ".join(f"prior {p:g}" for p in PRIORS) + " |",
+    """Coverage and cross-validated log-likelihood per call, by prior, on the default mock."""
+    lines = ["| default mock, n = 200 | " + " | ".join(f"prior {p:g}" for p in PRIORS) + " |",
              "|---" * (len(PRIORS) + 1) + "|"]
     items = [str(i) for i in range(200)]
     truth = SPEC_LOGITS_PER_UNIT * np.arange(200.0)
@@ -316,10 +316,10 @@ def settings(quick: bool) -> list[Setting]:
         Setting("exact BT", 200, "swiss 1 call", seeds, 8.0),
         Setting("exact BT", 200, "elimination N=2", seeds, 4.0),
         Setting("exact BT", 1000, "elimination N=2", max(2, seeds // 4), 8.0),
-        Setting("spec mock", 200, "elimination N=2", seeds, bootstrap=True),
-        Setting("spec mock", 200, "elimination N=5", seeds),
-        Setting("spec mock", 200, "swiss 1 call", seeds),
-        Setting("spec mock", 1000, "elimination N=2", max(2, seeds // 4)),
+        Setting("default mock", 200, "elimination N=2", seeds, bootstrap=True),
+        Setting("default mock", 200, "elimination N=5", seeds),
+        Setting("default mock", 200, "swiss 1 call", seeds),
+        Setting("default mock", 1000, "elimination N=2", max(2, seeds // 4)),
     ]
 
 
@@ -342,7 +342,7 @@ def main() -> None:
     lines += ["", "## Calibration of P(top 10)", "",
               "Mean predicted → share truly in the top 10 (items in the bin).", ""]
     lines += calibration(measured)
-    lines += ["", "## Prior scan (spec mock)", ""] + prior_scan(2 if args.quick else 6)
+    lines += ["", "## Prior scan (default mock)", ""] + prior_scan(2 if args.quick else 6)
     n, seeds = (300, 2) if args.quick else (1000, 3)
     lines += ["", f"## Audit figures, n = {n}, mean of {seeds} seeds", ""]
     lines += audit_rows(n, seeds)

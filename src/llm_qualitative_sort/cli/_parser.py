@@ -188,7 +188,7 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                        "(default 10)")
     tournament = sort.add_argument_group("tournament")
     tournament.add_argument("--strategy", choices=("elimination", "swiss", "pointwise"),
-                            help="elimination (the default, as specified), swiss (better "
+                            help="elimination (the default), swiss (better "
                             "rankings for the same number of calls) or pointwise (each "
                             "text scored alone on a labelled scale, one call per text)")
     tournament.add_argument("--schedule", choices=SCHEDULES,
