@@ -128,7 +128,7 @@ class Statistics:
     rate_wait: float = 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SortResult:
     """The outcome of a sort.
 
@@ -156,6 +156,23 @@ class SortResult:
     # A pointwise run: every item's score, labels, reasons and label distribution (its
     # `match_history` is empty, and `scores` are these scores, 0–1).
     pointwise: tuple[ItemScore, ...] = ()
+
+    def __repr__(self) -> str:
+        """A summary, not every call: a run's history can hold hundreds of thousands.
+
+        Example:
+            >>> SortResult([(1, ["b"]), (2, ["a"])], [], Statistics(1, 2, 0, 0.1), "r1")
+            SortResult(run_id='r1', 2 items in 2 ranks, 1 matches, 2 calls; best first: 'b', 'a')
+        """
+        order = [item for _, group in self.rankings for item in group]
+        shown = ", ".join(repr(item if len(item) <= 40 else item[:39] + "…")
+                          for item in order[:3])
+        more = ", …" if len(order) > 3 else ""
+        played = (f"{len(self.pointwise)} scored alone" if self.pointwise else
+                  f"{self.statistics.total_matches} matches")
+        return (f"SortResult(run_id={self.run_id!r}, {len(order)} items in "
+                f"{len(self.rankings)} ranks, {played}, {self.statistics.total_api_calls} "
+                f"calls; best first: {shown}{more})")
 
     @cached_property
     def scores(self) -> dict[str, float]:

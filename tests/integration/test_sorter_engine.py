@@ -169,3 +169,15 @@ async def test_single_elimination_ranks_the_unbeaten_champion_alone_first(
         for m in result.match_history
     ), "the champion lost a match"
     assert result.rankings[0] == (1, [champion])
+
+
+async def test_a_result_prints_as_a_summary_whatever_its_history() -> None:
+    items = [f"essay {i}: " + "words " * 20 for i in range(200)]
+    result = await sorter(MockLLMProvider(seed=1)).sort(items)
+    shown = repr(result)
+    # The default dataclass repr printed every call (megabytes for a large run).
+    assert len(shown) < 300, len(shown)
+    stats = result.statistics
+    assert f"200 items in {len(result.rankings)} ranks" in shown
+    assert f"{stats.total_matches} matches, {stats.total_api_calls} calls" in shown
+    assert repr(result.rankings[0][1][0][:39] + "…") in shown
