@@ -83,6 +83,9 @@ def test_advice_is_spelt_for_python_by_default_and_for_the_command_line_when_it_
     assert "top_k=" not in cli and "comparison_rounds=" not in cli
     ja = to_html(result, {"top_k": 3}, lang="ja", front_end="cli")
     assert "--strategy swiss --top-k 3" in ja and "（<code>--comparison-rounds 4</code>）" in ja
+    # The panel is shown as the flags themselves, with no English words in a Japanese page.
+    assert "<code>--judge PROVIDER:MODEL --judge PROVIDER:MODEL</code>" in ja
+    assert "repeated" not in ja
 
 
 def test_write_report_passes_the_front_end_and_refuses_an_unknown_one(tmp_path: Path) -> None:

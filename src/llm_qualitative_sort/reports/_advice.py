@@ -42,13 +42,15 @@ def spelt(front_end: FrontEnd, **settings: object) -> str:
 
 
 def panel(front_end: FrontEnd) -> str:
-    """How the front end makes a panel of judges.
+    """How the front end makes a panel of judges (no words: the reports are in two languages).
 
     Example:
         >>> panel("cli")
-        '--judge PROVIDER:MODEL, repeated'
+        '--judge PROVIDER:MODEL --judge PROVIDER:MODEL'
     """
-    return "--judge PROVIDER:MODEL, repeated" if front_end == "cli" else "PanelProvider([...])"
+    if front_end == "cli":
+        return "--judge PROVIDER:MODEL --judge PROVIDER:MODEL"
+    return "PanelProvider([...])"
 
 
 def _python(value: object) -> str:
