@@ -162,17 +162,20 @@ class SortResult:
 
         Example:
             >>> SortResult([(1, ["b"]), (2, ["a"])], [], Statistics(1, 2, 0, 0.1), "r1")
-            SortResult(run_id='r1', 2 items in 2 ranks, 1 matches, 2 calls; best first: 'b', 'a')
+            SortResult(run_id='r1', 2 items in 2 ranks, 1 match, 2 calls; best first: 'b', 'a')
         """
+        def count(number: int, noun: str, plural: str = "s") -> str:
+            return f"{number} {noun}{'' if number == 1 else plural}"
+
         order = [item for _, group in self.rankings for item in group]
         shown = ", ".join(repr(item if len(item) <= 40 else item[:39] + "…")
                           for item in order[:3])
         more = ", …" if len(order) > 3 else ""
         played = (f"{len(self.pointwise)} scored alone" if self.pointwise else
-                  f"{self.statistics.total_matches} matches")
-        return (f"SortResult(run_id={self.run_id!r}, {len(order)} items in "
-                f"{len(self.rankings)} ranks, {played}, {self.statistics.total_api_calls} "
-                f"calls; best first: {shown}{more})")
+                  count(self.statistics.total_matches, "match", "es"))
+        return (f"SortResult(run_id={self.run_id!r}, {count(len(order), 'item')} in "
+                f"{count(len(self.rankings), 'rank')}, {played}, "
+                f"{count(self.statistics.total_api_calls, 'call')}; best first: {shown}{more})")
 
     @cached_property
     def scores(self) -> dict[str, float]:

@@ -21,7 +21,6 @@ from llm_qualitative_sort.cli._config import RunConfig, env_variable, setting_na
 CONFIG_FILE = "llm-qualitative-sort.toml"
 
 
-
 def _kinds() -> dict[str, Any]:
     """Each setting's type as `RunConfig` declares it (`int | None` gives `int`)."""
     kinds = {}
