@@ -85,21 +85,30 @@ def test_ctrl_c_after_the_input_is_saved_says_to_resume(
     assert code == EXIT_OK, err
 
 
-async def test_a_cancel_before_the_input_is_saved_says_to_start_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def cancelled_at_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, number: int
+) -> tuple[QualitativeSorter, BaseException]:
+    """A sort of run "r" whose task is cancelled at its checkpoint writes `number` (see
+    `interrupt_at_write`): the sorter, and the `CancelledError` its sort raised."""
     sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
                                checkpointer=tmp_path / "runs.sqlite3")
     run: list[asyncio.Task[Any]] = []
-    interrupt_at_write(monkeypatch, 1, lambda: run[0].cancel())
+    interrupt_at_write(monkeypatch, number, lambda: run[0].cancel())
     run.append(asyncio.create_task(sorter.sort(ITEMS, run_id="r")))
     with pytest.raises(asyncio.CancelledError) as cancelled:
         await run[0]
-    assert cancelled.value.input_saved is False  # type: ignore[attr-defined]
-    notes = " ".join(getattr(cancelled.value, "__notes__", []))
+    monkeypatch.undo()
+    return sorter, cancelled.value
+
+
+async def test_a_cancel_before_the_input_is_saved_says_to_start_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sorter, cancelled = await cancelled_at_write(tmp_path, monkeypatch, 1)
+    assert cancelled.input_saved is False  # type: ignore[attr-defined]
+    notes = " ".join(getattr(cancelled, "__notes__", []))
     assert "start it again with sorter.sort(items, run_id='r')" in notes
     assert "resume" not in notes
-    monkeypatch.undo()
     result = await sorter.sort(ITEMS, run_id="r")
     assert result.statistics.total_api_calls > 0
 
@@ -107,16 +116,9 @@ async def test_a_cancel_before_the_input_is_saved_says_to_start_again(
 async def test_a_cancel_after_the_input_is_saved_says_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
-                               checkpointer=tmp_path / "runs.sqlite3")
-    run: list[asyncio.Task[Any]] = []
-    interrupt_at_write(monkeypatch, 4, lambda: run[0].cancel())
-    run.append(asyncio.create_task(sorter.sort(ITEMS, run_id="r")))
-    with pytest.raises(asyncio.CancelledError) as cancelled:
-        await run[0]
-    assert cancelled.value.input_saved is True  # type: ignore[attr-defined]
-    assert "resume with sorter.resume(run_id)" in " ".join(cancelled.value.__notes__)
-    monkeypatch.undo()
+    sorter, cancelled = await cancelled_at_write(tmp_path, monkeypatch, 4)
+    assert cancelled.input_saved is True  # type: ignore[attr-defined]
+    assert "resume with sorter.resume(run_id)" in " ".join(cancelled.__notes__)
     assert (await sorter.resume("r")).rankings
 
 
