@@ -26,6 +26,7 @@ from llm_qualitative_sort.running.arguments import (
     check_flag,
     check_hooks,
     check_judge,
+    check_pairwise_only,
     check_scorer,
     open_store,
 )
@@ -102,7 +103,8 @@ class QualitativeSorter:
             prompt and the answer's schema then offer "tie"; a tied call is half a win for
             each side in the Bradley–Terry fit, and counts for neither in a match's verdict
             (a match whose calls tie overall is a draw). Without it, a provider that answers
-            "tie" gets no verdict for that call (counted in `failed_calls`).
+            "tie" gets no verdict for that call (counted in `failed_calls`). Comparisons
+            only: refused with strategy="pointwise", as is verdicts="soft".
         prompt: The judge's prompt, a `PromptTemplate` (None: the default, the same as
             `PromptTemplate.builtin("en")`). Checked with `context` when the sorter is made;
             its calls are cached apart from other prompts', and the run stores it. Providers
@@ -183,6 +185,7 @@ class QualitativeSorter:
         check_retry_policy(retry_policy)
         self.provider, self.criteria, self.ties = provider, criteria, ties
         self.verdicts: str = check_verdicts(verdicts)
+        check_pairwise_only(self.settings, ties, self.verdicts)
         self.max_concurrent_requests, self.call_timeout = max_concurrent_requests, call_timeout
         self.cache, self.on_progress, self.seed = cache, on_progress, seed
         self.retry_policy, self.wait_for_run = retry_policy, wait_for_run

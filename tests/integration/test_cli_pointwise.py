@@ -63,12 +63,19 @@ def test_a_pointwise_run_shows_scores_and_writes_its_reports(tmp_path: Path,
 
 def test_bad_pointwise_flags_stop_before_any_call(tmp_path: Path, capsys: Any) -> None:
     items = _items(tmp_path)
-    for flags, message in ((["--scale", "1-12"], "single digits"),
-                           (["--repetitions", "0"], "repetitions must be >= 1"),
-                           (["--comparison-rounds", "2"], "comparison_rounds")):
+    for flags, message in (
+            (["--scale", "1-12"], "single digits"),
+            (["--scale", "5-1"], "error: scale needs LOW < HIGH, got '5-1'"),
+            (["--repetitions", "0"], "repetitions must be >= 1"),
+            (["--comparison-rounds", "2"],
+             "comparison_rounds applies to strategy='elimination' or strategy='swiss' only"),
+            # Options of comparisons that a run scoring texts alone would silently ignore.
+            (["--ties"], "ties=True applies to comparisons"),
+            (["--verdicts", "soft"], "verdicts='soft' applies to the Bradley-Terry fit")):
         code, _, err = _call(capsys, "sort", items, "--criteria", "larger", "--strategy",
                              "pointwise", "--checkpoint", str(tmp_path / "runs.db"), *flags)
-        assert code == EXIT_USAGE and message in err
+        assert code == EXIT_USAGE and message in err, (flags, err)
+        assert "started" not in err
 
 
 def test_a_stopped_pointwise_run_resumes_from_the_command_line(

@@ -31,6 +31,14 @@ def test_swiss_from_the_command_line_is_kept_and_listed(tmp_path, capsys) -> Non
     assert "swiss K=1 budget=90 top_k=3" in out and "finished" in out
 
 
+def test_the_summary_counts_one_match_and_one_call_in_the_singular(tmp_path, capsys) -> None:
+    code, _, err = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
+                         "--strategy", "swiss", "--budget", "1", "--progress", "none",
+                         "--checkpoint", str(tmp_path / "runs.db"))
+    assert code == EXIT_OK, err
+    assert "1 match in 1 round, 1 LLM call (0 from cache)" in err
+
+
 def test_the_dry_run_counts_calls_per_strategy(tmp_path, capsys) -> None:
     items = _items(tmp_path)
     code, out, _ = _call(capsys, "sort", items, "--criteria", "larger", "--dry-run")

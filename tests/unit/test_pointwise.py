@@ -207,3 +207,24 @@ def test_a_stopped_round_resumes_without_paying_twice(tmp_path: Path) -> None:
                                 repetitions=2).sort(ITEMS))
     assert resumed.rankings == whole.rankings
     assert resumed.statistics.total_api_calls == 2 * len(ITEMS)
+
+
+@pytest.mark.parametrize("strategy", ["pointwise", Pointwise(repetitions=2)])
+@pytest.mark.parametrize(("options", "message"), [
+    ({"ties": True}, "ties=True applies to comparisons"),
+    ({"verdicts": "soft"}, "verdicts='soft' applies to the Bradley-Terry fit of comparisons"),
+])
+def test_options_of_comparisons_are_refused_for_a_run_that_compares_none(
+        strategy: object, options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", strategy=strategy,
+                          checkpointer=None, **options)  # type: ignore[arg-type]
+    # The same options stay open to the strategies that compare, a pre-pass included.
+    QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", strategy="swiss",
+                      prepass="pointwise", checkpointer=None, **options)  # type: ignore[arg-type]
+
+
+def test_a_bad_scale_is_named_once() -> None:
+    with pytest.raises(ValueError, match=r"^scale needs LOW < HIGH, got '4-1'$"):
+        QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", strategy="pointwise",
+                          scale="4-1", checkpointer=None)

@@ -224,11 +224,12 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                             help="pointwise: calls per text, their scores averaged (default 1)")
     tournament.add_argument("--ties", action="store_const", const=True,
                             help="let the judge answer that two texts are equally good (a tie "
-                            "is half a win for each in the Bradley-Terry fit)")
+                            "is half a win for each in the Bradley-Terry fit; elimination and "
+                            "swiss)")
     tournament.add_argument("--verdicts", choices=("hard", "soft"),
                             help="soft: the Bradley-Terry fit takes the judge's probability "
                             "(from its log-probabilities) as each call's outcome where it "
-                            "has one (default hard: the verdict alone)")
+                            "has one (default hard: the verdict alone; elimination and swiss)")
     tournament.add_argument("--concurrency", type=int,
                             help="LLM calls in flight at most (default 10)")
     tournament.add_argument("--seed", type=int,

@@ -240,17 +240,17 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     err = sys.stderr
     cost = "" if stats.estimated_cost is None else f", cost {stats.estimated_cost:.4f}"
     found = phases(result)  # a pre-pass: its texts scored alone are one-call matches
-    played = (f"{len(result.pointwise)} texts scored alone" if result.pointwise else
-              f"{found['prepass']['texts']} texts scored alone and "
-              f"{found['swiss']['matches']} matches" if found else
-              f"{stats.total_matches} matches")
+    played = (f"{plural(len(result.pointwise), 'text')} scored alone" if result.pointwise
+              else f"{plural(found['prepass']['texts'], 'text')} scored alone and "
+              f"{plural(found['swiss']['matches'], 'match')}" if found else
+              plural(stats.total_matches, "match"))
     # Calls that count for neither side are said, never left to the reports alone.
     unsettled = "".join(f", {text}" for count, text in (
         (stats.failed_calls, f"{stats.failed_calls} without a verdict"),
         (stats.tied_calls, f"{stats.tied_calls} tied")) if count)
-    print(f"{played} in {plural(stats.rounds, 'round')}, {stats.total_api_calls} "
-          f"LLM calls ({stats.cache_hits} from cache{unsettled}){_split(stats, now)}{cost}, "
-          f"{stats.elapsed_time:.1f} s", file=err)
+    calls = plural(stats.total_api_calls, "LLM call")
+    print(f"{played} in {plural(stats.rounds, 'round')}, {calls} ({stats.cache_hits} from "
+          f"cache{unsettled}){_split(stats, now)}{cost}, {stats.elapsed_time:.1f} s", file=err)
     both = phases_text(result)
     if both is not None:
         print(both, file=err)

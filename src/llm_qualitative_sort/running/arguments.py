@@ -60,6 +60,19 @@ def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
                             "so it cannot score a text alone")
 
 
+def check_pairwise_only(settings: StrategySettings, ties: bool, verdicts: str) -> None:
+    """Refuse `ties=True` or `verdicts="soft"` for a run that compares no pair (pointwise)."""
+    if settings.name != "pointwise":
+        return
+    if ties:
+        raise ValueError("ties=True applies to comparisons (strategy='elimination' or "
+                         "'swiss'): strategy='pointwise' scores each text alone")
+    if verdicts == "soft":
+        raise ValueError("verdicts='soft' applies to the Bradley-Terry fit of comparisons: "
+                         "strategy='pointwise' ranks by mean scores, which use each call's "
+                         "label probabilities already where the judge sends them")
+
+
 def check_hooks(cache: Any, on_progress: Any) -> None:
     """Refuse a cache that is not a `ComparisonCache`, or a callback that cannot be called."""
     if cache is not None and not isinstance(cache, ComparisonCache):

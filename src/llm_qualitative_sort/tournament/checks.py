@@ -46,9 +46,10 @@ def check_strategy(strategy: Any = "elimination", **flat: Any) -> StrategySettin
         if keyword == _TOLERATED:
             positive_int(keyword, value, MAX_LOSSES)
             continue
-        owner, default = _owner(keyword)
+        owners, default = _owner(keyword)
         if value != default:
-            raise ValueError(f"{keyword} applies to strategy={owner!r} only")
+            named = " or ".join(f"strategy={owner!r}" for owner in owners)
+            raise ValueError(f"{keyword} applies to {named} only")
     return chosen.from_keywords(given)
 
 
@@ -76,14 +77,20 @@ def _fixed_calls(chosen: type[StrategySettings], keyword: str, value: Any) -> bo
             and value == chosen.default_calls_per_match)
 
 
-def _owner(keyword: str) -> tuple[str, Any]:
-    """The strategy whose settings have `keyword`, and that field's default."""
+def _owner(keyword: str) -> tuple[list[str], Any]:
+    """The strategies whose settings have `keyword`, and that field's default in the first."""
+    owners: list[str] = []
+    default: Any = None
     for name, strategy in STRATEGIES.items():
         owned = strategy.settings_class
         for field in owned.field_names():
             if owned.keyword(field) == keyword:
-                return name, owned.__dataclass_fields__[field].default
-    raise TypeError(f"unknown strategy setting {keyword!r}")
+                if not owners:
+                    default = owned.__dataclass_fields__[field].default
+                owners.append(name)
+    if not owners:
+        raise TypeError(f"unknown strategy setting {keyword!r}")
+    return owners, default
 
 
 def check_ties(ties: Any) -> None:

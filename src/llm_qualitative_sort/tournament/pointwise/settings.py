@@ -81,7 +81,9 @@ class Pointwise(StrategySettings):
         try:
             Scale.parse(values["scale"])
         except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{spell('scale')}: {exc}") from None
+            # The scale's messages start with "scale": named once, as the caller spells it.
+            text = str(exc).removeprefix("scale")
+            raise type(exc)(f"{spell('scale')}{text}") from None
         if not isinstance(values["inverse"], bool):
             raise TypeError(f"{spell('inverse')} must be a bool, "
                             f"got {type(values['inverse']).__name__}")
