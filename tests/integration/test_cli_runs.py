@@ -148,3 +148,43 @@ def test_a_new_sort_under_a_stored_runs_id_must_be_that_run(store, capsys, tmp_p
     assert code == EXIT_OK, err
     report = json.loads((tmp_path / "done.json").read_text("utf-8"))
     assert [line.split()[-1] for line in out.splitlines()][0] == report["rankings"][0]["items"][0]
+
+
+def test_a_run_is_named_by_the_start_of_its_id(store, capsys, tmp_path) -> None:
+    db = ["--checkpoint", str(store)]
+    code, out, _ = _call(capsys, "runs", "show", "halt", *db)
+    assert code == EXIT_OK and out.startswith("run id:              halted\n")
+    assert "sort --resume halted" in out
+    code, _, err = _call(capsys, "report", "don", "--out", str(tmp_path / "r.json"), *db)
+    assert code == EXIT_USAGE and "no run 'don'" in err and "first 4 characters" in err
+    # Two runs whose ids start alike: the start names neither, and says which it could be.
+    code, _, _ = _call(capsys, "sort", "--resume", "halt", "--progress", "none", *db)
+    assert code == EXIT_OK
+    code, _, err = _call(capsys, "sort", str(tmp_path / "items.csv"), "--column", "text",
+                         "--criteria", "larger", "--run-id", "halter", "--progress", "none",
+                         *db)
+    assert code == EXIT_OK, err
+    for command in (["runs", "show", "halt"], ["runs", "rm", "halt"],
+                    ["report", "halt", "--out", str(tmp_path / "r.json")],
+                    ["sort", "--resume", "halt"]):
+        code, _, err = _call(capsys, *command, *db)
+        assert code == EXIT_USAGE and "'halt' starts the ids of 2 runs (halted, halter)" in err
+    code, out, _ = _call(capsys, "runs", "show", "halte", *db)
+    assert code == EXIT_USAGE
+    code, out, err = _call(capsys, "report", "halted", "--out", str(tmp_path / "r.json"), *db)
+    assert code == EXIT_OK and "report of run halted written" in err
+    assert json.loads((tmp_path / "r.json").read_text("utf-8"))["run_id"] == "halted"
+    code, out, _ = _call(capsys, "runs", "rm", "halte", "halted", *db)
+    assert code == EXIT_USAGE
+    code, out, _ = _call(capsys, "runs", "rm", "done", "halted", *db)
+    assert code == EXIT_OK and out.splitlines() == ["deleted run done", "deleted run halted"]
+    code, out, err = _call(capsys, "runs", "list", *db)
+    assert [row.split()[0] for row in out.splitlines()[1:]] == ["halter"]
+    assert "1 run in" in err
+
+
+def test_show_gives_the_elapsed_time_in_seconds(store, capsys) -> None:
+    code, out, _ = _call(capsys, "runs", "show", "done", "--checkpoint", str(store))
+    shown = [line for line in out.splitlines() if line.startswith("elapsed time:")]
+    assert code == EXIT_OK and len(shown) == 1
+    assert shown[0].endswith(" s") and len(shown[0].split()[-2].split(".")[1]) == 1

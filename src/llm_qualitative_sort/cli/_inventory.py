@@ -24,7 +24,21 @@ from llm_qualitative_sort.results.from_state import history_matches, statistics
 from llm_qualitative_sort.stores import StoredRuns, StoreError, store_for
 from llm_qualitative_sort.tournament import flat_keywords
 
-__all__ = ["LeaseLiveness", "Liveness", "RunInventory", "RunSummary", "StoreError", "priced"]
+__all__ = ["AmbiguousRunId", "LeaseLiveness", "Liveness", "RunInventory", "RunSummary",
+           "StoreError", "priced"]
+
+
+# How much of a run's id names it on the command line (as a commit's start names it in git).
+SHORTEST_START = 4
+
+
+class AmbiguousRunId(ValueError):
+    """The start of a run id that several runs' ids share."""
+
+    def __init__(self, given: str, run_ids: list[str]) -> None:
+        shown = ", ".join(run_ids[:5]) + (", …" if len(run_ids) > 5 else "")
+        super().__init__(f"{given!r} starts the ids of {len(run_ids)} runs ({shown}): "
+                         "give more of the id")
 
 
 class Liveness(Protocol):
@@ -123,6 +137,20 @@ class RunInventory:
         """Every run, newest first."""
         found = [await self.summary(run_id) for run_id in await self.run_ids()]
         return [s for s in reversed(found) if s is not None]
+
+    async def find(self, given: str) -> RunSummary | None:
+        """The run `given` names: its whole id, or the start of one run's id alone.
+
+        A start shorter than `SHORTEST_START` characters names no run but its own. Several
+        runs whose ids start so: `AmbiguousRunId`, naming them.
+        """
+        summary = await self.summary(given)
+        if summary is not None or len(given) < SHORTEST_START:
+            return summary
+        starting = [run_id for run_id in await self.run_ids() if run_id.startswith(given)]
+        if len(starting) > 1:
+            raise AmbiguousRunId(given, starting)
+        return await self.summary(starting[0]) if starting else None
 
     async def summary(self, run_id: str) -> RunSummary | None:
         """The run `run_id`, or None if no checkpoint of it is kept."""

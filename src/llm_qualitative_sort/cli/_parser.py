@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                   "write the report of a stored run (no judge is called)")
     report.add_argument("run_id", metavar="RUN_ID")
     _add_report_options(report, required=True)
-    report.add_argument("--ranking", choices=RANKINGS, help="order by wins (default: as run)")
+    report.add_argument("--ranking", choices=RANKINGS,
+                        help="order by wins or Bradley-Terry strength (default: as run)")
     return parser
 
 

@@ -107,10 +107,10 @@ def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any
     stored = {k: v for k, v in summary.settings.items() if k in _FLAG_NAMES | {"chat_model_args"}}
     problems = conflicts(flags, stored)
     if problems:
-        raise UsageError(f"run {args.resume!r} keeps the settings it was started with: "
+        raise UsageError(f"run {summary.run_id!r} keeps the settings it was started with: "
                          + "; ".join(problems) + ". Drop those flags, or start a new run")
     config = RunConfig(**layered(flags, stored, env, file_settings))
-    config.run_id, config.resume = args.resume, True
+    config.run_id, config.resume = summary.run_id, True
     return config, None, summary.ids, None
 
 
@@ -133,10 +133,14 @@ async def _stored(path: Any, run_id: str) -> Any:
     if not has_runs(path):
         raise UsageError(f"no run {run_id!r} in {path} (the file does not exist)")
     async with RunInventory.open(path) as runs:
-        summary = await runs.summary(run_id)
+        try:
+            summary = await runs.find(run_id)
+        except ValueError as exc:  # the start of several runs' ids
+            raise UsageError(str(exc)) from None
         where = runs.where
     if summary is None:
         raise UsageError(f"no run {run_id!r} in {where}")
+    run_id = summary.run_id
     if summary.state == "not started":
         raise UsageError(f"run {run_id!r} was stopped before its items were saved: start it "
                          f"again with `sort FILE --run-id {run_id}` and the same settings")
