@@ -134,11 +134,16 @@ def test_dedupe_drops_repeated_items_with_a_note(capsys, tmp_path) -> None:
     code, out, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "larger",
                            "--dedupe", "--progress", "none", "--dry-run")
     assert code == EXIT_OK and "items: 3" in out
-    assert "dropped 2 duplicate item(s)" in err and "(lines 3, 5)" in err
+    assert "dropped 2 duplicate items of" in err and "(lines 3, 5)" in err
+    (tmp_path / "b.txt").write_text("5\n9\n5\n", encoding="utf-8")
+    code, out, err = _call(capsys, "sort", str(tmp_path / "b.txt"), "--criteria", "larger",
+                           "--dedupe", "--progress", "none", "--dry-run")
+    assert code == EXIT_OK and "dropped 1 duplicate item of" in err and "(line 3)" in err
 
 
-def test_the_langchain_provider_refuses_credentials_on_the_command_line(capsys,
-                                                                        tmp_path) -> None:
+def test_the_langchain_provider_refuses_credentials_on_the_command_line(capsys, tmp_path,
+                                                                        monkeypatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the chat model is built, not called
     (tmp_path / "a.txt").write_text("1\n2\n")
     code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c",
                          "--provider", "langchain", "--chat-model",
@@ -147,3 +152,30 @@ def test_the_langchain_provider_refuses_credentials_on_the_command_line(capsys,
     code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c",
                          "--provider", "langchain", "--chat-model", "no_such_pkg:Model")
     assert code == EXIT_USAGE and "pip install no-such-pkg" in err
+    assert "--chat-model 'no_such_pkg:Model' needs the module no_such_pkg, which" in err
+    code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c",
+                         "--provider", "langchain", "--chat-model", "langchain_openai:Nope")
+    assert code == EXIT_USAGE and "langchain_openai has no 'Nope'" in err
+    code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c",
+                         "--provider", "langchain", "--chat-model", "langchain_openai:ChatOpenAI",
+                         "--chat-model-arg", "temperature=0")
+    assert code == EXIT_USAGE and "OPENAI_API_KEY" in err
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--timeout", "0"], "--timeout must be a positive, finite number, got 0.0"),
+    (["--requests-per-second", "inf"], "--requests-per-second must be a positive, finite"),
+    (["--input-price-per-million", "-1"], "--input-price-per-million must be a finite number"),
+    (["--output-price-per-million", "nan"], "--output-price-per-million must be a finite"),
+    (["--rate-wait-limit", "-5"], "--rate-wait-limit must be a finite number >= 0"),
+    (["--mock-latency", "-1"], "--mock-latency must be a finite number >= 0"),
+    (["--price-per-call", "-2", "--dry-run"], "--price-per-call must be a finite number >= 0"),
+    (["--price-per-call", "nan", "--dry-run"], "--price-per-call must be a finite number >= 0"),
+])
+def test_a_number_out_of_range_is_refused_before_anything_runs(capsys, tmp_path, flags,
+                                                               message) -> None:
+    (tmp_path / "a.txt").write_text("1\n2\n3\n")
+    code, out, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c",
+                           "--checkpoint", str(tmp_path / "runs.db"), *flags)
+    assert code == EXIT_USAGE and message in err, err
+    assert out == "" and not (tmp_path / "runs.db").exists()

@@ -30,7 +30,7 @@ from llm_qualitative_sort.stores.journal_file import journal_counts
 ITEMS = [str(n * 13 % 97) for n in range(40)]
 CONCURRENCY = 4
 WORKER = Path(__file__).with_name("full_disk_worker.py")
-UNSAVED = re.compile(r"(\d+) paid call\(s\) could not be written to the run journal")
+UNSAVED = re.compile(r"(\d+) paid calls? could not be written to the run journal")
 
 
 def _sorter(provider: MockLLMProvider, checkpoint: Path | None) -> QualitativeSorter:

@@ -32,4 +32,4 @@ def test_the_tokens_per_call_are_the_estimate_the_pacing_uses() -> None:
     print_estimate(plan, None, out, tokens_per_call=mean_call_tokens(texts, "clarity"))
     expected = call_tokens("x" * 600, "y" * 600, "clarity")
     assert f"tokens per call: about {expected} " in out.getvalue()
-    assert f"{expected * plan.max_calls} at most for the run" in out.getvalue()
+    assert f"about {expected * plan.max_calls:,} for {plan.max_calls:,} calls)" in out.getvalue()

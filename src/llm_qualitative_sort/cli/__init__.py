@@ -8,7 +8,7 @@ Example:
     items: 3
     matches: 4 … 5 (fewer when matches are drawn)
     LLM calls: 8 … 10 (2 per match; cache hits cost nothing)
-    tokens per call: about 453 (from the texts' mean length; 4530 at most for the run)
+    tokens per call: about 453 (from the texts' mean length; about 4,530 for 10 calls)
     rounds: about 4 (with --batch, each is one batch turnaround: up to 24 h)
     dry run: nothing was called
     0

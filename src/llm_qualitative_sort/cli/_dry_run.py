@@ -83,7 +83,8 @@ def print_estimate(
               "cost nothing)", file=out)
     if tokens_per_call is not None:
         print(f"tokens per call: about {tokens_per_call} (from the texts' mean length; "
-              f"{tokens_per_call * plan.max_calls} at most for the run)", file=out)
+              f"about {tokens_per_call * plan.max_calls:,} for {plan.max_calls:,} calls)",
+              file=out)
     if rounds:
         print(f"rounds: about {rounds} (with --batch, each is one batch turnaround: "
               "up to 24 h)", file=out)

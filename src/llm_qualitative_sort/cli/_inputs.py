@@ -121,7 +121,9 @@ def checked(records: list[Record], name: str, *, dedupe: bool,
                              f"({_preview(record.text)}); remove it or pass --dedupe")
     if dropped:
         lines = ", ".join(str(r.line) for r in dropped[:10]) + (" …" if len(dropped) > 10 else "")
-        note(f"note: dropped {len(dropped)} duplicate item(s) of {name} (lines {lines})")
+        one = len(dropped) == 1
+        note(f"note: dropped {len(dropped)} duplicate {'item' if one else 'items'} of {name} "
+             f"({'line' if one else 'lines'} {lines})")
     _check_unique_ids(kept, name)
     return kept
 

@@ -178,6 +178,10 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     if dry_run:
         from llm_qualitative_sort.cli._rounds import simulated_rounds
 
+        price = args.price_per_call
+        if price is not None and not 0 <= price < math.inf:
+            raise UsageError(f"--price-per-call must be a finite number >= 0, got {price}")
+
         assert texts is not None
         plan = estimate(len(texts), settings)
         rounds = simulated_rounds(settings, len(texts))

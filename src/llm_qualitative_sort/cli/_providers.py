@@ -63,7 +63,8 @@ def make_provider(config: RunConfig) -> LLMProvider:
         return _langchain_provider(config)
     spec = REGISTRY[config.provider]
     assert spec.client is not None and spec.extra is not None  # a hosted provider
-    _require(spec.client, install_hint(spec.extra), config.provider)
+    _require(spec.client, install_hint(spec.extra),
+             f"the {config.provider} provider needs {spec.client.replace('_', '-')}")
     kwargs: dict[str, Any] = {"api_key": None, "base_url": config.base_url, **_call_options(config)}
     if config.batch:
         from llm_qualitative_sort.providers._batch import BatchOptions
@@ -105,14 +106,13 @@ def _call_options(config: RunConfig) -> dict[str, Any]:
     return options
 
 
-def _require(module: str, fix: str, what: str) -> None:
+def _require(module: str, fix: str, needs: str) -> None:
+    """Raise `ProviderUnavailable` saying `needs` and `fix` when `module` cannot be imported."""
     try:
         importlib.import_module(module)
     except ImportError as exc:
         raise ProviderUnavailable(
-            f"the {what} provider needs {module.replace('_', '-')}, which is not installed "
-            f"({exc}); install it with: {fix}"
-        ) from exc
+            f"{needs}, which is not installed ({exc}); install it with: {fix}") from exc
 
 
 def chat_model_class(path: str) -> type[Any]:
@@ -126,10 +126,13 @@ def chat_model_class(path: str) -> type[Any]:
         raise ProviderUnavailable(f"--chat-model {path!r}: expected MODULE:CLASS, "
                                   "such as langchain_openai:AzureChatOpenAI")
     top = module_name.split(".")[0]
-    _require(module_name, f"pip install {top.replace('_', '-')}", f"chat model {path!r}")
+    _require(module_name, f"pip install {top.replace('_', '-')}",
+             f"--chat-model {path!r} needs the module {module_name}")
     found = getattr(importlib.import_module(module_name), name, None)
     from langchain_core.language_models import BaseChatModel
 
+    if found is None:
+        raise ProviderUnavailable(f"--chat-model {path!r}: {module_name} has no {name!r}")
     if not (isinstance(found, type) and issubclass(found, BaseChatModel)):
         raise ProviderUnavailable(f"--chat-model {path!r} is not a LangChain chat model class")
     return found

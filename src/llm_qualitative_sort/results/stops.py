@@ -39,7 +39,8 @@ def stop_reason(
     if unsaved:
         where = "" if journal.where in reason else f" {journal.where}"
         reason += (
-            f"; {unsaved} paid call(s) could not be written to the run journal{where}"
+            f"; {unsaved} paid {'call' if unsaved == 1 else 'calls'} could not be written to "
+            f"the run journal{where}"
             " (resuming pays again for those whose round had not finished)"
         )
     return reason

@@ -284,5 +284,6 @@ def note_unsaved(exc: BaseException, journal: Any) -> None:
     unsaved = journal.unsaved_calls()
     if unsaved:
         exc.add_note(
-            f"{unsaved} paid call(s) could not be written to the run journal {journal.where}"
+            f"{unsaved} paid {'call' if unsaved == 1 else 'calls'} could not be written to "
+            f"the run journal {journal.where}"
         )
