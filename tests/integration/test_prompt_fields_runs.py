@@ -173,7 +173,7 @@ async def test_studio_input_takes_fields_parallel_to_the_items() -> None:
 
 @pytest.mark.parametrize(("given", "message"), [
     ({"prompt": SOURCED.to_dict()}, r"'sourced', user part, line 2: .*carry no fields"),
-    ({"prompt": SOURCED.to_dict(), "fields": [{"source": "x"}]}, r"fields has 1 entries"),
+    ({"prompt": SOURCED.to_dict(), "fields": [{"source": "x"}]}, r"fields has 1 entry"),
     ({"fields": FIELDS}, r"shows none of them"),
 ])
 async def test_bad_studio_fields_fail_before_any_call(given: dict[str, object],
@@ -198,3 +198,18 @@ async def test_a_run_stored_without_fields_resumes_as_before_and_needs_them_to_s
     assert judge.calls == 0
     result = await _sorter(judge, store, prompt=plain).resume("r")
     assert judge.calls > 0 and result.rankings
+
+
+async def test_a_fields_template_in_a_new_process_first_run_is_not_stopped() -> None:
+    # The token estimate measures the built-in prompt once per process; measured inside a
+    # first run whose template shows fields, it rendered that template for empty texts,
+    # which have none, and stopped the run at its first call.
+    from llm_qualitative_sort.providers import _tokens
+
+    _tokens._prompt_chars.cache_clear()
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=2,
+                               checkpointer=None, prompt=SOURCED)
+    result = await sorter.sort(ITEMS, fields=FIELDS)
+    assert result.statistics.failed_calls == 0 and len(result.rankings) > 1
+    assert _tokens._prompt_chars() == sum(
+        len(str(m.content)) for m in build_messages("", "", ""))  # the built-in prompt's

@@ -111,7 +111,7 @@ def test_a_run_keeps_only_the_fields_its_template_shows() -> None:
 
 
 @pytest.mark.parametrize(("fields", "error", "message"), [
-    ([{"question": "q"}], ValueError, r"fields has 1 entries for 2 items"),
+    ([{"question": "q"}], ValueError, r"fields has 1 entry for 2 items"),
     ({"question": "q"}, TypeError, r"fields must be a list of mappings"),
     ([{"question": "q"}, ["q"]], TypeError, r"fields\[1\] must be a mapping"),
     ([{"question": "q"}, {"question": object()}], TypeError, r"fields\[1\] must be plain JSON"),

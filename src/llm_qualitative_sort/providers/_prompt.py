@@ -123,6 +123,13 @@ def build_messages(
     if custom is not None:
         system_text, user_text = custom(item_a, item_b, criteria, ties)
         return [SystemMessage(system_text), HumanMessage(user_text)]
+    return builtin_messages(item_a, item_b, criteria, ties=ties)
+
+
+def builtin_messages(
+    item_a: str, item_b: str, criteria: str, *, ties: bool = False
+) -> list[BaseMessage]:
+    """The built-in prompt's messages, whatever template the run asks with."""
     tag = fence_tag(item_a, item_b, criteria)
     question = (
         f"Which text, A or B, better meets the criterion? The fence tag is {tag}. "

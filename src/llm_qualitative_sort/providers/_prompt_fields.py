@@ -73,8 +73,9 @@ def checked_fields(fields: Any, count: int) -> list[dict[str, Any]]:
         raise TypeError("fields must be a list of mappings, one per item, got "
                         f"{type(fields).__name__}")
     if len(fields) != count:
-        raise ValueError(f"fields has {len(fields)} entries for {count} items: give one "
-                         "mapping per item, in the items' order")
+        entries = "1 entry" if len(fields) == 1 else f"{len(fields)} entries"
+        raise ValueError(f"fields has {entries} for {count} items: give one mapping per "
+                         "item, in the items' order")
     result: list[dict[str, Any]] = []
     for index, entry in enumerate(fields):
         if not isinstance(entry, Mapping) or not all(isinstance(k, str) for k in entry):

@@ -14,10 +14,14 @@ ANSWER_TOKENS = 150  # one to three sentences of reasoning and the verdict
 
 @functools.cache
 def _prompt_chars() -> int:
-    """Characters of the built-in prompt around the texts (fences, instructions)."""
-    from llm_qualitative_sort.providers._prompt import build_messages
+    """Characters of the built-in prompt around the texts (fences, instructions).
 
-    return sum(len(str(message.content)) for message in build_messages("", "", ""))
+    Always the built-in prompt's, even when first asked inside a run with a template of
+    its own (whose fields an empty text would not have).
+    """
+    from llm_qualitative_sort.providers._prompt import builtin_messages
+
+    return sum(len(str(message.content)) for message in builtin_messages("", "", ""))
 
 
 def call_tokens(first: str, second: str, criteria: str) -> int:
