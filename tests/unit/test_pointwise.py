@@ -228,3 +228,23 @@ def test_a_bad_scale_is_named_once() -> None:
     with pytest.raises(ValueError, match=r"^scale needs LOW < HIGH, got '4-1'$"):
         QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", strategy="pointwise",
                           scale="4-1", checkpointer=None)
+
+
+def test_the_html_report_of_a_pointwise_run_counts_texts_not_matches() -> None:
+    import re
+
+    from llm_qualitative_sort.reports import to_html
+
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
+                               strategy="pointwise", repetitions=2, checkpointer=None)
+    result = asyncio.run(sorter.sort(ITEMS))
+    for lang, first, dropped in ((None, "texts scored alone", ("total matches", "draws")),
+                                 ("ja", "単独で採点したテキスト", ("対戦数", "引き分け"))):
+        page = to_html(result, {"criteria": "larger", "strategy": "pointwise",
+                                "repetitions": 2, "scale": "0-5"}, lang=lang)
+        cards = re.findall(r'<div class="value">([^<]*)</div><div class="label">([^<]*)<',
+                           page)
+        assert cards[0] == (str(len(ITEMS)), first)
+        assert cards[1][0] == str(2 * len(ITEMS))  # the calls
+        assert not any(label in dropped for _, label in cards)
+    assert "<b>繰り返し回数</b>" in page and "<b>尺度</b>" in page and "<b>scale</b>" not in page

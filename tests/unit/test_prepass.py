@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import re
 from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss
+from llm_qualitative_sort import ComparisonResult, MockLLMProvider, QualitativeSorter, Swiss
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.metrics import kendall_tau
 from llm_qualitative_sort.results.from_state import sort_result
@@ -131,3 +132,44 @@ def test_the_prepass_round_asks_a_pointwise_prompt() -> None:
     own = PromptSetup(PromptTemplate(system="Judge {{ criteria }}.",
                                      user="{{ text_a }} or {{ text_b }}?"))
     assert round_prompt(own, True).template.name == "builtin:en:pointwise"
+
+
+def test_the_audit_of_a_prepass_run_reads_order_from_the_matches_alone() -> None:
+    # A judge that always prefers the text shown second: every pair call has the
+    # first-shown text lose, while a text scored alone is stored as a one-call match "A".
+    class SecondShownWins(MockLLMProvider):
+        async def compare_call(self, item_a: str, item_b: str, criteria: str, *,
+                               repetition: int = 0) -> ComparisonResult:
+            return ComparisonResult(winner="B", reasoning="the second")
+
+    judge = SecondShownWins(seed=2)
+    result = asyncio.run(_sorter(judge, budget=150, prepass="pointwise").sort(ITEMS))
+    pairs = [call for m in result.match_history if m.item_a != m.item_b for call in m.rounds]
+    alone = [m for m in result.match_history if m.item_a == m.item_b]
+    assert len(alone) == len(ITEMS) and len(pairs) == 150 - len(ITEMS)
+    stats = result.statistics
+    for bias in (stats.position_bias, stats.judges[0].position_bias):
+        assert bias is not None and bias.calls == len(pairs)
+        assert bias.first_shown_share == 0.0  # the labels given alone count for no side
+    assert stats.judges[0].calls == 150  # the calls are the judge's all the same
+    assert stats.draws == sum(m.winner is None for m in result.match_history
+                              if m.item_a != m.item_b)
+
+
+def test_the_html_report_of_a_prepass_run_counts_each_phase_in_its_language() -> None:
+    from llm_qualitative_sort.reports import to_html
+
+    result = asyncio.run(_sorter(MockLLMProvider(seed=2), budget=150,
+                                 prepass="pointwise").sort(ITEMS))
+    settings = {"criteria": "larger", "strategy": "swiss", "budget": 150,
+                "prepass": "pointwise"}
+    english = to_html(result, settings)
+    assert "pre-pass: 60 texts scored alone (60 scored), then 90 Swiss matches (90 calls)" \
+        in english
+    # The cards: the texts scored alone, then the matches between two texts.
+    cards = re.findall(r'<div class="value">([^<]*)</div><div class="label">([^<]*)</div>',
+                       english)
+    assert cards[:2] == [("60", "texts scored alone"), ("90", "total matches")]
+    japanese = to_html(result, settings, lang="ja")
+    assert "事前採点: 60件のテキストを単独で採点" in japanese and "pre-pass" not in japanese
+    assert "<b>事前採点</b>" in japanese and "<b>prepass</b>" not in japanese

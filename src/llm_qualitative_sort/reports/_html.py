@@ -24,7 +24,7 @@ from llm_qualitative_sort.reports._text import display_width, isolated, page_lan
 from llm_qualitative_sort.reports._trust import trust_section
 from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
 from llm_qualitative_sort.reports._words import words as words_in
-from llm_qualitative_sort.results.phases import phases_text
+from llm_qualitative_sort.results.phases import phases
 from llm_qualitative_sort.tournament import shown_settings
 from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
@@ -119,9 +119,10 @@ def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str
     pairs += [(words.get(f"setting_{name}", name.replace("_", " ")), value)
               for name, value in shown.items()]
     cells = "".join(f"<span><b>{escape(k)}</b> {isolated(str(v))}</span>" for k, v in pairs)
-    both = phases_text(result)  # a pre-pass, then Swiss
-    return f'<p class="run">{cells}</p>' + ("" if both is None else
-                                            f'<p class="run">{escape(both)}</p>')
+    both = phases(result)  # a pre-pass, then Swiss
+    return f'<p class="run">{cells}</p>' + ("" if both is None else '<p class="run">' + escape(
+        words["phases"].format(texts=both["prepass"]["texts"], scored=both["prepass"]["scored"],
+                               **both["swiss"])) + "</p>")
 
 
 # The audit's records have a section of their own (the trust section).
@@ -136,6 +137,13 @@ def _statistics(result: SortResult, words: Words) -> str:
     stats["rate_wait"] = f"{stats['rate_wait']:.1f} s"
     cost = stats["estimated_cost"]
     stats["estimated_cost"] = "—" if cost is None else f"{cost:.4f}"  # no prices given
+    if result.pointwise:  # texts scored alone: no match, no draw, no tie
+        for name in ("total_matches", "draws", "tied_calls"):
+            del stats[name]
+        stats = {"texts_scored": len(result.pointwise), **stats}
+    elif (both := phases(result)) is not None:  # a pre-pass: its texts, then the matches
+        stats = {"texts_scored": both["prepass"]["texts"], **stats,
+                 "total_matches": both["swiss"]["matches"]}
     cards = "".join(
         f'<div class="stat"><div class="value">{escape(str(value))}</div>'
         f'<div class="label">{escape(words.get(name, name.replace("_", " ")))}</div></div>'

@@ -125,6 +125,10 @@ EN: Mapping[str, str] = {
                         "other order. For a calibrated judge the two columns agree.",
     "stated_col": "Stated probability", "mean_stated_col": "Mean stated",
     "observed_col": "Observed share",
+    # A Swiss run with a pre-pass, under the title; a pointwise run's first card.
+    "phases": "pre-pass: {texts} texts scored alone ({scored} scored), then {matches} Swiss "
+              "matches ({calls} calls)",
+    "texts_scored": "texts scored alone",
 }
 
 JA: Mapping[str, str] = {
@@ -243,7 +247,13 @@ JA: Mapping[str, str] = {
     "setting_seed": "シード", "setting_ranking": "順位付け",
     "setting_strategy": "戦略", "setting_budget": "予算（判定数）", "setting_top_k": "上位K",
     "setting_stop_when_settled": "上位確定で停止", "setting_judges": "判定者",
-    "setting_schedule": "スケジュール",
+    "setting_schedule": "スケジュール", "setting_ties": "引き分けを許可",
+    "setting_prompt": "プロンプト", "setting_context": "コンテキスト", "setting_scale": "尺度",
+    "setting_inverse": "逆の問い", "setting_repetitions": "繰り返し回数",
+    "setting_prepass": "事前採点",
+    "phases": "事前採点: {texts}件のテキストを単独で採点（採点できたのは{scored}件）、続いて"
+              "スイス式の対戦{matches}回（呼び出し{calls}回）",
+    "texts_scored": "単独で採点したテキスト",
 }
 
 LANGUAGES = {"en": EN, "ja": JA}

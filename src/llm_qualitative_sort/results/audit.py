@@ -46,6 +46,7 @@ class _Tally:
     disagreements: int = 0
     first_both: int = 0
     second_both: int = 0
+    alone: int = 0  # calls of a text scored alone that gave a label: no first-shown text
     single: list[tuple[str, str, float]] = field(default_factory=list)  # (first, second, won)
     prompts: _Prompts = field(default_factory=dict)
 
@@ -173,6 +174,9 @@ def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: st
         if winner is None:
             tally.failed += 1
             continue
+        if match.item_a == match.item_b:  # a text scored alone (a pre-pass): no order
+            tally.alone += 1
+            continue
         if winner == "tie":
             tally.tied += 1
             continue
@@ -182,6 +186,8 @@ def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: st
             shown = ((match.item_a, match.item_b) if call.order == "AB"
                      else (match.item_b, match.item_a))
             tally.prompts.setdefault(shown, first_won)  # a rematch: the first verdict counts
+    if match.item_a == match.item_b:
+        return
     if len(rounds) == 1:  # one call per match (Swiss): no pair to hold it against
         _add_single(tallies[rounds[0].judge or default_judge], match, rounds[0])
         return
@@ -217,7 +223,7 @@ def _add_single(tally: _Tally, match: MatchResult, call: RoundResult) -> None:
 def _merge(total: _Tally, tally: _Tally) -> None:
     for name in ("calls", "paid", "failed", "tied", "input_tokens", "output_tokens", "batch_input",
                  "batch_output", "first_wins",
-                 "pairs", "disagreements", "first_both", "second_both"):
+                 "pairs", "disagreements", "first_both", "second_both", "alone"):
         setattr(total, name, getattr(total, name) + getattr(tally, name))
     total.single.extend(tally.single)
 
@@ -258,7 +264,7 @@ def _consistency(tally: _Tally) -> OrderConsistency:
 
 
 def _position(tally: _Tally, strengths: Strengths | None) -> PositionBias | None:
-    verdicts = tally.calls - tally.failed - tally.tied
+    verdicts = tally.calls - tally.failed - tally.tied - tally.alone
     if tally.pairs or not tally.single:
         return from_swapped_pairs(tally.first_both, tally.second_both, tally.first_wins,
                                   verdicts)

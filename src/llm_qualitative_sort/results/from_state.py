@@ -136,7 +136,8 @@ def statistics(
         cache_hits=calls - paid,
         elapsed_time=elapsed,
         failed_calls=failed,
-        draws=sum(match.winner is None for match in matches),
+        # A text scored alone (a pre-pass) that got no label is a failed call, not a draw.
+        draws=sum(match.winner is None and match.item_a != match.item_b for match in matches),
         rounds=rounds,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
@@ -174,9 +175,9 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
                             "draws", "input_tokens", "output_tokens", "tied_calls"), 0)
     totals["rounds"] = len(history)
     for entry in history:
-        for _a, _b, winner, calls in entry["matches"]:
+        for a, b, winner, calls in entry["matches"]:
             totals["total_matches"] += 1
-            totals["draws"] += winner is None
+            totals["draws"] += winner is None and a != b
             for _order, call_winner, _reasoning, cached, tokens_in, tokens_out, *_ in (
                 stored_calls(calls)
             ):

@@ -1,0 +1,36 @@
+"""The K of the reports' "P(top K)": never every item, where a top K would say nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+
+import pytest
+
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, SortResult
+from llm_qualitative_sort.reports import to_csv, to_html, to_json_dict
+
+
+def _run(n: int, **settings: object) -> SortResult:
+    sorter = QualitativeSorter(MockLLMProvider(seed=2), criteria="larger", seed=2,
+                               checkpointer=None, **settings)  # type: ignore[arg-type]
+    return asyncio.run(sorter.sort([str(i) for i in range(n)]))
+
+
+@pytest.mark.parametrize(("n", "settings", "k"), [
+    (8, {}, 4),
+    (10, {"strategy": "pointwise"}, 5),
+    (12, {}, 10),
+    (8, {"strategy": "swiss", "top_k": 3}, 3),
+])
+def test_every_report_shows_the_same_informative_k(n: int, settings: dict[str, object],
+                                                   k: int) -> None:
+    result = _run(n, **settings)
+    shown = {"criteria": "larger", **settings}
+    assert to_json_dict(result, shown)["uncertainty"]["top_k"] == k
+    rows = list(csv.DictReader(io.StringIO(to_csv(result, settings=shown))))
+    assert f"p_top_{k}" in rows[0]
+    # They sum to K: with K = n every one of them would be 1.
+    assert sum(float(row[f"p_top_{k}"]) for row in rows) == pytest.approx(k, abs=1e-6)
+    assert f"P(top {k})" in to_html(result, shown)
