@@ -61,6 +61,13 @@ async def test_the_display_the_summary_and_the_reports_say_it_stopped_early(
     said = "stopped early: the top 3 were settled"
     assert said in out.getvalue() and f"after {used} of 2000 judgements" in out.getvalue()
     assert "1 matches" not in out.getvalue()
+    # Each round's line says how sure the top K is, up to the share that stopped the run.
+    shares = [int(line.rsplit("expected ", 1)[1].split(" %")[0])
+              for line in out.getvalue().splitlines() if line.startswith("round ")]
+    assert len(shares) == len([line for line in out.getvalue().splitlines()
+                               if line.startswith("round ")]) > 1
+    assert all(", top 3 expected " in line for line in out.getvalue().splitlines()
+               if line.startswith("round ")) and shares[-1] >= 95 > shares[0]
     print_summary(result, RunConfig(checkpoint=str(tmp_path / "x.sqlite3")), None)
     assert said in capsys.readouterr().err
     page = to_html(result, {"strategy": "swiss"})

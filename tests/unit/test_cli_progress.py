@@ -65,3 +65,18 @@ def test_rate_pauses_are_shown_and_their_429s_counted_per_judge() -> None:
     progress(_rate_event("gemini", 2))
     assert out.getvalue() == "waiting 4 s for the rate limit, 12 calls/s\n"
     assert progress.tally.limited == 7 and "7 × 429" in progress.tally.describe()
+
+
+def test_a_round_line_says_how_sure_the_top_k_is_only_when_the_run_measures_it() -> None:
+    out = io.StringIO()
+    progress = LineProgress(out, None)
+    end = ProgressEvent(EventType.ROUND_END, "round 1: 2 matches", 2, 5, {"round": 1})
+    progress(ProgressEvent(EventType.STANDINGS, "s", 2, 5,
+                           {"top": ["a", "b"], "expected": None}))
+    progress(end)
+    progress(ProgressEvent(EventType.STANDINGS, "s", 2, 5,
+                           {"top": ["a", "b"], "expected": 0.8149}))
+    progress(end)
+    assert out.getvalue().splitlines() == [
+        "round 1: 2 matches (2/5 matches; 0 calls)",
+        "round 1: 2 matches (2/5 matches; 0 calls), top 2 expected 81 % right"]
