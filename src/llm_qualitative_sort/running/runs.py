@@ -22,6 +22,7 @@ from llm_qualitative_sort.providers._prompt_run import with_fields
 from llm_qualitative_sort.results.from_state import trivial_result
 from llm_qualitative_sort.running.drive import finish
 from llm_qualitative_sort.running.stored import RunPlan, stored_run
+from llm_qualitative_sort.stores.base import Settling
 from llm_qualitative_sort.tournament import strategy_class
 from llm_qualitative_sort.tournament.checks import check_items, check_run_id
 
@@ -62,6 +63,8 @@ async def sort_items(sorter: QualitativeSorter, items: Sequence[str], run_id: st
         if stored:
             plan.check_same_run(stored, texts, run_id)
         start = None if stored else plan.start(texts, run_id)
+        if start is not None and isinstance(saver, Settling):
+            journal.expect_input()  # its saver says when the input is saved
         return await finish(worker, graph, start, config, stored, journal, started)
 
 

@@ -26,6 +26,8 @@ class GroupCommitJournal(ABC):
         self._failure: Exception | None = None
         self._fence: Fence | None = None
         self._holder: LeaseHolder | None = None  # who took the run, once the fence fell
+        # A new run's input until its saver has saved it (None: nothing to wait for).
+        self._input: asyncio.Future[None] | None = None
 
     @property
     @abstractmethod
@@ -101,6 +103,37 @@ class GroupCommitJournal(ABC):
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
+
+    def expect_input(self) -> None:
+        """A new run: its paid calls wait until its input is saved (see `input_saved`)."""
+        self._input = asyncio.get_running_loop().create_future()
+
+    def input_written(self, failure: BaseException | None = None) -> None:
+        """The run's saver saved a checkpoint (its input first), or failed to."""
+        waiting = self._input
+        if waiting is None or waiting.done():
+            return
+        if failure is None:
+            waiting.set_result(None)
+        else:
+            waiting.set_exception(StorageError(
+                f"the run's input could not be saved, so no call was paid for: {failure}"))
+
+    async def input_saved(self) -> None:
+        """Wait until a new run's input is saved; raise `StorageError` if it could not be.
+
+        LangGraph saves a new run's input while its first steps run: a process killed
+        before that save has no run to resume. The judge waits here before each paid call
+        and the batch runner before each batch, so every call paid for belongs to a run
+        that can be resumed. Free once the input is saved.
+        """
+        waiting = self._input
+        if waiting is None:
+            return
+        if not waiting.done():
+            await asyncio.shield(waiting)  # one call's cancel must not cancel the others' wait
+        waiting.result()  # the save failed: raise it
+        self._input = None
 
     def check(self) -> None:
         """Raise if finished calls cannot be written (after one more try).

@@ -108,6 +108,19 @@ class RunJournal(Protocol):
         Raises `RunLockedError` if this process no longer holds the run (`confirm`).
         """
 
+    def expect_input(self) -> None:
+        """A new run: its paid calls wait until its input is saved (see `input_saved`)."""
+
+    def input_written(self, failure: BaseException | None = None) -> None:
+        """The run's saver saved a checkpoint (its input first), or failed to."""
+
+    async def input_saved(self) -> None:
+        """Wait until a new run's input is saved; raise `StorageError` if it could not be.
+
+        Before every paid call and batch: a run killed after paying can then always be
+        resumed, never only started again.
+        """
+
     def unsaved_calls(self) -> int:
         """Paid calls whose rows could not be written (after one more try)."""
 
@@ -150,8 +163,14 @@ class Settling:
         checkpoint is the one a resume starts from.
         """
         self.journal.confirm()
-        saved: RunnableConfig = await super().aput(  # type: ignore[misc]
-            config, checkpoint, metadata, new_versions)
+        try:
+            saved: RunnableConfig = await super().aput(  # type: ignore[misc]
+                config, checkpoint, metadata, new_versions)
+        except BaseException as exc:  # a new run's calls must not wait on it forever
+            self.journal.input_written(exc)
+            raise
+        # Checkpoints are saved in order: the first one saved holds the run's input.
+        self.journal.input_written()
         values = checkpoint["channel_values"]
         settled = values.get("settled")
         if settled:
