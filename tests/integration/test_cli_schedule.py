@@ -51,6 +51,19 @@ def test_a_pipelined_run_is_played_pipelined_and_kept(tmp_path, capsys) -> None:
         asyncio.run(sorter.sort(ITEMS, run_id="p"))
 
 
+def test_the_reports_name_a_pipelined_schedule_and_not_the_default(tmp_path, capsys) -> None:
+    for schedule, run_id in (("pipelined", "p"), ("rounds", "r")):
+        out = tmp_path / f"{run_id}.json"
+        code, _, err = _call(capsys, *_common(tmp_path), "--schedule", schedule,
+                             "--run-id", run_id, "--out", str(out))
+        assert code == EXIT_OK, err
+        settings = json.loads(out.read_text("utf-8"))["settings"]
+        assert settings.get("schedule") == (None if schedule == "rounds" else schedule)
+    code, _, _ = _call(capsys, "report", "p", "--out", str(tmp_path / "p.html"), "--lang", "ja",
+                       "--checkpoint", str(tmp_path / "r.db"))
+    assert code == EXIT_OK and "<b>スケジュール</b>" in (tmp_path / "p.html").read_text("utf-8")
+
+
 def test_a_resume_keeps_the_schedule_and_refuses_another(tmp_path, capsys,
                                                          monkeypatch) -> None:
     monkeypatch.setattr(MockLLMProvider, "compare_call", _revoked)

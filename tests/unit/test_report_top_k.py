@@ -28,7 +28,12 @@ def test_every_report_shows_the_same_informative_k(n: int, settings: dict[str, o
                                                    k: int) -> None:
     result = _run(n, **settings)
     shown = {"criteria": "larger", **settings}
-    assert to_json_dict(result, shown)["uncertainty"]["top_k"] == k
+    said = to_json_dict(result, shown)["uncertainty"]
+    assert said["top_k"] == k
+    # A pointwise run's figures come from its scores' means, not from a fit.
+    assert said["method"].startswith("mean of each text's call scores"
+                                     if settings.get("strategy") == "pointwise" else
+                                     "Bradley–Terry fit")
     rows = list(csv.DictReader(io.StringIO(to_csv(result, settings=shown))))
     assert f"p_top_{k}" in rows[0]
     # They sum to K: with K = n every one of them would be 1.

@@ -146,6 +146,8 @@ class RunConfig:
                  "ranking", "prompt", "context", "verdicts")
         settings = {name: getattr(self, name) for name in shown
                     if getattr(self, name) is not None or name in ("model", "seed")}
+        if self.schedule not in (None, "rounds"):  # pipelined: its pairings follow timing
+            settings["schedule"] = self.schedule
         if self.judges:
             settings.update(provider="panel", model=None, judges=", ".join(self.judges))
         return settings

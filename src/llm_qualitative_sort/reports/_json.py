@@ -18,8 +18,8 @@ from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.reports._pointwise import pointwise_json
 from llm_qualitative_sort.reports._standings import Standing, standings
 from llm_qualitative_sort.reports._uncertainty import (
-    METHOD,
     ItemUncertainty,
+    method_of,
     report_top_k,
     uncertainty,
 )
@@ -61,7 +61,7 @@ def to_json_dict(
         "run_id": result.run_id,
         "settings": dict(settings or {}),
         "rankings": [{"rank": rank, "items": list(group)} for rank, group in result.rankings],
-        "uncertainty": {"level": 0.95, "top_k": k, "method": METHOD},
+        "uncertainty": {"level": 0.95, "top_k": k, "method": method_of(result)},
         "standings": [_standing(s, ids, figures.get(s.item)) for s in table],
         "match_history": [asdict(match) for match in result.match_history],
         "statistics": asdict(result.statistics),

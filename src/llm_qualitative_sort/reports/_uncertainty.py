@@ -11,6 +11,14 @@ from llm_qualitative_sort.models import SortResult
 DEFAULT_TOP_K = 10
 METHOD = ("Bradley–Terry fit with a first-position term (prior 1); 95 % Wald intervals and "
           "top-K probabilities from its normal approximation (observed information)")
+POINTWISE_METHOD = ("mean of each text's call scores (its expected labels, 0–1); 95 % intervals "
+                    "mean ± 1.96 standard errors over its repetitions; top-K probabilities from "
+                    "normal draws of the means")
+
+
+def method_of(result: SortResult) -> str:
+    """How the scores, intervals and top-K probabilities of `result` were found."""
+    return POINTWISE_METHOD if result.pointwise else METHOD
 
 
 @dataclass(frozen=True)
