@@ -86,3 +86,25 @@ def test_a_japanese_report_words_the_calibration() -> None:
     page = to_html(run("soft", "calibrated"), {"criteria": "x"}, lang="ja")
     assert LANGUAGES["ja"]["calibration"] in page
     assert set(LANGUAGES["en"]) <= set(LANGUAGES["ja"])
+
+
+def test_the_command_lines_summary_says_what_soft_verdicts_got(capsys, tmp_path) -> None:
+    from llm_qualitative_sort.cli._config import RunConfig
+    from llm_qualitative_sort.cli._run import print_summary
+
+    def said(result: SortResult, **config: object) -> list[str]:
+        print_summary(result, RunConfig(checkpoint=str(tmp_path / "r.db"), **config), None)
+        return [line for line in capsys.readouterr().err.splitlines()
+                if line.startswith("soft verdicts")]
+
+    soft = run("soft", "calibrated")
+    calls = soft.statistics.calibration.soft_calls  # type: ignore[union-attr]
+    assert said(soft, strategy="swiss", verdicts="soft") == [
+        f"soft verdicts: 100 % of the calls with a verdict ({calls}) carried the judge's "
+        "probability"]
+    assert said(soft, strategy="elimination", verdicts="soft")[0].endswith(
+        "; the ranking counts wins, the scores and intervals use the probabilities")
+    assert said(run("soft", None), strategy="swiss", verdicts="soft") == [
+        "soft verdicts: no call carried the judge's probability (its server sent no "
+        "log-probabilities): the fit used the verdicts alone"]
+    assert said(run("hard", "calibrated"), strategy="swiss") == []

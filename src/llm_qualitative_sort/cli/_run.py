@@ -23,6 +23,7 @@ from llm_qualitative_sort.cli._signals import until_signalled
 from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.models import SortResult, Statistics
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.results.calibration import soft_text
 from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.results.phases import phases, phases_text
@@ -254,8 +255,11 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     both = phases_text(result)
     if both is not None:
         print(both, file=err)
-    if stats.early_stop is not None:
-        print(stats.early_stop.describe(), file=err)
+    for line in (stats.early_stop and stats.early_stop.describe(),
+                 soft_text(result.verdicts, stats.calibration, config.ranking == "wins" or (
+                     config.ranking is None and config.strategy == "elimination"))):
+        if line:
+            print(line, file=err)
     if stats.rate_limited or stats.rate_wait:
         print(f"rate limit: {plural(stats.rate_limited, 'request')} answered 429 (not "
               f"failures), {stats.rate_wait:.1f} s waiting for the provider", file=err)

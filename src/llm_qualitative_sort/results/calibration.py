@@ -67,3 +67,28 @@ def _bins(scored: list[tuple[float, float]]) -> tuple[ReliabilityBin, ...]:
                        stated=round(sum(p for p, _ in g) / len(g), 6),
                        observed=round(sum(y for _, y in g) / len(g), 6))
         for i, g in enumerate(groups) if g)
+
+
+def soft_text(verdicts: str, found: Calibration | None, ranking_by_wins: bool) -> str | None:
+    """What a run asked to use soft verdicts got, in a line (None for a run of hard ones).
+
+    `ranking_by_wins`: the run ranks by wins (an elimination run's default), which the
+    probabilities do not change.
+
+    Example:
+        >>> soft_text("soft", None, False)
+        "soft verdicts: no call carried the judge's probability (its server sent no \
+log-probabilities): the fit used the verdicts alone"
+        >>> soft_text("hard", None, False) is None
+        True
+    """
+    if verdicts != "soft":
+        return None
+    if found is None:
+        return ("soft verdicts: no call carried the judge's probability (its server sent no "
+                "log-probabilities): the fit used the verdicts alone")
+    text = (f"soft verdicts: {100 * found.share:.0f} % of the calls with a verdict "
+            f"({found.soft_calls}) carried the judge's probability")
+    if ranking_by_wins:
+        text += "; the ranking counts wins, the scores and intervals use the probabilities"
+    return text
