@@ -77,6 +77,31 @@ def test_a_table_separated_otherwise_than_by_commas_reads_the_same(
         f"{t}, or so" for t in ITEMS)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_file_with_its_byte_order_mark_reads_as_its_utf8_twin(capsys, tmp_path,
+                                                                       encoding) -> None:
+    # Windows' Notepad and Excel save "Unicode" text as UTF-16 with a byte-order mark.
+    lines = "id,text\r\n" + "".join(f"{i},{t} é\r\n" for i, t in enumerate(ITEMS))
+    (tmp_path / "plain.csv").write_text(lines, encoding="utf-8", newline="")
+    mark = b"\xff\xfe" if encoding == "utf-16" else b"\xfe\xff"
+    body = lines.encode("utf-16-le" if encoding == "utf-16" else encoding)
+    (tmp_path / "wide.csv").write_bytes(mark + body)
+    outputs = []
+    for name in ("plain.csv", "wide.csv"):
+        code, out, err = _sort(capsys, str(tmp_path / name), "--column", "text")
+        assert code == EXIT_OK, err
+        outputs.append(out)
+    assert outputs[0] == outputs[1] and " é" in outputs[1]
+
+
+def test_a_file_in_another_encoding_is_refused_saying_where_and_what_to_do(capsys,
+                                                                          tmp_path) -> None:
+    (tmp_path / "latin.txt").write_bytes("caf\u00e9\nth\u00e9\n".encode("latin-1"))
+    code, out, err = _sort(capsys, str(tmp_path / "latin.txt"))
+    assert code == EXIT_USAGE and out == ""
+    assert "is not UTF-8 text (byte 0xe9 at offset 3); save it as UTF-8" in err
+
+
 def test_out_writes_the_report_the_extension_names(capsys, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(ITEMS)))
     code, _, err = _sort(capsys, "--out", str(tmp_path / "r.json"), "--run-id", "r1")

@@ -120,6 +120,8 @@ def test_ids_travel_into_the_json_and_csv_reports(capsys, tmp_path) -> None:
      "a.csv:4: id '1' already used on line 2"),
     ("a.csv", "t\nx\ny\nx\n", ["--column", "t"], "a.csv:4: repeats line 2"),
     ("a.txt", "x\n", ["--id-column", "k"], "a text file has no id field"),
+    ("a.jsonl", '{"t": "a", "n": 1}\n', ["--field", "text"],
+     "a.jsonl:1: no field 'text' (its fields: t, n)"),
 ])
 def test_item_errors_name_the_files_line(capsys, tmp_path, name, text, extra, message) -> None:
     (tmp_path / name).write_text(text, encoding="utf-8")

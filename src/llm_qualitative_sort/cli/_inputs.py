@@ -141,10 +141,19 @@ def _read_text(path: str | None, stdin: TextIO | None) -> str:
     if path in (None, "-"):
         return (stdin or sys.stdin).read()
     try:
-        # utf-8-sig: files saved by Excel or Notepad start with a byte-order mark.
-        return Path(str(path)).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = Path(str(path)).read_bytes()
+    except OSError as exc:
         raise InputError(f"cannot read {path}: {exc}") from exc
+    # A byte-order mark says the encoding: UTF-16 as Windows' "Unicode" saves it, or UTF-8
+    # as Excel and Notepad save it (utf-8-sig drops its mark); else UTF-8.
+    utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
+    try:
+        text = data.decode("utf-16" if utf16 else "utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read {path}: it is not {'UTF-16' if utf16 else 'UTF-8'} "
+                         f"text (byte {data[exc.start]:#04x} at offset {exc.start}); save it "
+                         "as UTF-8") from exc
+    return io.StringIO(text, newline=None).read()  # \r\n and \r end lines, as in text mode
 
 
 def _jsonl(text: str, source: Source) -> Iterator[Record]:
@@ -177,7 +186,8 @@ def _json_kind(value: Any) -> str:
 
 def _text(record: dict[str, Any], field: str, where: str) -> str:
     if field not in record:
-        raise InputError(f"{where}: no field {field!r}")
+        keys = ", ".join(str(key) for key in list(record)[:10]) or "none"
+        raise InputError(f"{where}: no field {field!r} (its fields: {keys})")
     value = record[field]
     if not isinstance(value, str):
         raise InputError(f"{where}: field {field!r} holds {_json_kind(value)}, not a string")
