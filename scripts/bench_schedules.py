@@ -6,7 +6,8 @@ subprocess (so peak memory is its own), interleaved over repetitions:
 - `floor`: the plain round-by-round asyncio loop of `bench_engine.py` (no graph, no
   checkpoint, no journal);
 - `rounds`: `QualitativeSorter` with the default schedule (SQLite checkpoint and journal on);
-- `pipelined`: the same with `schedule="pipelined"`.
+- `pipelined`: the same with `schedule="pipelined"`;
+- `memory` (with `--memory`): `rounds` with `checkpointer=None`, nothing durable.
 
 Each call's latency is drawn from its own texts and repetition, so every variant sees the
 same latency for the same call whatever the order of completion. Reported: wall seconds,
@@ -91,6 +92,10 @@ async def run_variant(args: argparse.Namespace) -> dict[str, Any]:
     started = time.perf_counter()
     if args.variant == "floor":
         _, calls = await plain_loop(items, judge, args.N, 2, args.concurrency, seed=7)
+    elif args.variant == "memory":  # the default schedule with nothing durable
+        sorter = QualitativeSorter(judge, criteria=CRITERIA, elimination_count=args.N, seed=7,
+                                   max_concurrent_requests=args.concurrency, checkpointer=None)
+        calls = (await sorter.sort(items)).statistics.total_api_calls
     else:
         with tempfile.TemporaryDirectory() as tmp:
             watcher = asyncio.create_task(_disk_peak(Path(tmp), peak))
@@ -127,10 +132,11 @@ def spawn(variant: str, setting: tuple[int, int, int, str, float],
 
 
 def measure(name: str, setting: tuple[int, int, int, str, float], repeat: int,
-            peer: str | None) -> None:
+            peer: str | None, memory: bool = False) -> None:
     """Print one setting's rows: medians of `repeat` interleaved runs."""
     runs: dict[str, list[dict[str, Any]]] = {}
-    variants = ("floor", "rounds", "pipelined", *(("peer",) if peer else ()))
+    variants = ("floor", "rounds", "pipelined", *(("memory",) if memory else ()),
+                *(("peer",) if peer else ()))
     for _ in range(repeat):
         for variant in variants:
             runs.setdefault(variant, []).append(spawn(variant, setting, peer))
@@ -160,6 +166,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per variant; medians")
     parser.add_argument("--quick", action="store_true", help="n=200, one repetition")
     parser.add_argument("--only", help="run the settings whose name contains this")
+    parser.add_argument("--memory", action="store_true", help="add `memory`: the default "
+                        "schedule in memory only (checkpointer=None: no checkpoint file, no "
+                        "journal writes)")
     parser.add_argument("--peer-python", help="the Python of a virtualenv holding the peer, "
                         "`pip install llm-qualitative-sort==1.1.0` (PyPI's other package of "
                         "this name): adds it as a variant")
@@ -176,7 +185,8 @@ def main() -> None:
         if args.quick:
             setting = (200, *setting[1:])
         big = setting[0] >= 10_000
-        measure(name, setting, 1 if args.quick or big else args.repeat, args.peer_python)
+        measure(name, setting, 1 if args.quick or big else args.repeat, args.peer_python,
+                args.memory)
 
 
 if __name__ == "__main__":
