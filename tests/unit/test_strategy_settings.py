@@ -54,7 +54,7 @@ def test_settings_are_frozen_and_given_by_keyword() -> None:
     (lambda: Elimination(calls_per_match=1), ValueError, r"^calls_per_match must be even"),
     (lambda: Elimination(calls_per_match=102), ValueError,
      r"^calls_per_match must be at most 100"),
-    (lambda: Swiss(calls_per_match=3), ValueError, r"^calls_per_match must be even"),
+    (lambda: Swiss(calls_per_match=3), ValueError, r"^calls_per_match must be 1 or even"),
     (lambda: Swiss(calls_per_match="1"), TypeError, r"^calls_per_match must be an int"),
     (lambda: Swiss(budget=0), ValueError, r"^budget must be >= 1, got 0$"),
     (lambda: Swiss(budget=2.5), TypeError, r"^budget must be an int, got float$"),
@@ -74,7 +74,7 @@ def test_a_bad_value_is_refused_when_made_naming_the_field(
 def test_the_flat_keywords_name_the_keyword_not_the_field() -> None:
     with pytest.raises(ValueError, match=r"^elimination_count must be >= 1, got 0$"):
         check_strategy("elimination", elimination_count=0)
-    with pytest.raises(ValueError, match=r"^comparison_rounds must be even"):
+    with pytest.raises(ValueError, match=r"^comparison_rounds must be 1 or even"):
         check_strategy("swiss", comparison_rounds=3)
 
 
@@ -166,3 +166,17 @@ async def test_a_settings_object_plays_the_run_its_flat_keywords_play(
     by_object = await _run(strategy=settings)
     assert by_object == await _run(**flat)
     assert by_object[1] > 0 and by_object[2]  # the runs called the judge and said so
+
+
+def test_calls_per_match_and_budget_messages_say_what_each_strategy_takes() -> None:
+    from llm_qualitative_sort.tournament.swiss.strategy import SwissStrategy
+
+    with pytest.raises(ValueError, match=r"^comparison_rounds must be 1 or even \(half the "
+                                         r"calls in each order\), got 3$"):
+        check_strategy("swiss", comparison_rounds=3)
+    with pytest.raises(ValueError, match="must be even .*only strategy='swiss' allows 1"):
+        check_strategy("elimination", comparison_rounds=3)
+    with pytest.raises(ValueError, match=r"one match \(1 call\): at least 41, got 30"):
+        SwissStrategy.check(Swiss(budget=30, prepass="pointwise"), 40)
+    with pytest.raises(ValueError, match=r"one match \(2 calls\), got 1"):
+        SwissStrategy.check(Swiss(budget=1, calls_per_match=2), 40)

@@ -82,6 +82,9 @@ class StrategySettings:
         calls = values["calls_per_match"]
         positive_int(spell("calls_per_match"), calls, MAX_CALLS_PER_MATCH)
         if calls % 2 and not (cls.single_call and calls == 1):
+            if cls.single_call:  # Swiss: 1, or half the calls in each order
+                raise ValueError(f"{spell('calls_per_match')} must be 1 or even (half the "
+                                 f"calls in each order), got {calls}")
             raise ValueError(
                 f"{spell('calls_per_match')} must be even (half the calls in each order), "
                 f"got {calls}; only strategy='swiss' allows 1 call per match")

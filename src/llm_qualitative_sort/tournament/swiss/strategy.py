@@ -98,12 +98,12 @@ class SwissStrategy(Strategy[Swiss]):
             raise ValueError(f"top_k must be smaller than the number of items ({n_items}), "
                              f"got {settings.top_k}")
         if cls._budget(settings, n_items) < settings.calls:
-            raise ValueError(f"budget must pay for one match ({settings.calls} "
-                             f"calls), got {settings.budget}")
+            raise ValueError(f"budget must pay for one match ({_calls(settings.calls)}), "
+                             f"got {settings.budget}")
         needed = n_items + settings.calls
         if settings.prepass is not None and cls._budget(settings, n_items) < needed:
             raise ValueError(f"budget must pay for the pre-pass ({n_items} calls, one per "
-                             f"item) and one match ({settings.calls} calls): at least "
+                             f"item) and one match ({_calls(settings.calls)}): at least "
                              f"{needed}, got {settings.budget}")
 
     @staticmethod
@@ -305,3 +305,7 @@ class SwissStrategy(Strategy[Swiss]):
         if standing["phase"] == "prepass":
             return self.n_items + self._affordable(self.budget - self.n_items)
         return self._affordable(self.budget - standing["used"])
+
+
+def _calls(count: int) -> str:
+    return "1 call" if count == 1 else f"{count} calls"
