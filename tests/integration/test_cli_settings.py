@@ -43,6 +43,9 @@ def test_flags_win_over_the_environment_which_wins_over_the_config_file(
     ("ties = 'yes'\n", "ties: expected true or false, got 'yes'"),
     ("budget = 2.5\n", "budget: expected a whole number, got 2.5"),
     ("criteria = \n", "not valid TOML"),
+    ('strategy = "round-robin"\n',
+     "strategy: expected one of elimination, swiss, pointwise, got 'round-robin'"),
+    ('progress = "bars"\n', "progress: expected one of auto, bar, lines, none, got 'bars'"),
 ])
 def test_a_bad_config_file_names_itself_and_the_setting(capsys, tmp_path, monkeypatch, text,
                                                         message) -> None:
@@ -58,7 +61,7 @@ def test_every_setting_a_config_file_may_give_is_read_with_its_declared_type(
     from dataclasses import fields
 
     from llm_qualitative_sort.cli._config import RunConfig
-    from llm_qualitative_sort.cli._settings import _FILE_KEYS, read_config_file
+    from llm_qualitative_sort.cli._settings import _FILE_KEYS, _choices, read_config_file
 
     samples = {int: ("7", 7), float: ("2.5", 2.5), bool: ("true", True),
                dict: ("{ a = 1 }", {"a": 1}), list: ('["mock"]', ["mock"])}
@@ -68,6 +71,8 @@ def test_every_setting_a_config_file_may_give_is_read_with_its_declared_type(
         kind = next((k for k in samples if declared[name].split(" | ")[0].startswith(
             k.__name__)), str)
         text, value = samples.get(kind, ('"x"', "x"))
+        if name in _choices():  # a setting of the flag's choices: the first of them
+            text, value = f'"{_choices()[name][0]}"', _choices()[name][0]
         lines.append(f"{name.replace('_', '-')} = {text}")
         expected[name] = value
     path = tmp_path / "all.toml"
@@ -91,6 +96,13 @@ def test_a_bad_environment_variable_is_named(capsys, tmp_path, monkeypatch) -> N
     monkeypatch.setenv("LLM_QUALITATIVE_SORT_CONCURRENCY", "many")
     code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c")
     assert code == EXIT_USAGE and "LLM_QUALITATIVE_SORT_CONCURRENCY='many'" in err
+    monkeypatch.delenv("LLM_QUALITATIVE_SORT_CONCURRENCY")
+    # A name outside the flag's choices: a clear error, not a KeyError from deep inside.
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_PROVIDER", "nope")
+    code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c")
+    assert code == EXIT_USAGE and err.strip() == (
+        "error: LLM_QUALITATIVE_SORT_PROVIDER: expected one of mock, openai, google, "
+        "langchain, got 'nope'")
 
 
 def test_ids_travel_into_the_json_and_csv_reports(capsys, tmp_path) -> None:

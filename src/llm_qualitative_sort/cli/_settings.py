@@ -8,6 +8,7 @@ directory (or `--config FILE`), then the built-in default.
 
 from __future__ import annotations
 
+import functools
 import os
 import tomllib
 from collections.abc import Mapping
@@ -137,4 +138,23 @@ def _typed(name: str, value: Any, where: str) -> Any:
     if not ok:
         raise SettingsError(f"{where}: expected {_EXPECTED.get(_KINDS.get(name), 'a string')}, "
                             f"got {value!r}")
+    allowed = _choices().get(name)
+    if allowed is not None and value not in allowed:
+        raise SettingsError(f"{where}: expected one of {', '.join(map(str, allowed))}, "
+                            f"got {value!r}")
     return value
+
+
+@functools.cache
+def _choices() -> dict[str, tuple[Any, ...]]:
+    """The values a setting may take where its flag offers a choice (`--provider`, ...)."""
+    from llm_qualitative_sort.cli._parser import build_parser
+
+    parser = build_parser()
+    found: dict[str, tuple[Any, ...]] = {}
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        for command in getattr(action, "choices", {}).values():
+            for option in command._actions:
+                if option.choices is not None and option.dest in _KINDS:
+                    found[option.dest] = tuple(option.choices)
+    return found
