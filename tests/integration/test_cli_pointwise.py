@@ -120,3 +120,13 @@ def test_progress_lines_count_texts_scored_alone_not_matches(tmp_path: Path,
     lines = [line for line in err.splitlines() if line.startswith("round ")]
     assert lines[0].startswith("round 1: 20 texts scored alone (20/40 matches; ")  # pre-pass
     assert lines[1].startswith("round 2: 10 matches (")  # Swiss from the scores
+
+
+def test_the_bar_of_a_pointwise_run_counts_texts(tmp_path: Path, capsys: Any) -> None:
+    common = ["sort", _items(tmp_path), "--criteria", "larger", "--progress", "bar",
+              "--checkpoint", str(tmp_path / "runs.db")]
+    code, _, err = _call(capsys, *common, "--strategy", "pointwise")
+    assert code == EXIT_OK, err
+    assert "20/20" in err and "text/s" in err and "match/s" not in err
+    code, _, err = _call(capsys, *common, "--strategy", "swiss", "--budget", "40")
+    assert code == EXIT_OK and "match/s" in err

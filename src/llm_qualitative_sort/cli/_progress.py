@@ -123,13 +123,16 @@ class Progress:
 
 
 def make_progress(mode: str, estimate_cost: CostEstimate | None = None,
-                  stream: TextIO | None = None) -> Progress:
-    """The display for `mode`: "bar", "lines", "none", or "auto" (a bar on a terminal)."""
+                  stream: TextIO | None = None, unit: str = "match") -> Progress:
+    """The display for `mode`: "bar", "lines", "none", or "auto" (a bar on a terminal).
+
+    `unit`: what the bar counts ("text" for a run that scores texts alone).
+    """
     out = stream or sys.stderr
     if mode == "auto":
         mode = "bar" if out.isatty() else "lines"
     if mode == "bar":
-        return BarProgress(out, estimate_cost)
+        return BarProgress(out, estimate_cost, unit)
     if mode == "lines":
         return LineProgress(out, estimate_cost)
     return NoProgress(out, estimate_cost)
@@ -138,12 +141,13 @@ def make_progress(mode: str, estimate_cost: CostEstimate | None = None,
 class BarProgress(Progress):
     """A tqdm bar over matches; its total shrinks as the run learns more."""
 
-    def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None) -> None:
+    def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None,
+                 unit: str = "match") -> None:
         super().__init__(stream, estimate_cost)
         from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
 
         self._tqdm = tqdm
-        self._bar: Any = tqdm(total=0, unit="match", file=stream, dynamic_ncols=True, leave=True)
+        self._bar: Any = tqdm(total=0, unit=unit, file=stream, dynamic_ncols=True, leave=True)
         self._round = ""
 
     def show(self, event: ProgressEvent) -> None:

@@ -90,7 +90,8 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
     """
     started = time.perf_counter()
     config = plan.config
-    progress = make_progress(config.progress, plan.provider.estimate_cost)
+    progress = make_progress(config.progress, plan.provider.estimate_cost,
+                             unit="text" if config.strategy == "pointwise" else "match")
     sorter = QualitativeSorter(
         plan.provider,
         criteria=config.criteria,

@@ -115,9 +115,11 @@ class GroupCommitJournal(ABC):
             return
         if failure is None:
             waiting.set_result(None)
-        else:
-            waiting.set_exception(StorageError(
-                f"the run's input could not be saved, so no call was paid for: {failure}"))
+            return
+        said = str(failure) or type(failure).__name__
+        waiting.set_exception(StorageError(
+            f"the run's input could not be saved, so no call was paid for: {said}"))
+        waiting.exception()  # raised to the calls that wait; unheard of if none does
 
     async def input_saved(self) -> None:
         """Wait until a new run's input is saved; raise `StorageError` if it could not be.
