@@ -188,3 +188,24 @@ def test_show_gives_the_elapsed_time_in_seconds(store, capsys) -> None:
     shown = [line for line in out.splitlines() if line.startswith("elapsed time:")]
     assert code == EXIT_OK and len(shown) == 1
     assert shown[0].endswith(" s") and len(shown[0].split()[-2].split(".")[1]) == 1
+
+
+def test_a_run_of_another_judge_resumed_from_the_command_line_says_what_to_do(
+        capsys, tmp_path) -> None:
+    import asyncio
+
+    from llm_qualitative_sort import QualitativeSorter, RunStoppedError
+
+    class Stops(MockLLMProvider):  # a judge of Python's own making (no score, other seed)
+        async def compare_call(self, item_a, item_b, criteria, *, repetition=0):
+            raise PermanentProviderError("out of credit")
+
+    db = tmp_path / "py.db"
+    sorter = QualitativeSorter(Stops(seed=11), criteria="larger", seed=1, checkpointer=str(db))
+    with pytest.raises(RunStoppedError):
+        asyncio.run(sorter.sort(ITEMS, run_id="py"))
+    code, _, err = _call(capsys, "sort", "--resume", "py", "--checkpoint", str(db),
+                         "--progress", "none")
+    assert code == EXIT_USAGE
+    assert "was started by the judge '" in err and "which these settings do not make" in err
+    assert "await sorter.resume('py')" in err and "allow_judge_change" not in err

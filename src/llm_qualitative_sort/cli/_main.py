@@ -103,6 +103,12 @@ def _run(plan: Plan) -> int:
             return fail(exc, config.verbose)
         return _internal(exc, config)
     except usage_errors() as exc:
+        started_by = getattr(exc, "started_by", None)
+        if started_by is not None:  # the command line has no allow_judge_change
+            exc = UsageError(
+                f"run {config.run_id!r} was started by the judge {started_by!r}, which these "
+                "settings do not make: resume it with the flags that made it, or from Python "
+                f"(`await sorter.resume({config.run_id!r})`) if it was started there")
         return fail(exc, config.verbose)
     except Exception as exc:
         return _internal(exc, config)

@@ -114,12 +114,14 @@ class RunPlan:
         if started_by is None or started_by == self.judge:
             return
         if not self.allow_judge_change:
-            raise RunMismatchError(
+            refused = RunMismatchError(
                 f"run {run_id!r} was started by the judge {started_by!r}, not {self.judge!r}: "
                 "resume it with the judge that started it, start a new run, or pass "
                 "allow_judge_change=True to go on with this judge (the ranking then mixes "
                 "both judges' verdicts)"
             )
+            refused.started_by = started_by  # type: ignore[attr-defined]  # for the CLI
+            raise refused
 
 
 async def stored_run(graph: TournamentGraph, config: RunnableConfig) -> dict[str, Any]:
