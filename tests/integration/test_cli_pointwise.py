@@ -130,3 +130,20 @@ def test_the_bar_of_a_pointwise_run_counts_texts(tmp_path: Path, capsys: Any) ->
     assert "20/20" in err and "text/s" in err and "match/s" not in err
     code, _, err = _call(capsys, *common, "--strategy", "swiss", "--budget", "40")
     assert code == EXIT_OK and "match/s" in err
+
+
+def test_a_pointwise_runs_report_refuses_a_ranking_by_matches(tmp_path: Path,
+                                                              capsys: Any) -> None:
+    db = str(tmp_path / "runs.db")
+    code, _, err = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
+                         "--strategy", "pointwise", "--checkpoint", db, "--run-id", "p",
+                         "--progress", "none")
+    assert code == EXIT_OK, err
+    for ranking in ("wins", "bradley_terry"):
+        out = tmp_path / f"{ranking}.html"
+        code, _, err = _call(capsys, "report", "p", "--out", str(out), "--ranking", ranking,
+                             "--checkpoint", db)
+        assert code == EXIT_USAGE and "is ranked by its scores" in err and not out.exists()
+    code, _, _ = _call(capsys, "report", "p", "--out", str(tmp_path / "r.html"),
+                       "--checkpoint", db)
+    assert code == EXIT_OK

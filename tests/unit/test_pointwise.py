@@ -248,3 +248,11 @@ def test_the_html_report_of_a_pointwise_run_counts_texts_not_matches() -> None:
         assert cards[1][0] == str(2 * len(ITEMS))  # the calls
         assert not any(label in dropped for _, label in cards)
     assert "<b>繰り返し回数</b>" in page and "<b>尺度</b>" in page and "<b>scale</b>" not in page
+
+
+def test_a_single_calls_interval_is_its_score_to_the_same_digits() -> None:
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
+                               strategy=Pointwise(scale="0-3"), checkpointer=None)
+    result = asyncio.run(sorter.sort(ITEMS))
+    assert any(0 < score < 1 for score in result.scores.values())  # thirds: 0.333333333
+    assert all(result.intervals[item] == (result.scores[item],) * 2 for item in ITEMS)

@@ -158,6 +158,10 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
     config.out, config.run_id = args.out, run_id
     config.lang = args.lang or config.lang
     config.excel = config.excel if args.excel is None else args.excel
+    if args.ranking and config.strategy == "pointwise":
+        raise UsageError(f"--ranking {args.ranking}: run {run_id!r} scored each text alone "
+                         "(pointwise) and is ranked by its scores; there are no matches to "
+                         "rank by")
     config.ranking = args.ranking or config.ranking
     span = (summary.updated - summary.started).total_seconds() if summary.started and \
         summary.updated else 0.0

@@ -13,6 +13,7 @@ from llm_qualitative_sort.results.audit import ties
 from llm_qualitative_sort.scoring import ItemScore, Scale, ScoredCall, call_score, stored_value
 from llm_qualitative_sort.tournament.lost_calls import stored_calls
 from llm_qualitative_sort.tournament.pointwise import Pointwise
+from llm_qualitative_sort.tournament.pointwise.ranking import DIGITS
 from llm_qualitative_sort.tournament.registry import settings_from_state
 
 CostEstimate = Any  # Callable[[int, int], float | None]; kept loose to import nothing more
@@ -66,18 +67,19 @@ class PointwiseRating:
         return {s.item: s.score if s.score is not None else 0.0 for s in self.scored}
 
     def intervals(self) -> dict[str, tuple[float, float]]:
-        """Mean ± 1.96·sd/√r over the item's scored calls, within 0–1."""
+        """Mean ± 1.96·sd/√r over the item's scored calls, within 0–1 (to the scores' digits)."""
         found = {}
         for s in self.scored:
             mean, error = self._mean_error(s)
-            found[s.item] = (max(mean - 1.96 * error, 0.0), min(mean + 1.96 * error, 1.0))
+            found[s.item] = (round(max(mean - 1.96 * error, 0.0), DIGITS),
+                             round(min(mean + 1.96 * error, 1.0), DIGITS))
         return found
 
     def top_k_probability(self, k: int) -> dict[str, float]:
         """P(item among the k best), from draws of the means."""
         n = len(self.scored)
         if not 1 <= k <= n:
-            raise ValueError(f"k must be between 1 and {n}, got {k}")
+            raise ValueError(f"k must lie in 1..{n}, got {k!r}")
         rng = np.random.default_rng(0)
         means, errors = zip(*(self._mean_error(s) for s in self.scored), strict=True)
         draws = rng.normal(np.asarray(means), np.asarray(errors), size=(SAMPLES, n))
