@@ -51,6 +51,7 @@ def test_a_pointwise_run_shows_scores_and_writes_its_reports(tmp_path: Path,
     code, _, err = _call(capsys, *args, "--run-id", "q", "--out", str(tmp_path / "r.csv"))
     rows = list(csv.DictReader(io.StringIO((tmp_path / "r.csv").read_text("utf-8-sig"))))
     assert code == EXIT_OK and len(rows) == 20 and rows[0]["reason"] and "p_label_2" in rows[0]
+    assert "wins" not in rows[0] and "losses" not in rows[0]  # it plays no match
     code, _, _ = _call(capsys, *args, "--run-id", "h", "--out", str(tmp_path / "r.html"))
     page = (tmp_path / "r.html").read_text("utf-8")
     assert code == EXIT_OK and "Labels given" in page

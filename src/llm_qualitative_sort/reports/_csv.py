@@ -63,13 +63,16 @@ def to_csv(
     k = report_top_k(settings, len(table))
     figures = uncertainty(result, k)
     soft = soft_columns(result)
-    header = (*COLUMNS, f"p_top_{k}", *(SOFT_COLUMNS if soft is not None else ()),
-              *csv_columns(result))
+    # A pointwise run plays no match: no wins or losses to count.
+    kept = [i for i, name in enumerate(COLUMNS)
+            if not (result.pointwise and name in ("wins", "losses"))]
+    header = (*(COLUMNS[i] for i in kept), f"p_top_{k}",
+              *(SOFT_COLUMNS if soft is not None else ()), *csv_columns(result))
     writer.writerow(("rank", "id", *header[1:]) if ids else header)
     for s in table:
         u = figures[s.item]
-        row: tuple[Any, ...] = (s.rank, s.item, s.wins, s.losses, u.score, u.low, u.high,
-                                u.top_k)
+        shown = (s.rank, s.item, s.wins, s.losses, u.score, u.low, u.high)
+        row: tuple[Any, ...] = (*(shown[i] for i in kept), u.top_k)
         if soft is not None:
             row += soft.get(s.item, (0, ""))
         row += tuple(csv_cells(result, s.item))

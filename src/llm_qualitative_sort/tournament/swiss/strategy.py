@@ -97,13 +97,14 @@ class SwissStrategy(Strategy[Swiss]):
         if settings.top_k is not None and settings.top_k >= n_items:
             raise ValueError(f"top_k must be smaller than the number of items ({n_items}), "
                              f"got {settings.top_k}")
+        one_match = f"{settings.calls} call" + ("s" if settings.calls != 1 else "")
         if cls._budget(settings, n_items) < settings.calls:
-            raise ValueError(f"budget must pay for one match ({_calls(settings.calls)}), "
+            raise ValueError(f"budget must pay for one match ({one_match}), "
                              f"got {settings.budget}")
         needed = n_items + settings.calls
         if settings.prepass is not None and cls._budget(settings, n_items) < needed:
             raise ValueError(f"budget must pay for the pre-pass ({n_items} calls, one per "
-                             f"item) and one match ({_calls(settings.calls)}): at least "
+                             f"item) and one match ({one_match}): at least "
                              f"{needed}, got {settings.budget}")
 
     @staticmethod
@@ -305,7 +306,3 @@ class SwissStrategy(Strategy[Swiss]):
         if standing["phase"] == "prepass":
             return self.n_items + self._affordable(self.budget - self.n_items)
         return self._affordable(self.budget - standing["used"])
-
-
-def _calls(count: int) -> str:
-    return "1 call" if count == 1 else f"{count} calls"
