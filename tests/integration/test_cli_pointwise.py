@@ -28,6 +28,21 @@ def test_the_dry_run_counts_texts_times_repetitions(tmp_path: Path, capsys: Any)
     assert "LLM calls: 60 (20 texts × 3 repetitions" in out and "matches" not in out
 
 
+def test_the_dry_runs_tokens_per_call_count_one_text_for_a_pointwise_call(
+        tmp_path: Path, capsys: Any) -> None:
+    long = items_file(tmp_path, [f"{n} " + "word " * 400 for n in range(10)])
+
+    def tokens(*flags: str) -> int:
+        code, out, _ = _call(capsys, "sort", long, "--criteria", "larger", "--dry-run", *flags)
+        assert code == EXIT_OK
+        line = next(x for x in out.splitlines() if x.startswith("tokens per call: about "))
+        return int(line.split()[4])
+
+    pairwise, alone = tokens(), tokens("--strategy", "pointwise")
+    # Two texts of ~2,000 characters against one: about 500 tokens apart.
+    assert 400 < pairwise - alone < 600
+
+
 def test_a_pointwise_run_shows_scores_and_writes_its_reports(tmp_path: Path,
                                                              capsys: Any) -> None:
     db = str(tmp_path / "runs.db")

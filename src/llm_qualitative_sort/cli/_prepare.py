@@ -188,7 +188,8 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         from llm_qualitative_sort.providers._tokens import mean_call_tokens
 
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount,
-                       mean_call_tokens(list(texts), config.criteria))
+                       mean_call_tokens(list(texts), config.criteria,
+                                        alone=settings.name == "pointwise"))
         return None
     return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt,
                 fields=fields)

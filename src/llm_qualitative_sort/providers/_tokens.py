@@ -35,9 +35,17 @@ def call_tokens(first: str, second: str, criteria: str) -> int:
     return chars // CHARS_PER_TOKEN + ANSWER_TOKENS
 
 
-def mean_call_tokens(texts: list[str], criteria: str) -> int:
-    """Tokens of a call between two texts of the mean length (the dry run's figure)."""
+def mean_call_tokens(texts: list[str], criteria: str, *, alone: bool = False) -> int:
+    """Tokens of a call between two texts of the mean length (the dry run's figure).
+
+    `alone`: a call that scores one text alone (a pointwise run), which shows one text.
+
+    Example:
+        >>> texts = ["a" * 2000] * 3
+        >>> mean_call_tokens(texts, "c", alone=True) < mean_call_tokens(texts, "c")
+        True
+    """
     if not texts:
         return call_tokens("", "", criteria)
     mean = sum(len(text) for text in texts) // len(texts)
-    return call_tokens("x" * mean, "x" * mean, criteria)
+    return call_tokens("x" * mean, "" if alone else "x" * mean, criteria)
