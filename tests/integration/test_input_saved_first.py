@@ -79,3 +79,31 @@ async def test_an_input_that_cannot_be_saved_stops_the_run_before_any_call(
                        "for: disk full"):
         await sorter.sort(ITEMS, run_id="r")
     assert judge.seen == []
+
+
+async def test_runs_sharing_a_journal_each_wait_for_their_own_input(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # An in-memory sorter keeps one journal for all its runs: run B starting while run A
+    # waits for its input's save must not take A's wait, nor A's save end B's.
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    real, slowed = InMemorySaver.aput, set()
+
+    async def aput(self: InMemorySaver, config: Any, *args: Any, **kwargs: Any) -> Any:
+        run_id = config["configurable"]["thread_id"]
+        if run_id not in slowed:
+            slowed.add(run_id)
+            await asyncio.sleep(0.2 if run_id == "a" else 0.05)
+        return await real(self, config, *args, **kwargs)
+
+    monkeypatch.setattr(InMemorySaver, "aput", aput)
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=3,
+                               checkpointer=None)
+
+    async def b_a_little_later() -> Any:
+        await asyncio.sleep(0.05)
+        return await sorter.sort(ITEMS[:6], run_id="b")
+
+    first, second = await asyncio.wait_for(
+        asyncio.gather(sorter.sort(ITEMS, run_id="a"), b_a_little_later()), timeout=30)
+    assert first.statistics.total_api_calls > 0 and second.statistics.total_api_calls > 0

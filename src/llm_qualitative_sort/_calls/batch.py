@@ -208,7 +208,7 @@ class _Round:
         tag = f"lqs-r{place.round_number}-b{seq}-{secrets.token_hex(6)}"
         requests = [job_request(self.calls[i]) for i in indices]
         job = BatchJob(seq, tag, "submitting", requests)
-        await self.settings.journal.input_saved()  # paid for only once the run can resume
+        await self.settings.journal.input_saved(place.run_id)  # paid once it can resume
         self.jobs.append(job)
         self._save(job)  # durable before the provider hears of it
         batch = [provider_request(self.calls[i], self.settings.question, r.request_id)

@@ -130,7 +130,7 @@ class Judge:
                 return cached, True, facts
         if self.stop.is_set():
             raise CallsStopped
-        await self.journal.input_saved()  # a new run pays nothing before it can be resumed
+        await self.journal.input_saved(place.run_id)  # paid once the run can be resumed
         self.journal.check()  # a journal that cannot save answers must not buy more
         result = await self._ask(judge, place, repetition)
         # Journal before the slot is given back: the journal's flush is then scheduled

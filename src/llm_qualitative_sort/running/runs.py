@@ -64,7 +64,7 @@ async def sort_items(sorter: QualitativeSorter, items: Sequence[str], run_id: st
             plan.check_same_run(stored, texts, run_id)
         start = None if stored else plan.start(texts, run_id)
         if start is not None and isinstance(saver, Settling):
-            journal.expect_input()  # its saver says when the input is saved
+            journal.expect_input(run_id)  # its saver says when the input is saved
         return await finish(worker, graph, start, config, stored, journal, started)
 
 

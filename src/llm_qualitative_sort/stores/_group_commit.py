@@ -26,8 +26,9 @@ class GroupCommitJournal(ABC):
         self._failure: Exception | None = None
         self._fence: Fence | None = None
         self._holder: LeaseHolder | None = None  # who took the run, once the fence fell
-        # A new run's input until its saver has saved it (None: nothing to wait for).
-        self._input: asyncio.Future[None] | None = None
+        # New runs' inputs until their saver has saved them, by run (several runs may share
+        # a journal: an in-memory store's).
+        self._inputs: dict[str, asyncio.Future[None]] = {}
 
     @property
     @abstractmethod
@@ -104,13 +105,13 @@ class GroupCommitJournal(ABC):
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
 
-    def expect_input(self) -> None:
+    def expect_input(self, run_id: str) -> None:
         """A new run: its paid calls wait until its input is saved (see `input_saved`)."""
-        self._input = asyncio.get_running_loop().create_future()
+        self._inputs[run_id] = asyncio.get_running_loop().create_future()
 
-    def input_written(self, failure: BaseException | None = None) -> None:
-        """The run's saver saved a checkpoint (its input first), or failed to."""
-        waiting = self._input
+    def input_written(self, run_id: str, failure: BaseException | None = None) -> None:
+        """The run's saver saved a checkpoint of it (its input first), or failed to."""
+        waiting = self._inputs.get(run_id)
         if waiting is None or waiting.done():
             return
         if failure is None:
@@ -121,7 +122,7 @@ class GroupCommitJournal(ABC):
             f"the run's input could not be saved, so no call was paid for: {said}"))
         waiting.exception()  # raised to the calls that wait; unheard of if none does
 
-    async def input_saved(self) -> None:
+    async def input_saved(self, run_id: str) -> None:
         """Wait until a new run's input is saved; raise `StorageError` if it could not be.
 
         LangGraph saves a new run's input while its first steps run: a process killed
@@ -129,13 +130,13 @@ class GroupCommitJournal(ABC):
         and the batch runner before each batch, so every call paid for belongs to a run
         that can be resumed. Free once the input is saved.
         """
-        waiting = self._input
+        waiting = self._inputs.get(run_id) if self._inputs else None
         if waiting is None:
             return
         if not waiting.done():
             await asyncio.shield(waiting)  # one call's cancel must not cancel the others' wait
         waiting.result()  # the save failed: raise it
-        self._input = None
+        self._inputs.pop(run_id, None)
 
     def check(self) -> None:
         """Raise if finished calls cannot be written (after one more try).

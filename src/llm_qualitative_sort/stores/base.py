@@ -108,13 +108,13 @@ class RunJournal(Protocol):
         Raises `RunLockedError` if this process no longer holds the run (`confirm`).
         """
 
-    def expect_input(self) -> None:
+    def expect_input(self, run_id: str) -> None:
         """A new run: its paid calls wait until its input is saved (see `input_saved`)."""
 
-    def input_written(self, failure: BaseException | None = None) -> None:
-        """The run's saver saved a checkpoint (its input first), or failed to."""
+    def input_written(self, run_id: str, failure: BaseException | None = None) -> None:
+        """The run's saver saved a checkpoint of it (its input first), or failed to."""
 
-    async def input_saved(self) -> None:
+    async def input_saved(self, run_id: str) -> None:
         """Wait until a new run's input is saved; raise `StorageError` if it could not be.
 
         Before every paid call and batch: a run killed after paying can then always be
@@ -163,18 +163,18 @@ class Settling:
         checkpoint is the one a resume starts from.
         """
         self.journal.confirm()
+        run_id = str(config["configurable"]["thread_id"])
         try:
             saved: RunnableConfig = await super().aput(  # type: ignore[misc]
                 config, checkpoint, metadata, new_versions)
         except BaseException as exc:  # a new run's calls must not wait on it forever
-            self.journal.input_written(exc)
+            self.journal.input_written(run_id, exc)
             raise
         # Checkpoints are saved in order: the first one saved holds the run's input.
-        self.journal.input_written()
+        self.journal.input_written(run_id)
         values = checkpoint["channel_values"]
         settled = values.get("settled")
         if settled:
-            run_id = str(config["configurable"]["thread_id"])
             self.journal.settle(run_id, settled, values.get("paired", 0))
         return saved
 
