@@ -53,13 +53,24 @@ def ctrl_c() -> None:
     signal.raise_signal(signal.SIGINT)
 
 
+def ctrl_c_at_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                    capsys: pytest.CaptureFixture[str], run_id: str,
+                    number: int) -> tuple[list[str], int, str]:
+    """A command-line sort under `run_id`, Ctrl-C'd at checkpoint write `number`.
+
+    Returns the command, its exit code and its standard error.
+    """
+    command = ["sort", items_file(tmp_path, ITEMS), "--criteria", "larger",
+               "--checkpoint", str(tmp_path / "runs.sqlite3"), "--run-id", run_id]
+    interrupt_at_write(monkeypatch, number, ctrl_c)
+    code, _, err = cli(capsys, *command)
+    return command, code, err
+
+
 def test_ctrl_c_before_the_input_is_saved_says_to_run_the_command_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    command = ["sort", items_file(tmp_path, ITEMS), "--criteria", "larger",
-               "--checkpoint", str(tmp_path / "runs.sqlite3"), "--run-id", "first"]
-    interrupt_at_write(monkeypatch, 1, ctrl_c)
-    code, _, err = cli(capsys, *command)
+    command, code, err = ctrl_c_at_write(tmp_path, monkeypatch, capsys, "first", 1)
     assert code == EXIT_INTERRUPTED
     assert "interrupted" in err
     assert "it stopped before its input was saved, so it cannot be resumed" in err
@@ -73,10 +84,7 @@ def test_ctrl_c_before_the_input_is_saved_says_to_run_the_command_again(
 def test_ctrl_c_after_the_input_is_saved_says_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    command = ["sort", items_file(tmp_path, ITEMS), "--criteria", "larger",
-               "--checkpoint", str(tmp_path / "runs.sqlite3"), "--run-id", "later"]
-    interrupt_at_write(monkeypatch, 4, ctrl_c)
-    code, _, err = cli(capsys, *command)
+    _, code, err = ctrl_c_at_write(tmp_path, monkeypatch, capsys, "later", 4)
     assert code == EXIT_INTERRUPTED
     assert "--resume later" in err and "before its input was saved" not in err
     monkeypatch.undo()

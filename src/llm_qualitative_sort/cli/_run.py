@@ -29,6 +29,7 @@ from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.results.phases import phases, phases_text
 from llm_qualitative_sort.sorter import QualitativeSorter
 from llm_qualitative_sort.stores.default import default_checkpoint_path
+from llm_qualitative_sort.tournament import STRATEGIES
 from llm_qualitative_sort.tournament.checks import checkpoint_problem
 
 SHOWN_CHARS = 150
@@ -257,8 +258,8 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     if both is not None:
         print(both, file=err)
     for line in (stats.early_stop and stats.early_stop.describe(),
-                 soft_text(result.verdicts, stats.calibration, config.ranking == "wins" or (
-                     config.ranking is None and config.strategy == "elimination"))):
+                 soft_text(result.verdicts, stats.calibration, (
+                     config.ranking or STRATEGIES[config.strategy].native_ranking) == "wins")):
         if line:
             print(line, file=err)
     if stats.rate_limited or stats.rate_wait:

@@ -84,10 +84,11 @@ def to_html(
     trust = trust_section(table, uncertainty(result, k), k, result.statistics, words,
                           made_by, _calls_per_match(result, settings),
                           soft_parts(result, words))
+    both = phases(result)  # a pre-pass, then Swiss (None: no pre-pass)
     body = [
         f"<h1>{isolated(title)}</h1>",
-        _run_line(result, settings, words),
-        _statistics(result, words),
+        _run_line(result, settings, words, both),
+        _statistics(result, words, both),
         trust,
         "" if swiss or result.pointwise else _bracket_section(result, n_losses, words),
         pointwise_sections(result, ids or {}, words, settings.get("inverse") is True)
@@ -113,13 +114,13 @@ def _calls_per_match(result: SortResult, settings: Mapping[str, Any]) -> int:
     return max((len(m.rounds) for m in result.match_history), default=2)
 
 
-def _run_line(result: SortResult, settings: dict[str, Any], words: Words) -> str:
+def _run_line(result: SortResult, settings: dict[str, Any], words: Words,
+              both: dict[str, Any] | None) -> str:
     shown = {k: v for k, v in settings.items() if k != "criteria" and v is not None}
     pairs = [(words["run_id"], result.run_id or "—")]
     pairs += [(words.get(f"setting_{name}", name.replace("_", " ")), value)
               for name, value in shown.items()]
     cells = "".join(f"<span><b>{escape(k)}</b> {isolated(str(v))}</span>" for k, v in pairs)
-    both = phases(result)  # a pre-pass, then Swiss
     return f'<p class="run">{cells}</p>' + ("" if both is None else '<p class="run">' + escape(
         words["phases"].format(texts=both["prepass"]["texts"], scored=both["prepass"]["scored"],
                                **both["swiss"])) + "</p>")
@@ -130,7 +131,8 @@ _AUDIT_FIELDS = {"position_bias", "order_consistency", "judges", "agreement", "t
                  "largest_tie", "early_stop", "calibration"}
 
 
-def _statistics(result: SortResult, words: Words) -> str:
+def _statistics(result: SortResult, words: Words, both: dict[str, Any] | None) -> str:
+    """The run's counts as cards; `both`: the phases of a run with a pre-pass (`phases`)."""
     stats = {f.name: getattr(result.statistics, f.name) for f in fields(result.statistics)
              if f.name not in _AUDIT_FIELDS}
     stats["elapsed_time"] = f"{stats['elapsed_time']:.2f} s"
@@ -141,7 +143,7 @@ def _statistics(result: SortResult, words: Words) -> str:
         for name in ("total_matches", "draws", "tied_calls"):
             del stats[name]
         stats = {"texts_scored": len(result.pointwise), **stats}
-    elif (both := phases(result)) is not None:  # a pre-pass: its texts, then the matches
+    elif both is not None:  # a pre-pass: its texts, then the matches
         stats = {"texts_scored": both["prepass"]["texts"], **stats,
                  "total_matches": both["swiss"]["matches"]}
     cards = "".join(

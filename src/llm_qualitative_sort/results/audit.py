@@ -157,6 +157,7 @@ def _solo_tally(matches: Sequence[MatchResult]) -> _Tally | None:
 def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: str) -> None:
     # The hot loop of the audit (every call of the run): no call of a helper per call.
     rounds = match.rounds
+    alone = match.item_a == match.item_b  # a text scored alone (a pre-pass): no order
     for call in rounds:
         judge = call.judge
         tally = tallies.get(judge or default_judge)
@@ -174,7 +175,7 @@ def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: st
         if winner is None:
             tally.failed += 1
             continue
-        if match.item_a == match.item_b:  # a text scored alone (a pre-pass): no order
+        if alone:
             tally.alone += 1
             continue
         if winner == "tie":
@@ -186,7 +187,7 @@ def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: st
             shown = ((match.item_a, match.item_b) if call.order == "AB"
                      else (match.item_b, match.item_a))
             tally.prompts.setdefault(shown, first_won)  # a rematch: the first verdict counts
-    if match.item_a == match.item_b:
+    if alone:
         return
     if len(rounds) == 1:  # one call per match (Swiss): no pair to hold it against
         _add_single(tallies[rounds[0].judge or default_judge], match, rounds[0])
