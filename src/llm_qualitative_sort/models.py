@@ -1,7 +1,7 @@
 """Public result and event types.
 
-Names and fields follow the specification; extra fields have defaults so that code written
-against the specification keeps working. A call's answer and the calls and matches a run
+Fields added over time have defaults, so that code written against earlier versions keeps
+working. A call's answer and the calls and matches a run
 records (`ComparisonResult`, `RoundResult`, `MatchResult`, the verdict types) are defined in
 `llm_qualitative_sort.verdicts` and imported from here.
 """

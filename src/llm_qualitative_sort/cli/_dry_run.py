@@ -35,7 +35,7 @@ class Estimate:
 def estimate(items: int, settings: StrategySettings) -> Estimate:
     """The matches and calls the strategy can take on `items` items (none for fewer than 2).
 
-    Elimination plays the specification's N·n−N … N·n−1 matches; Swiss what its budget
+    Elimination plays N·n−N … N·n−1 matches; Swiss what its budget
     pays for.
 
     Example:

@@ -3,7 +3,7 @@
 Every draw comes from its own generator keyed on the seed and on what the draw depends on
 (the call for the noise and for a refusal, the unordered pair for a pair's bias, the item for
 an item's bias), so verdicts never depend on concurrency or completion order, and switching
-one flaw on leaves the draws of the others, and the specification's noise, where they were.
+one flaw on leaves the draws of the others, and the default noise, where they were.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class Noise(Protocol):
 
 
 class GaussNoise:
-    """The specification's noise: `gauss(0, stddev)`."""
+    """The default noise: `gauss(0, stddev)`."""
 
     def draw(self, rng: random.Random, stddev: float) -> float:
         """One draw; exactly the draw the mock has always made."""
@@ -129,7 +129,7 @@ NOISES: dict[str, Noise] = {
 
 @dataclass(frozen=True)
 class Flaws:
-    """The options beyond the specification's mock; all off by default.
+    """The options beyond the default mock; all off by default.
 
     Attributes:
         noise: Name of the noise on each side (`NOISES`).

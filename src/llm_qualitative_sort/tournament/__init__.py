@@ -2,7 +2,7 @@
 
 `base.py` is the seam (`Strategy`) and `settings.py` the base of every strategy's settings
 (`StrategySettings`); each strategy is a subpackage beside them, with its settings class and
-its `Strategy` — `elimination/` (`Elimination`: the specification's multi-elimination, the
+its `Strategy` — `elimination/` (`Elimination`: multi-elimination by N losses, the
 default) and `swiss/` (`Swiss`: Swiss rounds on Bradley–Terry strengths) — registered in
 `registry.py`; `match.py` holds what every strategy shares: the presentation orders of a
 match's calls and its verdict. Plain functions on plain data

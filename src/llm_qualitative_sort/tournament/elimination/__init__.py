@@ -1,4 +1,4 @@
-"""Multi-elimination (the specification's tournament): settings, brackets, pairing, strategy."""
+"""Multi-elimination (N losses eliminate, the default): settings, brackets, pairing, strategy."""
 
 from llm_qualitative_sort.tournament.elimination.brackets import (
     BracketChange,

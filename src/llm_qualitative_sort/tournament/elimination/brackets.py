@@ -87,7 +87,7 @@ def remaining_match_bound(losses: Sequence[int], elimination_count: int) -> int:
 
     Every match costs at least one loss and play stops when at most one player is left,
     who keeps at least one life: so at most (sum of lives left) - 1 matches remain.
-    With n fresh players this is the specification's N·n−1.
+    With n fresh players this is N·n−1.
     """
     lives = [elimination_count - lost for lost in losses if lost < elimination_count]
     return 0 if len(lives) <= 1 else sum(lives) - 1

@@ -1,4 +1,4 @@
-"""The specification's multi-elimination as a `Strategy`: the default, exactly as specified."""
+"""Multi-elimination as a `Strategy`: N losses eliminate; the default strategy."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class EliminationStrategy(Strategy[Elimination]):
 
     The standing is `{"losses": [...], "wins": [...]}` per item. Every match has
     `calls_per_match` calls, half in each order, and a rematch reuses earlier answers
-    (repetition offset 0), as the specification's cache rule says.
+    (repetition offset 0), so that a rematch costs no new call when answers are cached.
     """
 
     name = "elimination"
@@ -97,14 +97,14 @@ class EliminationStrategy(Strategy[Elimination]):
         return final_ranks(standing["wins"], standing["losses"], self.settings.losses)
 
     def match_bounds(self) -> tuple[int, int]:
-        """The specification's N·n−N … N·n−1 (fewer when matches are drawn)."""
+        """N·n−N … N·n−1 matches (fewer when matches are drawn)."""
         if self.n_items < 2:
             return 0, 0
         most = self.settings.losses * self.n_items - 1
         return most - (self.settings.losses - 1), most
 
     def remaining_matches(self, standing: Standing) -> int:
-        """At most (lives left) − 1 matches (the specification's N·n−1 at the start)."""
+        """At most (lives left) − 1 matches (N·n−1 at the start)."""
         return remaining_match_bound(standing["losses"], self.settings.losses)
 
     def match_cost(self, winner: Side | None) -> int:

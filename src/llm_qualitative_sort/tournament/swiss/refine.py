@@ -25,18 +25,18 @@ class RefinePlan:
 
 
 # With `top_k` alone: 7.5 % of the budget in 4 waves. Measured at the N=2 budget on 1000
-# items, 20 seeds, shares 3–20 % × 2–4 waves (scripts/refine_grid.py). Specification's mock,
+# items, 20 seeds, shares 3–20 % × 2–4 waves (scripts/refine_grid.py). Default mock,
 # 4 waves: every share from 3 % to 10 % lifts Top-10 from 0.74 to 0.92–0.97, while τ-b falls
 # with the share (0.905 at 3 %, 0.895 at 7.5 %, 0.890 at 10 %, 0.869 at 20 %). Realistic
 # mock: Top-10 keeps rising up to 7.5–10 % (0.62 without, 0.82 at 3 %, 0.85 at 5 %, 0.90 at
 # 7.5 %, 0.91 at 10 %), and 4 waves beat 2 or 3 (the focus is re-aimed more often). 7.5 %
-# is where the realistic Top-10 stops rising while the specification's τ-b keeps its margin
+# is where the realistic Top-10 stops rising while the default mock's τ-b keeps its margin
 # over 0.88.
 FULL_BUDGET = RefinePlan(share=0.075, waves=4)
 # With `stop_when_settled`: the caller wants the top K and the run stops once they are
 # settled, which only the refinement can bring about; so it gets 30 % of the budget in
 # waves of 2.5 %, each followed by the test (see settle.py). Chosen from per-round traces
-# (specification's mock, 10 seeds): after 70 % of the budget in Swiss rounds, the fit's top
+# (default mock, 10 seeds): after 70 % of the budget in Swiss rounds, the fit's top
 # 10 first reached its final accuracy after 200–600 refinement calls and kept it after
 # 200–1,000 (of the 1,200 that 30 % gives at this budget), so 30 % leaves room to
 # settle and a wave of 2.5 % lets the stop come within 100 calls of it. Not tuned further.

@@ -9,7 +9,7 @@ itself, the figure the accuracy study measures.
 
 Why not "every insider is stronger than every outsider at 95 %": items a judge can hardly
 tell apart are never separated by any number of calls — the 10th and 11th of the
-specification's mock win 58 % of their calls against each other — so that rule, even with
+default mock win 58 % of their calls against each other — so that rule, even with
 an indifference margin, did not stop a single run of the study. An expected share tolerates
 such a near-tie at the boundary (it costs at most one place in K) while still asking every
 other member to be sure. On the study's judges it stopped most runs, at a measured Top-10
