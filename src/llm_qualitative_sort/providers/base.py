@@ -115,6 +115,15 @@ class LLMProvider(ABC):
         raise PermanentProviderError(f"{type(self).__name__} cannot score a text alone "
                                      "(strategy='pointwise'): it has no score_call")
 
+    @property
+    def scores_texts(self) -> bool:
+        """Whether this judge can score a text alone (`strategy="pointwise"`, the pre-pass).
+
+        By default, whether its class overrides `score_call`; a provider that can score
+        only when configured so says it here.
+        """
+        return type(self).score_call is not LLMProvider.score_call
+
     def tie_identity(self) -> str:
         """`model_identity` of the calls that offer a tie: a different question, cached apart."""
         return f"{self.model_identity}+ties"
@@ -147,8 +156,8 @@ class LLMProvider(ABC):
 
 
 def offers_scores(provider: LLMProvider) -> bool:
-    """Whether `provider` implements `score_call` (pointwise runs need it)."""
-    return type(provider).score_call is not LLMProvider.score_call
+    """Whether `provider` can score a text alone (pointwise runs and the pre-pass need it)."""
+    return provider.scores_texts
 
 
 def offers_ties(provider: LLMProvider) -> bool:

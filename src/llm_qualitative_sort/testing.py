@@ -1,0 +1,149 @@
+"""Judges for tests and experiments: no network, no API key, the same engine as a real run.
+
+- `FunctionProvider`: a judge made from plain functions, for a user's own tests (as httpx's
+  `MockTransport` and pydantic-ai's `FunctionModel` serve theirs).
+- `MockLLMProvider`: the seeded simulated judge (a latent score per text and Gaussian
+  noise; position bias, refusals and other flaws as options).
+- `ReplayProvider`, `ReplayTopic`, `load_replay_topic`: a judge that replays stored human
+  votes, for measuring strategies on real judgements.
+
+Example:
+    >>> import asyncio
+    >>> from llm_qualitative_sort import QualitativeSorter
+    >>> from llm_qualitative_sort.testing import FunctionProvider
+    >>> judge = FunctionProvider(lambda a, b, criteria: "A" if len(a) >= len(b) else "B")
+    >>> sorter = QualitativeSorter(judge, criteria="longer", seed=0, checkpointer=None)
+    >>> asyncio.run(sorter.sort(["aa", "a", "aaa"])).rankings[0]
+    (1, ['aaa'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import TypeAlias
+
+from llm_qualitative_sort.errors import PermanentProviderError
+from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.mock import MockLLMProvider
+from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
+from llm_qualitative_sort.scale import Scale
+from llm_qualitative_sort.scoring import PointwiseResult
+from llm_qualitative_sort.verdicts import ComparisonResult
+
+__all__ = [
+    "FunctionProvider",
+    "MockLLMProvider",
+    "ReplayProvider",
+    "ReplayTopic",
+    "load_replay_topic",
+]
+
+# What a compare function may answer: the verdict in the call's terms ("A" is the text
+# shown first), None for no verdict, or a whole `ComparisonResult` (reasoning, tokens, a
+# probability).
+CompareAnswer: TypeAlias = "str | None | ComparisonResult"
+CompareFunction: TypeAlias = Callable[
+    [str, str, str], "CompareAnswer | Awaitable[CompareAnswer]"]
+# What a score function may answer: a label on the run's scale, None for no label, or a
+# whole `PointwiseResult`.
+ScoreAnswer: TypeAlias = "int | None | PointwiseResult"
+ScoreFunction: TypeAlias = Callable[[str, str, Scale], "ScoreAnswer | Awaitable[ScoreAnswer]"]
+
+
+class FunctionProvider(LLMProvider):
+    """A judge whose answers come from plain Python functions.
+
+    Each call runs through the same engine as a real judge's (the cache, the journal, the
+    audit, ties and a bad answer's stop), so a test of code that uses this library needs
+    neither a network nor a key. Either function may be `async`.
+
+    Args:
+        compare: `compare(text_a, text_b, criteria)` answers a comparison: `"A"` (the text
+            shown first), `"B"`, `"tie"` (counted only in a run with `ties=True`), `None`
+            for no verdict, or a `ComparisonResult`.
+        score: `score(text, criteria, scale)` answers a pointwise call (for
+            `strategy="pointwise"` and Swiss's pre-pass): a label within `scale`, `None`,
+            or a `PointwiseResult`. Without it the judge cannot score a text alone, and
+            such a run is refused before any call.
+        model: The name in the judge's `model_identity`, which keys cached answers; by
+            default the compare function's qualified name.
+
+    Example:
+        >>> import asyncio
+        >>> from llm_qualitative_sort import Pointwise, QualitativeSorter
+        >>> judge = FunctionProvider(score=lambda text, criteria, scale: min(len(text), 4))
+        >>> sorter = QualitativeSorter(judge, criteria="long", strategy=Pointwise(),
+        ...                            seed=0, checkpointer=None)
+        >>> asyncio.run(sorter.sort(["a", "aaaa", "aa"])).rankings[0]
+        (1, ['aaaa'])
+    """
+
+    def __init__(self, compare: CompareFunction | None = None, *,
+                 score: ScoreFunction | None = None, model: str | None = None) -> None:
+        if compare is None and score is None:
+            raise TypeError("FunctionProvider needs a compare function, a score function "
+                            "or both")
+        for name, function in (("compare", compare), ("score", score)):
+            if function is not None and not callable(function):
+                raise TypeError(f"FunctionProvider: {name} must be callable, got "
+                                f"{type(function).__name__}")
+        named = compare if compare is not None else score
+        super().__init__(model=model if model is not None else _name_of(named))
+        self._compare = compare
+        self._score_function = score
+
+    @property
+    def scores_texts(self) -> bool:
+        """Whether this judge can score a text alone: it was given a score function."""
+        return self._score_function is not None
+
+    async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
+        """The compare function's answer, as a `ComparisonResult`."""
+        if self._compare is None:
+            raise PermanentProviderError("FunctionProvider was given no compare function, so "
+                                         "it cannot compare two texts")
+        answer = self._compare(item_a, item_b, criteria)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        if isinstance(answer, ComparisonResult):
+            return answer
+        return ComparisonResult(winner=answer, reasoning="")  # type: ignore[arg-type]
+
+    async def compare_call(self, item_a: str, item_b: str, criteria: str, *,
+                           repetition: int, ties: bool = False) -> ComparisonResult:
+        """One call: the function decides; a "tie" outside a run with ties gives no verdict."""
+        del repetition, ties  # the engine turns a refused tie into a call without a verdict
+        return await self.compare(item_a, item_b, criteria)
+
+    async def score_call(self, text: str, criteria: str, *, scale: Scale,
+                         inverse: bool = False, repetition: int = 0) -> PointwiseResult:
+        """The score function's answer, as a `PointwiseResult`.
+
+        The function always says how well the text meets the criterion. A run with the
+        inverse question asks how far it is from meeting it, so the label is mirrored on
+        the scale (the highest label the farthest), as a judge asked that question would.
+        """
+        del repetition
+        if self._score_function is None:
+            raise PermanentProviderError("FunctionProvider was given no score function, so "
+                                         "it cannot score a text alone")
+        answer = self._score_function(text, criteria, scale)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        if not isinstance(answer, PointwiseResult):
+            answer = PointwiseResult(label=answer, reason="")
+        if inverse and isinstance(answer.label, int) and answer.label in scale.labels:
+            ends = scale.labels[0] + scale.labels[-1]
+            distribution = answer.distribution
+            if distribution is not None:
+                distribution = {ends - label: p for label, p in distribution.items()}
+            answer = dataclasses.replace(answer, label=ends - answer.label,
+                                         distribution=distribution)
+        return answer
+
+
+def _name_of(function: object) -> str:
+    """A function's qualified name, for the judge's identity in cache keys."""
+    return str(getattr(function, "__qualname__", None) or type(function).__name__)
