@@ -21,6 +21,8 @@ if TYPE_CHECKING:
         MemoryCache,
     )
     from llm_qualitative_sort.errors import (
+        Error,
+        InputError,
         PermanentProviderError,
         ProviderError,
         QuotaExceededError,
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
         RunLockedError,
         RunMismatchError,
         RunStoppedError,
+        SettingTypeError,
         StorageError,
         TransientProviderError,
     )
@@ -69,9 +72,11 @@ __all__ = [
     "ComparisonCache",
     "ComparisonResult",
     "Elimination",
+    "Error",
     "EventType",
     "FileCache",
     "GoogleProvider",
+    "InputError",
     "InvalidAnswerError",
     "ItemScore",
     "LLMProvider",
@@ -99,6 +104,7 @@ __all__ = [
     "RunStoppedError",
     "Scale",
     "ScoredCall",
+    "SettingTypeError",
     "SortResult",
     "Statistics",
     "StorageError",
@@ -118,9 +124,9 @@ _HOMES = {
         "CacheError", "CacheKey", "ComparisonCache", "FileCache", "MemoryCache",
     ),
     "llm_qualitative_sort.errors": (
-        "PermanentProviderError", "ProviderError", "QuotaExceededError", "RateLimitedError",
-        "RunDetached", "RunLockedError",
-        "RunMismatchError", "RunStoppedError", "StorageError", "TransientProviderError",
+        "Error", "InputError", "PermanentProviderError", "ProviderError", "QuotaExceededError",
+        "RateLimitedError", "RunDetached", "RunLockedError", "RunMismatchError",
+        "RunStoppedError", "SettingTypeError", "StorageError", "TransientProviderError",
     ),
     "llm_qualitative_sort.graph": ("build_graph",),
     "llm_qualitative_sort.models": (

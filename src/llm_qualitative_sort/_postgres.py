@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from llm_qualitative_sort.errors import MissingExtra as MissingExtra
 from llm_qualitative_sort.errors import StorageError, install_hint
 
 if TYPE_CHECKING:
@@ -20,8 +21,6 @@ SCHEMES = ("postgresql://", "postgres://")
 INSTALL = install_hint("postgres")
 
 
-class MissingExtra(ImportError):
-    """A PostgreSQL store or cache was asked for without the `postgres` extra installed."""
 
 JOURNAL = "llm_qualitative_sort_journal"
 PAIRINGS = "llm_qualitative_sort_pairings"

@@ -20,11 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from llm_qualitative_sort._sqlite import OneWait, held_lock, is_busy, open_sqlite
+from llm_qualitative_sort.errors import CacheError as CacheError
 from llm_qualitative_sort.verdicts import ComparisonResult
-
-
-class CacheError(RuntimeError):
-    """A cache file cannot be used (corrupt, unreadable, or not a cache)."""
 
 
 def _sha(text: str) -> str:

@@ -1,4 +1,28 @@
-"""Exceptions raised by the library.
+"""Every exception the package raises on purpose, in one tree under `Error`.
+
+Error:
+    ├── InputError (also a ValueError)        a setting, item, file or template refused
+    │   │                                     before any call; the message names it
+    │   ├── SettingTypeError (also TypeError) a value of the wrong type
+    │   ├── PromptTemplateError               a prompt template that cannot be used
+    │   └── RunMismatchError                  a run id reused with other items or settings
+    ├── MissingExtra (also an ImportError)    an optional dependency is not installed
+    ├── ProviderError                         a judge could not answer
+    │   ├── TransientProviderError            worth trying again (5xx, a timeout)
+    │   │   └── RateLimitedError              HTTP 429: flow control, not a failure
+    │   ├── PermanentProviderError            no retry can fix it (a bad key, a bad model)
+    │   │   └── QuotaExceededError            a quota is used up
+    │   └── InvalidAnswerError (ValueError)   an answer whose fields are not valid
+    ├── StorageError (also a ValueError)      a checkpoint, journal, store or cache that
+    │   │                                     cannot be used; the message names it
+    │   ├── CacheError (also a RuntimeError)  an answer cache that cannot be used
+    │   └── LeaseStoreBusyError               the lease store is locked by another process
+    ├── RunStoppedError (also RuntimeError)   a run stopped; everything so far is saved
+    │   └── RunLockedError                    another process holds the run
+    └── RunDetached                           a batch run stopped instead of waiting
+
+`except llm_qualitative_sort.Error` catches every refusal and every stop; the built-in
+second bases keep `except ValueError` (and the others named) working as before.
 
 Provider implementations raise `TransientProviderError` for failures worth retrying (rate
 limits, 5xx, timeouts, dropped connections) and `PermanentProviderError` for failures that
@@ -14,7 +38,27 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.leases.holder import LeaseHolder
 
 
-class ProviderError(Exception):
+class Error(Exception):
+    """The base of every exception the package raises on purpose."""
+
+
+class InputError(Error, ValueError):
+    """A setting, item, file or template refused before any call; the message names it."""
+
+
+class SettingTypeError(InputError, TypeError):
+    """A setting or item of the wrong type, refused before any call."""
+
+
+class PromptTemplateError(InputError):
+    """A template that cannot be used, named with its part, line and variable."""
+
+
+class MissingExtra(Error, ImportError):
+    """An optional dependency (an extra of this package) is not installed."""
+
+
+class ProviderError(Error):
     """A provider could not produce an answer."""
 
 
@@ -53,6 +97,10 @@ class RateLimitedError(TransientProviderError):
         self.facts = facts
 
 
+class InvalidAnswerError(ProviderError, ValueError):
+    """A provider answered with a result whose fields are not valid."""
+
+
 class QuotaExceededError(PermanentProviderError):
     """A quota is used up (billing, a per-day limit): no wait within the run will help.
 
@@ -65,7 +113,7 @@ class QuotaExceededError(PermanentProviderError):
         self.quota = quota
 
 
-class RunStoppedError(RuntimeError):
+class RunStoppedError(Error, RuntimeError):
     """A run stopped before its end; everything finished so far is saved.
 
     Attributes:
@@ -104,8 +152,8 @@ class RunLockedError(RunStoppedError):
         self.holder = holder
 
 
-class StorageError(ValueError):
-    """A checkpoint or run-journal file cannot be used: the message names it and says why.
+class StorageError(Error, ValueError):
+    """A checkpoint, journal, run store or cache cannot be used: the message names it and why.
 
     Raised before any LLM call when the file is a directory, not SQLite, or damaged; during
     a run (a full disk, a failing device) it stops the run through `RunStoppedError`, whose
@@ -113,11 +161,19 @@ class StorageError(ValueError):
     """
 
 
-class RunMismatchError(ValueError):
+class CacheError(StorageError, RuntimeError):
+    """A cache file cannot be used (corrupt, unreadable, or not a cache)."""
+
+
+class LeaseStoreBusyError(StorageError):
+    """Another process keeps the lease store locked (inside a write) for now."""
+
+
+class RunMismatchError(InputError):
     """A run id was reused with items or settings that differ from the stored run."""
 
 
-class RunDetached(Exception):
+class RunDetached(Error):
     """A batch-mode run with `detach` stopped instead of waiting for its batch.
 
     The round's batch is submitted and recorded: the provider works on it while no process

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from llm_qualitative_sort.errors import InvalidAnswerError as InvalidAnswerError
+
 Side = Literal["A", "B"]
 # A call's verdict: a side, or "tie" (both equally good) in a run that allows ties.
 Verdict = Literal["A", "B", "tie"]
@@ -50,10 +52,6 @@ class ComparisonResult:
         problem = answer_problem(self)
         if problem:
             raise InvalidAnswerError(f"invalid ComparisonResult: {problem}")
-
-
-class InvalidAnswerError(ValueError):
-    """A provider answered with a `ComparisonResult` whose fields are not valid."""
 
 
 def answer_problem(result: Any) -> str:

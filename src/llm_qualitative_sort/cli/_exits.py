@@ -4,6 +4,8 @@ A leaf: every command module raises `UsageError` and returns these codes, and `_
 dispatches to those modules, so they live below all of them.
 """
 
+from llm_qualitative_sort.errors import InputError
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -14,5 +16,5 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 EXIT_CLOSED_OUTPUT = 141  # 128 + SIGPIPE, what a shell reports for `... | head`
 
 
-class UsageError(Exception):
+class UsageError(InputError):
     """Options that do not fit together, or a run that cannot be used as asked."""

@@ -18,12 +18,10 @@ from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any, TextIO
 
+from llm_qualitative_sort.errors import InputError as InputError
+
 FORMATS = ("txt", "jsonl", "csv")
 ItemId = str | int | float
-
-
-class InputError(ValueError):
-    """The items cannot be read or used; the message says where and why."""
 
 
 @dataclass(frozen=True)

@@ -18,21 +18,22 @@ from typing import Any, Protocol
 
 from langchain_core.runnables import RunnableConfig
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.results.from_state import history_matches, statistics
-from llm_qualitative_sort.stores import StoredRuns, StoreError, store_for
+from llm_qualitative_sort.stores import StorageError, StoredRuns, store_for
 from llm_qualitative_sort.tournament import flat_keywords
 
 __all__ = ["AmbiguousRunId", "LeaseLiveness", "Liveness", "RunInventory", "RunSummary",
-           "StoreError", "priced"]
+           "StorageError", "priced"]
 
 
 # How much of a run's id names it on the command line (as a commit's start names it in git).
 SHORTEST_START = 4
 
 
-class AmbiguousRunId(ValueError):
+class AmbiguousRunId(InputError):
     """The start of a run id that several runs' ids share."""
 
     def __init__(self, given: str, run_ids: list[str]) -> None:
@@ -123,7 +124,7 @@ class RunInventory:
         """The inventory of a checkpoint file or PostgreSQL URI; it must exist unless `create`.
 
         Raises:
-            StoreError: Nothing is kept there, or it is not a checkpoint store.
+            StorageError: Nothing is kept there, or it is not a checkpoint store.
         """
         store = store_for(target)
         async with store.runs(create=create) as runs:

@@ -37,12 +37,12 @@ def usage_errors() -> tuple[type[BaseException], ...]:
     """Errors that mean "nothing ran, fix the command": exit 2, one line, no traceback."""
     from llm_qualitative_sort._postgres import MissingExtra
     from llm_qualitative_sort.cache import CacheError
-    from llm_qualitative_sort.cli._inventory import StoreError
+    from llm_qualitative_sort.cli._inventory import StorageError
     from llm_qualitative_sort.cli._providers import ProviderUnavailable
     from llm_qualitative_sort.errors import RunMismatchError
 
     return (UsageError, InputError, SettingsError, ReportPathError, ProviderUnavailable,
-            StoreError, CacheError, RunMismatchError, MissingExtra, ValueError, TypeError,
+            StorageError, CacheError, RunMismatchError, MissingExtra, ValueError, TypeError,
             OSError)
 
 

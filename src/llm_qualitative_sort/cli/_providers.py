@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any
 
 from llm_qualitative_sort.cli._config import PANEL_PROVIDERS, RunConfig
-from llm_qualitative_sort.errors import install_hint
+from llm_qualitative_sort.errors import Error, install_hint
 from llm_qualitative_sort.providers import LLMProvider
 from llm_qualitative_sort.providers.mock import default_score
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
@@ -22,7 +22,7 @@ from llm_qualitative_sort.registry import REGISTRY, build_provider
 _SECRET_NAME = re.compile(r"(^|_)(api_?key|key|secret|password|token|credentials?)$", re.I)
 
 
-class ProviderUnavailable(RuntimeError):
+class ProviderUnavailable(Error, RuntimeError):
     """The chosen provider cannot be imported or built; the message says what to do."""
 
 

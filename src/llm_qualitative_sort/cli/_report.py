@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.errors import InputError
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.models import SortResult
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 REPORT_FORMATS = (".json", ".csv", ".html")
 
 
-class ReportPathError(ValueError):
+class ReportPathError(InputError):
     """The report cannot be written where asked; found before any call."""
 
 

@@ -14,7 +14,7 @@ from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.cli import _inventory
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._exits import EXIT_OK, UsageError
-from llm_qualitative_sort.cli._inventory import RunInventory, RunSummary, StoreError, priced
+from llm_qualitative_sort.cli._inventory import RunInventory, RunSummary, StorageError, priced
 from llm_qualitative_sort.cli._report import check_report_path, ids_by_text, write_cli_report
 from llm_qualitative_sort.cli._run import (
     checkpoint_path,
@@ -42,7 +42,7 @@ def runs_command(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_ACTIONS[action](path, args))
     except sqlite3.DatabaseError as exc:  # a damaged or foreign file: say which
-        raise StoreError(f"cannot use {path} as a checkpoint database: {exc}") from exc
+        raise StorageError(f"cannot use {path} as a checkpoint database: {exc}") from exc
 
 
 async def _list(path: Target, args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from types import UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from llm_qualitative_sort.cli._config import RunConfig, env_variable, setting_names
+from llm_qualitative_sort.errors import InputError
 
 CONFIG_FILE = "llm-qualitative-sort.toml"
 
@@ -45,7 +46,7 @@ _EXPECTED: dict[Any, str] = {int: "a whole number", float: "a number", bool: "tr
 _FILE_KEYS = set(setting_names()) - {"run_id", "resume", "source", "verbose"}
 
 
-class SettingsError(ValueError):
+class SettingsError(InputError):
     """A config file or environment variable holds something unusable; the message says where."""
 
 

@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from llm_qualitative_sort.errors import LeaseStoreBusyError as LeaseStoreBusyError
 from llm_qualitative_sort.errors import RunLockedError, StorageError
 from llm_qualitative_sort.leases._fence import Fence as Fence
 from llm_qualitative_sort.leases._fence import _taken_over
@@ -30,10 +31,6 @@ POLL_SECONDS = 0.25
 # Tokens of the holds this process has now: its own stale rows (a release that failed on a
 # full disk) must not lock it out of its runs.
 _HOLDING: set[str] = set()
-
-
-class LeaseStoreBusyError(StorageError):
-    """Another process keeps the lease store locked (inside a write) for now."""
 
 
 def _unknown(run_id: str) -> LeaseHolder:

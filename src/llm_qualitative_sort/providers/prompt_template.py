@@ -19,6 +19,7 @@ from typing import Any
 
 from jinja2 import TemplateError, TemplateSyntaxError
 
+from llm_qualitative_sort.errors import PromptTemplateError as PromptTemplateError
 from llm_qualitative_sort.providers._prompt import fence_tag, fenced
 from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
 from llm_qualitative_sort.providers._prompt_fields import (
@@ -47,10 +48,6 @@ from llm_qualitative_sort.scoring import Scale
 
 _FENCES = {"text_a": "TEXT A", "text_b": "TEXT B", "criteria": "CRITERION"}
 _SCORE_FENCES = {"text": "TEXT", "criteria": "CRITERION"}
-
-
-class PromptTemplateError(ValueError):
-    """A template that cannot be used, named with its part, line and variable."""
 
 
 @dataclass(frozen=True)

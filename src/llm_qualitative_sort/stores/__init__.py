@@ -13,20 +13,20 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from llm_qualitative_sort._postgres import is_dsn
+from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.stores.base import (
     BatchRecords,
     Catalog,
     RunJournal,
     Store,
     StoredRuns,
-    StoreError,
 )
 from llm_qualitative_sort.stores.memory import MemoryStore
 from llm_qualitative_sort.stores.sqlite import SqliteJournal, SqliteStore, journal_path
 
 __all__ = [
     "BatchRecords", "Catalog", "MemoryStore", "RunJournal", "SqliteJournal", "SqliteStore",
-    "Store", "StoreError", "StoredRuns", "is_dsn", "journal_path", "store_for",
+    "Store", "StorageError", "StoredRuns", "is_dsn", "journal_path", "store_for",
 ]
 
 Target = str | os.PathLike[str] | BaseCheckpointSaver[Any] | None

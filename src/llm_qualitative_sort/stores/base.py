@@ -271,7 +271,7 @@ class Store(ABC):
         """Open the stored runs for the command line (`create`: start an empty store).
 
         Raises:
-            StoreError: Nothing is kept there (unless `create`), or it is not a run store.
+            StorageError: Nothing is kept there (unless `create`), or it is not a run store.
         """
 
     def compact(self) -> int | None:
@@ -295,7 +295,3 @@ class Store(ABC):
         async with self.lease.hold(run_id, wait=wait) as me, self.connect() as opened:
             opened[1].fence(self.lease.fence(me))
             yield opened
-
-
-class StoreError(RuntimeError):
-    """The stored runs cannot be read; the message names the store."""

@@ -9,8 +9,9 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
+from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases import LocalRunLease
-from llm_qualitative_sort.stores.base import Store, StoreError, settling_saver
+from llm_qualitative_sort.stores.base import Store, settling_saver
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 
 
@@ -44,5 +45,5 @@ class MemoryStore(Store):
 
     def runs(self, *, create: bool = False) -> Any:
         """Not available: only file and database stores can be listed."""
-        raise StoreError(f"the runs of {self.where} cannot be listed: give a file or a DSN")
+        raise StorageError(f"the runs of {self.where} cannot be listed: give a file or a DSN")
 

@@ -32,7 +32,7 @@ from llm_qualitative_sort.errors import StorageError
 from llm_qualitative_sort.leases.base import RunLease
 from llm_qualitative_sort.leases.postgres import PostgresRunLease
 from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
-from llm_qualitative_sort.stores.base import Store, StoredRuns, StoreError, settling_saver
+from llm_qualitative_sort.stores.base import Store, StoredRuns, settling_saver
 from llm_qualitative_sort.stores.catalog import VERSION
 from llm_qualitative_sort.stores.sqlite import note_unsaved
 
@@ -129,7 +129,7 @@ class PostgresStore(Store):
         try:
             await self.prepare()
         except StorageError as exc:
-            raise StoreError(str(exc)) from exc
+            raise StorageError(str(exc)) from exc
         saver_module = require("langgraph.checkpoint.postgres.aio")
         async with self._saver_connection() as conn:
             yield PostgresRuns(conn, saver_module.AsyncPostgresSaver(conn), self.lease)

@@ -21,7 +21,6 @@ from llm_qualitative_sort.stores.base import (
     BatchRecords,
     Store,
     StoredRuns,
-    StoreError,
     settling_saver,
 )
 from llm_qualitative_sort.stores.batch_journal import BatchJournal, batches_in_flight
@@ -148,7 +147,7 @@ class SqliteStore(Store):
         """The runs of the file; it must exist unless `create`."""
         path = self._file
         if not create and not path.is_file():
-            raise StoreError(f"no runs kept in {path}: the file does not exist")
+            raise StorageError(f"no runs kept in {path}: the file does not exist")
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = await aiosqlite.connect(path, timeout=BUSY_SECONDS)
         try:
@@ -156,7 +155,7 @@ class SqliteStore(Store):
                 await _wal_mode(conn)
                 await _tables(conn)
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"cannot read {path} as a checkpoint database: {exc}") from exc
+                raise StorageError(f"cannot read {path} as a checkpoint database: {exc}") from exc
             yield SqliteRuns(path, conn, self.lease)
         finally:
             await _close(conn, stopped=False)
