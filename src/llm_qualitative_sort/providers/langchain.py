@@ -146,6 +146,11 @@ class LangChainProvider(LLMProvider):
         )
 
     @property
+    def asks_logprobs(self) -> bool:
+        """Whether the next call asks for log-probabilities (False once a server refused)."""
+        return bool(self.logprobs)
+
+    @property
     def model_identity(self) -> str:
         """Class, model, endpoint (without credentials or query) and prompt version."""
         endpoint = f"@{_safe_url(self.base_url)}" if self.base_url else ""
