@@ -77,7 +77,12 @@ def _run(plan: Plan) -> int:
 
     from llm_qualitative_sort.cli._run import OutputClosed, execute
     from llm_qualitative_sort.cli._signals import Signalled
-    from llm_qualitative_sort.errors import RunDetached, RunLockedError, RunStoppedError
+    from llm_qualitative_sort.errors import (
+        DamagedJournalError,
+        RunDetached,
+        RunLockedError,
+        RunStoppedError,
+    )
 
     config = plan.config
     try:
@@ -94,8 +99,10 @@ def _run(plan: Plan) -> int:
               "resume the run once its holder has stopped", file=sys.stderr)
         return EXIT_LOCKED
     except RunStoppedError as exc:
+        cause = exc.__cause__
+        steps = cause.steps if isinstance(cause, DamagedJournalError) else []
         return _stopped(one_line(exc.reason, None), config, EXIT_STOPPED,
-                        saved=exc.input_saved)
+                        saved=exc.input_saved, first=steps)
     except RunDetached as exc:
         _detached(exc, config)
         return EXIT_DETACHED
@@ -116,17 +123,23 @@ def _run(plan: Plan) -> int:
     return EXIT_OK
 
 
-def _stopped(what: str, config: RunConfig, code: int, *, saved: bool = True) -> int:
+def _stopped(what: str, config: RunConfig, code: int, *, saved: bool = True,
+             first: Sequence[tuple[str, str]] = ()) -> int:
     """Say why the run stopped and how to go on.
 
     Resume it; or, `saved` false (its input never reached the store), run the same command
-    again under the same id.
+    again under the same id. `first`: what to do before a resume that would otherwise stop
+    the same way, as (words, command), one of them.
     """
     from llm_qualitative_sort.cli._run import shown_checkpoint
     from llm_qualitative_sort.stores.default import default_checkpoint_path
 
+    ways = "".join(f"\n  {'or ' if n else ''}{one_line(words, None)}:\n    {command}"
+                   for n, (words, command) in enumerate(first))
+    before = (" (a resume alone would stop the same way), so first" + ways + "\nthen "
+              if first else "\n")
     text = (f"{what}\nrun id {config.run_id}: everything finished so far is saved in "
-            f"{shown_checkpoint(config)}\nresume with:\n  "
+            f"{shown_checkpoint(config)}{before}resume with:\n  "
             f"{config.resume_command(default_checkpoint_path())}")
     if not saved:
         text = (f"{what}\nrun id {config.run_id}: it stopped before its input was saved, so "
