@@ -12,6 +12,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from _suite import cli
 from llm_qualitative_sort import TransientProviderError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE
@@ -105,3 +107,13 @@ def test_progress_lines_show_a_providers_words_as_escapes() -> None:
     assert _obeyed(out.getvalue()) == []
     assert "503 \\x1b]0;gone\\x07 try later" in out.getvalue()
     assert "waiting for \\x1b[2Jjudge" in out.getvalue()
+
+
+def test_a_usage_error_quoting_an_argument_shows_escapes(capsys) -> None:
+    from llm_qualitative_sort.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["sort", "--criteria", "c", "a.txt", "\x1b]0;title\x07"])
+    assert stop.value.code == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: \\x1b]0;title\\x07" in err and _obeyed(err) == []
