@@ -7,6 +7,11 @@ no two different calls can share a key whatever characters the texts contain.
 
 The key follows the presentation order, not the match's orientation: a match (x, y) in order
 "BA" and a match (y, x) in order "AB" send the same prompt and share a key.
+
+A judge that asks for log-probabilities (`LLMProvider.asks_logprobs`) keeps its answers
+under a key of their own (`CallKeys`): an answer asked without them has no probability
+to give a soft verdict, and a run with soft verdicts must not take it for one that had
+none to give.
 """
 
 from __future__ import annotations
@@ -51,6 +56,49 @@ class CacheKey:
         fields = (self.first_hash, self.second_hash, self.criteria_hash)
         tail = (_sha(str(self.repetition)), self.model_hash)
         return _sha("".join(fields + tail))
+
+
+# Appended to the judge's identity in the key of a call that asked for log-probabilities.
+LOGPROBS_MARK = "+logprobs"
+
+
+@dataclass(frozen=True)
+class CallKeys:
+    """Where one call's answer is stored (`own`), and where it may be found besides (`other`).
+
+    A call that asks for log-probabilities stores its answer under the key marked with
+    `LOGPROBS_MARK`, one that does not under the plain key; each reads the other key too,
+    as the same prompt's answer is a verdict either way. Answers cached before the marked
+    key existed are all under the plain key, asked with log-probabilities or not: a run
+    with soft verdicts takes one from there only when it has its probability, and asks
+    again for the others (the new answer is then stored under its marked key).
+    """
+
+    own: CacheKey
+    other: CacheKey
+    # Whether an answer under `other` must carry a probability to be used.
+    needs_probability: bool = False
+
+    @classmethod
+    def of(cls, first: str, second: str, criteria: str, repetition: int, identity: str, *,
+           logprobs: bool, soft: bool) -> CallKeys:
+        """The keys of a call; `logprobs`: it asks for them; `soft`: the run's verdicts."""
+        plain = CacheKey.of(first, second, criteria, repetition, identity)
+        if not logprobs:
+            return cls(plain, CacheKey.of(first, second, criteria, repetition,
+                                          identity + LOGPROBS_MARK))
+        marked = CacheKey.of(first, second, criteria, repetition, identity + LOGPROBS_MARK)
+        return cls(marked, plain, needs_probability=soft)
+
+    async def read(self, cache: ComparisonCache) -> ComparisonResult | None:
+        """The cached answer of the call, or None: it must be asked."""
+        found = await cache.get(self.own)
+        if found is not None:
+            return found
+        found = await cache.get(self.other)
+        if found is not None and self.needs_probability and found.probability is None:
+            return None  # perhaps asked without log-probabilities: a soft verdict needs them
+        return found
 
 
 class ComparisonCache(ABC):

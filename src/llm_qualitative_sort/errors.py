@@ -16,6 +16,7 @@ Error:
     ├── StorageError (also a ValueError)      a checkpoint, journal, store or cache that
     │   │                                     cannot be used; the message names it
     │   ├── CacheError (also a RuntimeError)  an answer cache that cannot be used
+    │   ├── DamagedJournalError               a journal row that cannot be read
     │   └── LeaseStoreBusyError               the lease store is locked by another process
     ├── RunStoppedError (also RuntimeError)   a run stopped; everything so far is saved
     │   └── RunLockedError                    another process holds the run
@@ -123,17 +124,23 @@ class RunStoppedError(Error, RuntimeError):
         input_saved: False when the run stopped before its input reached the store (a
             storage failure in its first moments): it cannot be resumed, and is started
             again with `sort(items, run_id=run_id)`, which reuses the journaled answers.
+        first: What to do before resuming, when a resume alone would stop the same way
+            (a damaged journal row: see `DamagedJournalError`); None otherwise.
     """
 
-    def __init__(self, message: str, *, run_id: str, input_saved: bool = True) -> None:
+    def __init__(self, message: str, *, run_id: str, input_saved: bool = True,
+                 first: str | None = None) -> None:
         advice = (f"continue it with `await sorter.resume({run_id!r})`" if input_saved else
                   "its input was not saved, so it cannot be resumed: start it again with "
                   f"`await sorter.sort(items, run_id={run_id!r})`, which reuses the answers "
                   "already paid for")
+        if first is not None:  # a resume alone would stop the same way
+            advice = f"{first}; then {advice}"
         super().__init__(f"{message} (run id {run_id!r}; {advice})")
         self.run_id = run_id
         self.reason = message
         self.input_saved = input_saved
+        self.first = first
 
 
 class RunLockedError(RunStoppedError):
@@ -167,6 +174,35 @@ class CacheError(StorageError, RuntimeError):
 
 class LeaseStoreBusyError(StorageError):
     """Another process keeps the lease store locked (inside a write) for now."""
+
+
+class DamagedJournalError(StorageError):
+    """A row of the run journal cannot be read; every resume would read it again.
+
+    The message says which row of which table of which journal, and the way on: move the
+    journal file aside, or delete that row (the calls it held that no checkpoint has are
+    then asked again).
+
+    Attributes:
+        damage: What is damaged: the journal, its table and row, the run and round.
+        steps: What to do before resuming, each as (words, command), in order of choice.
+    """
+
+    def __init__(self, damage: str, steps: list[tuple[str, str]]) -> None:
+        super().__init__(f"{damage}; every resume reads it again: {self.remedy_of(steps)}, "
+                         "then resume the run")
+        self.damage = damage
+        self.steps = steps
+
+    @property
+    def remedy(self) -> str:
+        """The steps in one phrase ("move the journal aside: `mv …`; or …")."""
+        return self.remedy_of(self.steps)
+
+    @staticmethod
+    def remedy_of(steps: list[tuple[str, str]]) -> str:
+        """`steps` in one phrase."""
+        return "; or ".join(f"{words}: `{command}`" for words, command in steps)
 
 
 class RunMismatchError(InputError):

@@ -148,7 +148,7 @@ def test_batch_calls_with_a_template_are_cached_apart() -> None:
         settings = CallSettings(provider=MockLLMProvider(seed=1), criteria="c", cache=None,
                                 journal=None, retry=RetryPolicy(),  # type: ignore[arg-type]
                                 max_concurrent_requests=1, prompt=prompt)
-        return _Round(settings, client, None, [call], print)._key(call).model_hash  # type: ignore[arg-type]
+        return _Round(settings, client, None, [call], print)._keys(0).own.model_hash  # type: ignore[arg-type]
 
     def hashed(identity: str) -> str:
         return CacheKey.of("x", "y", "c", 0, identity).model_hash

@@ -113,6 +113,8 @@ class CallSettings:
     name_judge: bool = False
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     ties: bool = False
+    # The run's verdicts are soft: answers are read for their probabilities too.
+    soft: bool = False
     # The run's own prompt (None: the default); its calls are cached apart.
     prompt: PromptSetup | None = None
     # A pointwise round's question (a pointwise run, a Swiss pre-pass): each call shows

@@ -29,7 +29,7 @@ from llm_qualitative_sort._calls.base import (
     CallSettings,
 )
 from llm_qualitative_sort._calls.judge import storable
-from llm_qualitative_sort.cache import CacheKey
+from llm_qualitative_sort.cache import CallKeys
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     RunDetached,
@@ -96,6 +96,9 @@ class _Round:
         self.jobs: list[BatchJob] = []
         self.failures: dict[int, int] = {}  # this process's failed attempts per call
         self.options = client.options
+        # Each call's cache keys, as its round began: a refusal of log-probabilities
+        # learned meanwhile does not move an answer asked with them to the plain key.
+        self.keys: dict[int, CallKeys] = {}
 
     async def play(self) -> None:
         """Replay, recover, submit, wait and collect until the round is answered."""
@@ -115,14 +118,19 @@ class _Round:
             if journaled is not None:
                 self.answered(index, *journaled)
                 continue
-            cached = await cache.get(self._key(call)) if cache is not None else None
+            cached = await self._keys(index).read(cache) if cache is not None else None
             if cached is not None:
                 journal.put(call.place, cached, cached=True, facts=self._facts())
                 self.answered(index, cached, True, self._facts())
                 continue
             self.unanswered.add(index)
 
-    def _key(self, call: Call) -> CacheKey:
+    def _keys(self, index: int) -> CallKeys:
+        if index not in self.keys:
+            self.keys[index] = self._new_keys(self.calls[index])
+        return self.keys[index]
+
+    def _new_keys(self, call: Call) -> CallKeys:
         place = call.place
         provider = self.settings.provider
         identity = provider.tie_identity() if self.settings.ties else provider.model_identity
@@ -130,8 +138,8 @@ class _Round:
         identity += prompt_key(self.settings.prompt) + (question.identity if question else "")
         if self.settings.prompt is not None:
             identity += self.settings.prompt.pair_key(place.first, place.second)
-        return CacheKey.of(place.first, place.second, self.settings.criteria, call.repetition,
-                           identity)
+        return CallKeys.of(place.first, place.second, self.settings.criteria, call.repetition,
+                           identity, logprobs=provider.asks_logprobs, soft=self.settings.soft)
 
     async def _recover(self) -> None:
         """A batch recorded as submitting may have reached the provider: find it by tag."""
@@ -268,7 +276,7 @@ class _Round:
             return
         for index, result in done.final:
             if result.winner is not None:
-                await self.settings.cache.set(self._key(self.calls[index]), result)
+                await self.settings.cache.set(self._keys(index).own, result)
 
     def _count_failures(self, done: Collected) -> None:
         if done.refused:

@@ -27,7 +27,7 @@ from llm_qualitative_sort._calls.rate_gate import (
 )
 from llm_qualitative_sort._calls.retrying import backoff_delay, retryable
 from llm_qualitative_sort._calls.storable import storable_raw
-from llm_qualitative_sort.cache import CacheKey, ComparisonCache
+from llm_qualitative_sort.cache import CallKeys, ComparisonCache
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     RateLimitedError,
@@ -73,6 +73,8 @@ class Judge:
     # Name even a single judge in each call's facts (a run resumed by another judge).
     name_judge: bool = False
     ties: bool = False
+    # The run's verdicts are soft: a cached answer must keep its probability (`CallKeys`).
+    soft: bool = False
     # Appended to cache identities: a run's own prompt asks another question.
     prompt_key: str = ""
     # Appended per call: the fields its prompt shows of the two texts (None: no fields).
@@ -121,10 +123,11 @@ class Judge:
             identity = _identity(judge, self.ties) + self.prompt_key
         if self.pair_key is not None:
             identity += self.pair_key(place.first, place.second)
-        key = None
+        keys = None
         if self.cache is not None:
-            key = CacheKey.of(place.first, place.second, self.criteria, repetition, identity)
-            cached = await self.cache.get(key)
+            keys = CallKeys.of(place.first, place.second, self.criteria, repetition, identity,
+                               logprobs=judge.asks_logprobs, soft=self.soft)
+            cached = await keys.read(self.cache)
             if cached is not None:
                 self.journal.put(place, cached, cached=True, facts=facts)
                 return cached, True, facts
@@ -136,8 +139,8 @@ class Judge:
         # Journal before the slot is given back: the journal's flush is then scheduled
         # ahead of the next call, so no new call starts before this one is on disk.
         self.journal.put(place, result, cached=False, facts=facts)
-        if self.cache is not None and key is not None and result.winner is not None:
-            await self.cache.set(key, result)
+        if self.cache is not None and keys is not None and result.winner is not None:
+            await self.cache.set(keys.own, result)
         return result, False, facts
 
     def _ask(self, judge: LLMProvider, place: CallPlace,

@@ -29,6 +29,7 @@ from llm_qualitative_sort.cli._inputs import InputError
 from llm_qualitative_sort.cli._parser import build_parser
 from llm_qualitative_sort.cli._report import ReportPathError
 from llm_qualitative_sort.cli._settings import SettingsError
+from llm_qualitative_sort.cli._terminal import escaped, lines, one_line
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.cli._run import Plan
@@ -76,7 +77,12 @@ def _run(plan: Plan) -> int:
 
     from llm_qualitative_sort.cli._run import OutputClosed, execute
     from llm_qualitative_sort.cli._signals import Signalled
-    from llm_qualitative_sort.errors import RunDetached, RunLockedError, RunStoppedError
+    from llm_qualitative_sort.errors import (
+        DamagedJournalError,
+        RunDetached,
+        RunLockedError,
+        RunStoppedError,
+    )
 
     config = plan.config
     try:
@@ -88,13 +94,15 @@ def _run(plan: Plan) -> int:
     except OutputClosed:
         return _output_closed()
     except RunLockedError as exc:
-        reason = " ".join(exc.reason.split())
+        reason = one_line(exc.reason, None)
         print(f"error: {reason}\nnothing was called; wait for it with --wait SECONDS, or "
               "resume the run once its holder has stopped", file=sys.stderr)
         return EXIT_LOCKED
     except RunStoppedError as exc:
-        return _stopped(" ".join(exc.reason.split()), config, EXIT_STOPPED,
-                        saved=exc.input_saved)
+        cause = exc.__cause__
+        steps = cause.steps if isinstance(cause, DamagedJournalError) else []
+        return _stopped(one_line(exc.reason, None), config, EXIT_STOPPED,
+                        saved=exc.input_saved, first=steps)
     except RunDetached as exc:
         _detached(exc, config)
         return EXIT_DETACHED
@@ -115,24 +123,30 @@ def _run(plan: Plan) -> int:
     return EXIT_OK
 
 
-def _stopped(what: str, config: RunConfig, code: int, *, saved: bool = True) -> int:
+def _stopped(what: str, config: RunConfig, code: int, *, saved: bool = True,
+             first: Sequence[tuple[str, str]] = ()) -> int:
     """Say why the run stopped and how to go on.
 
     Resume it; or, `saved` false (its input never reached the store), run the same command
-    again under the same id.
+    again under the same id. `first`: what to do before a resume that would otherwise stop
+    the same way, as (words, command), one of them.
     """
     from llm_qualitative_sort.cli._run import shown_checkpoint
     from llm_qualitative_sort.stores.default import default_checkpoint_path
 
+    ways = "".join(f"\n  {'or ' if n else ''}{one_line(words, None)}:\n    {command}"
+                   for n, (words, command) in enumerate(first))
+    before = (" (a resume alone would stop the same way), so first" + ways + "\nthen "
+              if first else "\n")
     text = (f"{what}\nrun id {config.run_id}: everything finished so far is saved in "
-            f"{shown_checkpoint(config)}\nresume with:\n  "
+            f"{shown_checkpoint(config)}{before}resume with:\n  "
             f"{config.resume_command(default_checkpoint_path())}")
     if not saved:
         text = (f"{what}\nrun id {config.run_id}: it stopped before its input was saved, so "
                 "it cannot be resumed; run the same command again with --run-id "
                 f"{config.run_id} (the answers already paid for are reused)")
     try:
-        print(text, file=sys.stderr, flush=True)
+        print(lines(text), file=sys.stderr, flush=True)
     except OSError:
         pass  # SIGHUP: the terminal may be gone; the run is saved all the same
     return code
@@ -173,7 +187,7 @@ def _input_saved(plan: Plan) -> bool:
 
 def _internal(exc: Exception, config: RunConfig) -> int:
     fail(exc, config.verbose, f"internal error ({type(exc).__name__}): ")
-    print(f"run id {config.run_id}; please report this, with the --verbose output",
+    print(escaped(f"run id {config.run_id}; please report this, with the --verbose output"),
           file=sys.stderr)
     return EXIT_ERROR
 
@@ -183,10 +197,11 @@ def _detached(exc: Any, config: RunConfig) -> None:
     from llm_qualitative_sort.stores.default import default_checkpoint_path
 
     waiting = config.resume_command(default_checkpoint_path())
-    print(f"detached: {exc.reason}\nrun id {config.run_id}: the provider works on it while "
-          f"nothing waits; everything is saved in {shown_checkpoint(config)}\n"
-          f"check again (collects what ended, submits the next round):\n  {waiting} --detach\n"
-          f"or wait for the end:\n  {waiting}", file=sys.stderr)
+    reason = one_line(str(exc.reason), None)
+    print(lines(f"detached: {reason}\nrun id {config.run_id}: the provider works on it while "
+                f"nothing waits; everything is saved in {shown_checkpoint(config)}\n"
+                f"check again (collects what ended, submits the next round):\n  {waiting} "
+                f"--detach\nor wait for the end:\n  {waiting}"), file=sys.stderr)
 
 
 def _output_closed() -> int:
@@ -201,13 +216,13 @@ def _output_closed() -> int:
 def fail(exc: BaseException, verbose: bool, prefix: str = "") -> int:
     """Print a one-line error (and with `verbose` its traceback); return exit code 2."""
     if verbose:
-        traceback.print_exception(exc)
+        print(lines("".join(traceback.format_exception(exc))), file=sys.stderr, end="")
     print(f"error: {prefix}{message(exc)}", file=sys.stderr)
     return EXIT_USAGE
 
 
 def message(exc: BaseException) -> str:
-    """The sentence an exception carries, on one line."""
+    """The sentence an exception carries, on one line and safe to print (it may quote input)."""
     # str(KeyError) is the repr of its argument; show the sentence itself.
     text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-    return " ".join(str(text).split()) or type(exc).__name__
+    return one_line(str(text), None) or type(exc).__name__

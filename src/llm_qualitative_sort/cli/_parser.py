@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from llm_qualitative_sort.cli._config import PROGRAM, PROVIDERS, RANKINGS, SCHEDULES
 from llm_qualitative_sort.cli._inputs import FORMATS
+from llm_qualitative_sort.cli._terminal import one_line
 
 EPILOG = """exit codes:
   0    done (the ranking, the dry run or the runs were printed)
@@ -96,6 +97,10 @@ class _Parser(argparse.ArgumentParser):
             target.error(f"unrecognized arguments: {' '.join(extras)}{hint}; "
                          f"see '{target.prog} --help'")
         return parsed
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and the error (made safe to print: it quotes the arguments)."""
+        super().error(one_line(message, None))
 
     def _command_parser(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
         target: argparse.ArgumentParser = self

@@ -29,6 +29,7 @@ from llm_qualitative_sort.cli._settings import (
     read_config_file,
     read_environment,
 )
+from llm_qualitative_sort.cli._terminal import one_line
 from llm_qualitative_sort.rating.soft import check_verdicts
 from llm_qualitative_sort.registry import BATCH_PROVIDERS
 from llm_qualitative_sort.tournament import strategy_class
@@ -91,7 +92,7 @@ def _new(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
     source = Source(args.input, args.format, args.field, args.column, args.id_field,
                     args.id_column)
     records = checked(read_records(source), source.name, dedupe=args.dedupe,
-                      note=lambda text: print(text, file=sys.stderr))
+                      note=lambda text: print(one_line(text, None), file=sys.stderr))
     config.source = source.describe()
     by_text = {r.text: r.id for r in records}
     texts = [r.text for r in records]

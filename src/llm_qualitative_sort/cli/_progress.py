@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from llm_qualitative_sort.cli._terminal import one_line
 from llm_qualitative_sort.models import EarlyStop, EventType, ProgressEvent
 from llm_qualitative_sort.results.events import plural
 
@@ -111,12 +112,12 @@ class Progress:
         now = time.monotonic()
         if now - self._last_note >= RETRY_NOTE_SECONDS:
             self._last_note = now
-            text = " ".join(str(error).split())[:200] or type(error).__name__
+            text = one_line(str(error), 200) or type(error).__name__
             self.note(f"retrying ({self.tally.retries} so far): {text}")
 
     def note(self, text: str) -> None:
-        """Print a line."""
-        print(text, file=self.stream, flush=True)
+        """Print a line (it may quote a judge, a provider or an item: made safe to print)."""
+        print(one_line(text, None), file=self.stream, flush=True)
 
     def close(self) -> None:
         """End the display."""
@@ -153,11 +154,12 @@ class BarProgress(Progress):
     def show(self, event: ProgressEvent) -> None:
         """Move the bar to the event's figures."""
         if event.type is EventType.BATCH:  # counts requests, not matches: postfix only
-            self._bar.set_postfix_str(batch_text(event), refresh=True)
+            self._bar.set_postfix_str(one_line(batch_text(event), None), refresh=True)
             return
         if event.type is EventType.RATE_LIMIT:  # counts no match: postfix only
-            self._bar.set_postfix_str(f"{self._round}{event.message}; {self.tally.describe()}",
-                                      refresh=True)
+            self._bar.set_postfix_str(
+                one_line(f"{self._round}{event.message}; {self.tally.describe()}", None),
+                refresh=True)
             return
         self._bar.total = event.total
         self._bar.n = event.completed
@@ -171,8 +173,8 @@ class BarProgress(Progress):
         early_stop(self, event)
 
     def note(self, text: str) -> None:
-        """Print a line above the bar."""
-        self._tqdm.write(text, file=self.stream)
+        """Print a line above the bar (made safe to print, as `Progress.note`)."""
+        self._tqdm.write(one_line(text, None), file=self.stream)
         self._bar.set_postfix_str(self._round + self.tally.describe())
 
     def close(self) -> None:

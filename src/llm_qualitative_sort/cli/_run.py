@@ -20,6 +20,7 @@ from llm_qualitative_sort.cli._report import ids_by_text, write_cli_report
 from llm_qualitative_sort.cli._retries import watched_retry
 from llm_qualitative_sort.cli._settings import conflicts
 from llm_qualitative_sort.cli._signals import until_signalled
+from llm_qualitative_sort.cli._terminal import escaped, one_line
 from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.models import SortResult, Statistics
 from llm_qualitative_sort.providers.base import LLMProvider
@@ -31,8 +32,6 @@ from llm_qualitative_sort.sorter import QualitativeSorter
 from llm_qualitative_sort.stores.default import default_checkpoint_path
 from llm_qualitative_sort.tournament import STRATEGIES
 from llm_qualitative_sort.tournament.checks import checkpoint_problem
-
-SHOWN_CHARS = 150
 
 
 class OutputClosed(Exception):
@@ -194,7 +193,7 @@ def _announce(plan: Plan, earlier: RunSummary | None) -> None:
         text = f"run {config.run_id}: {plural(len(plan.texts), 'item')}, nothing to compare"
     else:
         text = f"run {config.run_id} started ({len(plan.texts)} items, {where})"
-    print(text, file=sys.stderr, flush=True)
+    print(escaped(text), file=sys.stderr, flush=True)
 
 
 def _finish(result: SortResult, plan: Plan, out: TextIO, now: Tally) -> None:
@@ -219,7 +218,7 @@ def print_ranking(result: SortResult, out: TextIO, ids: Mapping[str, Any] | None
     With `ids` (each text's id in the input), the id comes before the text, in brackets.
     """
     width = len(str(result.rankings[-1][0])) + 1 if result.rankings else 2
-    shown = {text: f"[{_one_line(str(i))}]" for text, i in (ids or {}).items()}
+    shown = {text: f"[{one_line(str(i))}]" for text, i in (ids or {}).items()}
     id_width = max(map(len, shown.values()), default=0)
     # A pointwise run shows each text's score (0-1) before it.
     scores = {s.item: s.score for s in result.pointwise}
@@ -229,7 +228,7 @@ def print_ranking(result: SortResult, out: TextIO, ids: Mapping[str, Any] | None
             ident = f"{shown.get(item, ''):<{id_width}}  " if id_width else ""
             score = "" if not scores else (
                 "   -   " if scores.get(item) is None else f"{scores[item]:.3f}  ")
-            print(f"{mark:>{width}}  {score}{ident}{_one_line(item)}", file=out)
+            print(f"{mark:>{width}}  {score}{ident}{one_line(item)}", file=out)
 
 
 def print_summary(result: SortResult, config: RunConfig, report: Path | None,
@@ -267,9 +266,9 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
               f"failures), {stats.rate_wait:.1f} s waiting for the provider", file=err)
     compared = sum(len(group) for _, group in result.rankings) > 1  # else nothing is stored
     kept = f"checkpoint {shown_checkpoint(config)}" if compared else "nothing to keep"
-    print(f"run id {result.run_id} · {kept}", file=err)
+    print(escaped(f"run id {result.run_id} · {kept}"), file=err)
     if report is not None:
-        print(f"report written to {report}", file=err)
+        print(escaped(f"report written to {report}"), file=err)
 
 
 def _split(stats: Statistics, now: Tally | None) -> str:
@@ -280,16 +279,6 @@ def _split(stats: Statistics, now: Tally | None) -> str:
     if not now.calls:
         return ", all paid before: nothing was called now"
     return f": {now.calls} paid now, {before} before"
-
-
-def _one_line(text: str, chars: int = SHOWN_CHARS) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= chars else flat[: chars - 1] + "…"
-
-
-def one_line(text: str, chars: int = SHOWN_CHARS) -> str:
-    """`text` on one line, cut to `chars` characters with "…" when longer."""
-    return _one_line(text, chars)
 
 
 def named_ids(source: Mapping[str, Any]) -> bool:

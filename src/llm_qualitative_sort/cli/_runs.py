@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sqlite3
 import sys
 from datetime import datetime
@@ -16,14 +15,10 @@ from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._exits import EXIT_OK, UsageError
 from llm_qualitative_sort.cli._inventory import RunInventory, RunSummary, StorageError, priced
 from llm_qualitative_sort.cli._report import check_report_path, ids_by_text, write_cli_report
-from llm_qualitative_sort.cli._run import (
-    checkpoint_path,
-    has_runs,
-    named_ids,
-    one_line,
-)
+from llm_qualitative_sort.cli._run import checkpoint_path, has_runs, named_ids
 from llm_qualitative_sort.cli._run_rows import COLUMNS, as_json, details, list_row, when
 from llm_qualitative_sort.cli._settings import layered, read_config_file, read_environment
+from llm_qualitative_sort.cli._terminal import escaped, json_text, one_line
 from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.stores import store_for
 
@@ -47,7 +42,7 @@ def runs_command(args: argparse.Namespace) -> int:
 
 async def _list(path: Target, args: argparse.Namespace) -> int:
     if not has_runs(path):
-        print(f"no runs kept in {path}", file=sys.stderr)
+        print(escaped(f"no runs kept in {path}"), file=sys.stderr)
         return EXIT_OK
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit {args.limit}: expected 0 (every run) or more")
@@ -56,17 +51,19 @@ async def _list(path: Target, args: argparse.Namespace) -> int:
         where = runs.where
     if args.json:
         for summary in summaries:
-            print(json.dumps(as_json(summary), ensure_ascii=False))
+            print(json_text(as_json(summary)))
         return EXIT_OK
-    rows = [COLUMNS] + [list_row(s) for s in summaries] if summaries else []
+    rows = [COLUMNS] + [tuple(one_line(cell, None) for cell in list_row(s)) for s in summaries] \
+        if summaries else []
     widths = [max((len(row[i]) for row in rows), default=0) for i in range(len(COLUMNS) - 1)]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False))
               + "  " + row[-1])
     chosen = " ".join(f"{name}={getattr(args, name)}" for name in ("status", "strategy")
                       if getattr(args, name))
-    print(plural(len(summaries), "run") + (f" ({chosen})" if chosen else "") + f" in {where}"
-          + (f"; {more} more, older (--limit 0 lists all)" if more else ""), file=sys.stderr)
+    print(escaped(plural(len(summaries), "run") + (f" ({chosen})" if chosen else "")
+                  + f" in {where}" + (f"; {more} more, older (--limit 0 lists all)" if more
+                                      else "")), file=sys.stderr)
     return EXIT_OK
 
 
@@ -97,10 +94,10 @@ async def _show(path: Target, args: argparse.Namespace) -> int:
         summary = await _one(runs, args.run_id)
         values = await runs.values(summary.run_id) if summary.state == "finished" else {}
     if args.json:
-        print(json.dumps(as_json(summary), ensure_ascii=False, indent=2))
+        print(json_text(as_json(summary), indent=2))
         return EXIT_OK
     for name, value in details(summary, _shown(path)):
-        print(f"{name + ':':<20} {value}")
+        print(f"{name + ':':<20} {one_line(str(value), None)}")
     ids = ids_by_text(values.get("items", []), summary.ids) if named_ids(
         summary.settings.get("source") or {}) else {}
     for rank, group in values.get("rankings", [])[:10]:
@@ -119,7 +116,7 @@ async def _remove(path: Target, args: argparse.Namespace) -> int:
                                  "stop it first")
         for run_id in dict.fromkeys(summary.run_id for summary in chosen):
             await runs.delete(run_id)
-            print(f"deleted run {run_id}")
+            print(escaped(f"deleted run {run_id}"))
     _compact(path)
     return EXIT_OK
 
@@ -132,8 +129,8 @@ async def _prune(path: Target, args: argparse.Namespace) -> int:
         for summary in old:
             if not args.dry_run:
                 await runs.delete(summary.run_id)
-            print(f"{'would delete' if args.dry_run else 'deleted'} run {summary.run_id} "
-                  f"(finished {when(summary.updated)})")
+            print(escaped(f"{'would delete' if args.dry_run else 'deleted'} run "
+                          f"{summary.run_id} (finished {when(summary.updated)})"))
     if not args.dry_run and old:
         _compact(path)
     print(f"{plural(len(old), 'finished run')} last saved before {before.isoformat()}",
@@ -176,7 +173,7 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
     result = sort_result(values, run_id, span, ranking, lambda i, o: priced(prices, i, o),
                          judge=judge, verdicts=str(values.get("verdicts", "hard")))
     written = write_cli_report(result, config, summary.ids, values["items"])
-    print(f"report of run {run_id} written to {written}", file=sys.stderr)
+    print(escaped(f"report of run {run_id} written to {written}"), file=sys.stderr)
     return EXIT_OK
 
 
@@ -204,10 +201,11 @@ def _compact(path: Target) -> None:
     try:
         freed = store_for(path).compact()
     except Exception as exc:  # in use by a running sort: its space is reused later
-        print(f"note: could not compact {_shown(path)} now ({exc})", file=sys.stderr)
+        print(one_line(f"note: could not compact {_shown(path)} now ({exc})", None),
+              file=sys.stderr)
         return
     if freed is not None:  # a database server reuses the space on its own
-        print(f"{path}: {freed / 1e6:.1f} MB given back", file=sys.stderr)
+        print(escaped(f"{path}: {freed / 1e6:.1f} MB given back"), file=sys.stderr)
 
 
 def _date(text: str) -> datetime:

@@ -4,7 +4,8 @@ The judge answers `{"reason": ..., "label": 3}`. The token that carries the labe
 one where the last "label" value begins; its alternatives that spell a label of the scale
 (a digit, optionally quoted, optionally followed by the closing characters) give each
 label's log-probability z_k, and the distribution is softmax(z) over the labels found
-(`scoring.label_distribution`). No label token, or no label among its alternatives: no
+(`scoring.label_distribution`). No label token, no label among its alternatives, or a
+label's log-probability that is none (NaN, +inf; -inf for the token written): no
 distribution, and the call counts as its label.
 """
 
@@ -14,7 +15,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from llm_qualitative_sort.providers.logprobs import Token, value_token
+from llm_qualitative_sort.providers.logprobs import Token, usable_logprob, value_token
 from llm_qualitative_sort.scoring import Scale, label_distribution
 
 _LABEL = re.compile(r'"label"\s*:\s*')
@@ -58,11 +59,13 @@ def _labels(token: Token, prefix: str, scale: Scale) -> dict[int, float] | None:
     options.setdefault(token.text, token.logprob)
     found: dict[int, float] = {}
     for piece, logprob in options.items():
-        if not piece.startswith(prefix) or not math.isfinite(logprob):
-            continue
-        match = _PIECE.fullmatch(piece[len(prefix):])
+        match = _PIECE.fullmatch(piece[len(prefix):]) if piece.startswith(prefix) else None
         label = int(match.group(1)) if match else None
         if label is None or label not in scale.labels:
+            continue
+        if not usable_logprob(logprob, chosen=piece == token.text):
+            return None  # no distribution rather than one against the label given
+        if logprob == -math.inf:  # an alternative's probability 0
             continue
         if label in found:  # two spellings of one label ("3", "3}") add up
             high = max(found[label], logprob)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from llm_qualitative_sort.scoring import Scale
 
@@ -90,11 +90,27 @@ ACTIVE_SCORE_PROMPT: ContextVar[Callable[[str, str, Scale, bool], tuple[str, str
     ContextVar("llm_qualitative_sort_score_prompt", default=None))
 
 
+# A label given as a string: the integer's own digits ("3"), as a model may quote it.
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
 class ScoreAnswer(BaseModel):
     """The judge's structured pointwise answer."""
 
     reason: str = Field(description="One to three sentences on the text against the criterion.")
     label: int = Field(description="The label given, one integer of the scale.")
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _written_as_a_label(cls, value: Any) -> Any:
+        # Pydantic reads true as 1; and a quoted "3.0" or "03" is not how a label is
+        # written, nor what its token's log-probabilities are read as (its first digit).
+        # A JSON number 3.0 is the integer 3, as JSON Schema counts it.
+        if isinstance(value, bool):
+            raise ValueError(f"a label is an integer of the scale, not {json.dumps(value)}")
+        if isinstance(value, str) and not _INTEGER.fullmatch(value):
+            raise ValueError(f"a label is an integer of the scale, not {value!r}")
+        return value
 
 
 def score_schema(scale: Scale) -> dict[str, Any]:

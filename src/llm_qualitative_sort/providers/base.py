@@ -124,6 +124,16 @@ class LLMProvider(ABC):
         """
         return type(self).score_call is not LLMProvider.score_call
 
+    @property
+    def asks_logprobs(self) -> bool:
+        """Whether this judge's calls ask for log-probabilities now, for soft verdicts.
+
+        Its answers are then cached apart from those asked without them (see
+        `cache.CallKeys`). False by default: a judge that gives its probabilities without
+        being asked (the mock) names them in its `model_identity` instead.
+        """
+        return False
+
     def tie_identity(self) -> str:
         """`model_identity` of the calls that offer a tie: a different question, cached apart."""
         return f"{self.model_identity}+ties"

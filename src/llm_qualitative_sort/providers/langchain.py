@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
@@ -75,8 +76,9 @@ class LangChainProvider(LLMProvider):
         timeout: Seconds one request may take before it counts as a transient failure.
         requests_per_second: Client-side rate limit (LangChain's `InMemoryRateLimiter`): a
             hard cap, whatever the server allows.
-        input_price_per_million: Price of a million input tokens, for `estimated_cost`.
-        output_price_per_million: Price of a million output tokens.
+        input_price_per_million: Price of a million input tokens, for `estimated_cost`
+            (a finite number >= 0; a `ValueError` names any other).
+        output_price_per_million: Price of a million output tokens (likewise).
         logprobs: Ask for log-probabilities where the client can (OpenAI, Gemini), to read
             the soft verdict `ComparisonResult.probability`; a server that refuses them is
             asked again without, and not asked for them again (see `_logprob_request`).
@@ -121,6 +123,11 @@ class LangChainProvider(LLMProvider):
             raise ValueError(f"timeout must be positive seconds or None, got {timeout}")
         if not rate_wait_limit >= 0:
             raise ValueError(f"rate_wait_limit must be >= 0 seconds, got {rate_wait_limit}")
+        for name, price in (("input_price_per_million", input_price_per_million),
+                            ("output_price_per_million", output_price_per_million)):
+            # A NaN or an infinity would make every cost, and the JSON report, untrue.
+            if price is not None and not 0 <= price < math.inf:
+                raise ValueError(f"{name} must be a finite number >= 0, got {price}")
         instance = chat_model if isinstance(chat_model, BaseChatModel) else None
         super().__init__(
             api_key=_field_secret(instance),
@@ -144,6 +151,11 @@ class LangChainProvider(LLMProvider):
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
         )
+
+    @property
+    def asks_logprobs(self) -> bool:
+        """Whether the next call asks for log-probabilities (False once a server refused)."""
+        return bool(self.logprobs)
 
     @property
     def model_identity(self) -> str:

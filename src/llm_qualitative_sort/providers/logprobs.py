@@ -11,8 +11,9 @@ probability is the softmax over the labels found, with a tie counting half a win
     P(first wins) = (e^z_A + ½·e^z_tie) / (e^z_A + e^z_B + e^z_tie)
 
 A label missing from the alternatives counts as nothing (the normalisation is over the
-labels the server sent). No verdict token, or no label among its alternatives: no
-probability (None), and the call is a hard verdict.
+labels the server sent). No verdict token, no label among its alternatives, or a label's
+log-probability that is none (NaN, +inf; -inf for the token written): no probability
+(None), and the call is a hard verdict.
 """
 
 from __future__ import annotations
@@ -97,12 +98,33 @@ def _labels(token: Token, prefix: str) -> dict[str, float] | None:
     options = dict(token.top)
     options.setdefault(token.text, token.logprob)
     for piece, logprob in options.items():
-        if not piece.startswith(prefix) or not math.isfinite(logprob):
+        label = label_of(piece[len(prefix):]) if piece.startswith(prefix) else None
+        if label is None:
             continue
-        label = label_of(piece[len(prefix):])
-        if label is not None:  # two spellings of one label ('A', 'A"') add up
+        if not usable_logprob(logprob, chosen=piece == token.text):
+            return None
+        if logprob > -math.inf:  # two spellings of one label ('A', 'A"') add up
             found[label] = _log_add(found[label], logprob) if label in found else logprob
     return found or None
+
+
+def usable_logprob(logprob: float, *, chosen: bool) -> bool:
+    """Whether a label's log-probability can be read; else the call is a hard verdict.
+
+    NaN and +inf are no log-probability, and -inf for the token the judge wrote says it
+    could not have written it: dropping any of them and renormalising the rest would give
+    the probability to the other labels, against the verdict. -inf for an alternative is
+    its probability, 0.
+
+    Example:
+        >>> [usable_logprob(v, chosen=True) for v in (-0.1, math.inf, math.nan, -math.inf)]
+        [True, False, False, False]
+        >>> usable_logprob(-math.inf, chosen=False)
+        True
+    """
+    if math.isnan(logprob) or logprob == math.inf:
+        return False
+    return logprob > -math.inf or not chosen
 
 
 def _log_add(x: float, y: float) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,14 +46,14 @@ def write_report(
 
     Raises:
         ValueError: The extension is none of `REPORT_FORMATS`, or `front_end` is neither
-            "python" nor "cli".
+            "python" nor "cli"; or a JSON report would hold a NaN or an infinity (a
+            setting given so, named in the message), which JSON cannot hold.
     """
     check_front_end(front_end)
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix == ".json":
-        data = to_json_dict(result, settings, ids)
-        text = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
+        text = json_report_text(to_json_dict(result, settings, ids), target)
     elif suffix == ".csv":
         text = ("\ufeff" if excel else "") + to_csv(result, ids, settings)
     elif suffix == ".html":
@@ -68,3 +69,36 @@ def write_report(
     partial.write_text(text, encoding="utf-8", newline="")
     partial.replace(target)
     return target
+
+
+def json_report_text(data: Mapping[str, Any], target: Path) -> str:
+    """`data` as the JSON report's text; a NaN or an infinity is an error naming its place.
+
+    Python's `json` would write them as `NaN` and `Infinity`, which no JSON reader takes.
+    """
+    try:
+        return json.dumps(data, ensure_ascii=False, indent=2, default=str,
+                          allow_nan=False) + "\n"
+    except ValueError:
+        place = _non_finite(data)
+        if place is None:
+            raise
+        raise ValueError(f"cannot write {target} as JSON: {place[0]} is {place[1]}, which "
+                         "JSON cannot hold") from None
+
+
+def _non_finite(value: Any, where: str = "report") -> tuple[str, float] | None:
+    """The first NaN or infinity in `value` and its place ("settings.price_per_call")."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where, value)
+    if isinstance(value, Mapping):
+        items: Any = ((f"{where}.{key}", item) for key, item in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{where}[{index}]", item) for index, item in enumerate(value))
+    else:
+        return None
+    for place, item in items:
+        found = _non_finite(item, place)
+        if found is not None:
+            return found
+    return None

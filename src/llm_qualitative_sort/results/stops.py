@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from llm_qualitative_sort._sqlite import held_lock, is_busy
-from llm_qualitative_sort.errors import describe
+from llm_qualitative_sort.errors import DamagedJournalError, describe
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.stores import sqlite as sqlite_store
 from llm_qualitative_sort.stores.base import RunJournal
@@ -28,6 +28,9 @@ def stop_reason(
     Counts the paid calls the journal could not write only now, once every call in flight
     has finished: the journal may have failed for more of them after `exc` was raised.
     """
+    if isinstance(exc, DamagedJournalError):
+        # The judge has no part in it, and the way on is the error's `first` step.
+        return f"run stopped: {exc.damage}"
     reason = f"run stopped: {describe(exc)}"
     if isinstance(exc, sqlite3.Error) and checkpoint is not None:
         # Not the disk: another process keeps the file's write lock (see `held_lock`).

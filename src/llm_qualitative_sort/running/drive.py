@@ -21,7 +21,7 @@ from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls._cutoff import cancel_requests
 from llm_qualitative_sort.cache import ComparisonCache
-from llm_qualitative_sort.errors import RunDetached, RunStoppedError
+from llm_qualitative_sort.errors import DamagedJournalError, RunDetached, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.models import ProgressEvent, SortResult
@@ -161,7 +161,9 @@ async def drive(
     except Exception as exc:
         reason = stop_reason(exc, provider, context.journal, store_path)
         saved = start is None or await _input_saved(graph, config)
-        raise RunStoppedError(reason, run_id=context.run_id, input_saved=saved) from exc
+        first = exc.remedy if isinstance(exc, DamagedJournalError) else None
+        raise RunStoppedError(reason, run_id=context.run_id, input_saved=saved,
+                              first=first) from exc
     return final
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import ormsgpack
 
 from llm_qualitative_sort.stores.entries import CallFacts, Record, decode
-from llm_qualitative_sort.stores.journal_file import INSERT, INSERT_PAIRINGS, pack
+from llm_qualitative_sort.stores.journal_file import INSERT, INSERT_PAIRINGS, damaged_row, pack
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 # An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
@@ -39,15 +39,25 @@ def write_pending(conn: sqlite3.Connection, pending: dict[tuple[str, int], list[
 
 def load_run(conn: sqlite3.Connection, run_id: str, rounds: _Rounds,
              found: dict[int, list[int]], source: str) -> None:
-    """Read a run's calls into `rounds` and its pairings into `found` (`source`: the file)."""
+    """Read a run's calls into `rounds` and its pairings into `found` (`source`: the file).
+
+    Raises:
+        DamagedJournalError: A row cannot be read (named, so that it can be deleted).
+    """
     calls = conn.execute(
-        "SELECT round, records FROM calls WHERE run_id = ?", (run_id,)).fetchall()
+        "SELECT rowid, round, records FROM calls WHERE run_id = ?", (run_id,)).fetchall()
     pairings = conn.execute(
-        "SELECT records FROM pairings WHERE run_id = ?", (run_id,)).fetchall()
-    for number, blob in calls:
+        "SELECT rowid, records FROM pairings WHERE run_id = ?", (run_id,)).fetchall()
+    for rowid, number, blob in calls:
         entries = rounds.setdefault(number, {})
-        for row in ormsgpack.unpackb(blob):
-            entries[row[0], row[1]] = (row[2], *decode(row, source))
-    for (blob,) in pairings:
-        for seq, *pairing in ormsgpack.unpackb(blob):
-            found[seq] = pairing
+        try:
+            for row in ormsgpack.unpackb(blob):
+                entries[row[0], row[1]] = (row[2], *decode(row, source))
+        except (ValueError, TypeError, IndexError) as exc:
+            raise damaged_row(source, run_id, "calls", rowid, number, exc) from exc
+    for rowid, blob in pairings:
+        try:
+            for seq, *pairing in ormsgpack.unpackb(blob):
+                found[seq] = pairing
+        except (ValueError, TypeError) as exc:
+            raise damaged_row(source, run_id, "pairings", rowid, None, exc) from exc

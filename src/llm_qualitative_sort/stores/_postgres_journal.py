@@ -31,7 +31,7 @@ from llm_qualitative_sort._postgres import (
     require,
     unusable,
 )
-from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.errors import DamagedJournalError, StorageError
 from llm_qualitative_sort.leases.postgres import IDLE_IN_TRANSACTION_MS, holder_from_row
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
@@ -143,13 +143,13 @@ class PostgresJournal(GroupCommitJournal):
         """The pairings recorded for a run and not yet settled, by number."""
         if run_id not in self._pairings:
             found: dict[int, list[int]] = {}
-            rows = self._read(f"SELECT records FROM {PAIRINGS} WHERE run_id = %s ORDER BY seq",
-                              (run_id,))
-            try:
-                for (records,) in rows:
+            rows = self._read(f"SELECT seq, records FROM {PAIRINGS} WHERE run_id = %s "
+                              "ORDER BY seq", (run_id,))
+            for row, records in rows:
+                try:
                     found.update((seq, pairing) for seq, *pairing in json.loads(records))
-            except (ValueError, TypeError) as exc:
-                raise StorageError(f"cannot use {self._where}: a damaged row ({exc})") from exc
+                except (ValueError, TypeError) as exc:
+                    raise self._damaged(PAIRINGS, row, run_id, None, exc) from exc
             self._pairings[run_id] = found
         return dict(self._pairings[run_id])
 
@@ -262,16 +262,26 @@ class PostgresJournal(GroupCommitJournal):
     def _round(self, run_id: str, round_number: int) -> dict[tuple[int, int], Record]:
         key = (run_id, round_number)
         if key not in self._rounds:
-            rows = self._read(f"SELECT calls FROM {JOURNAL} WHERE run_id = %s AND round = %s "
-                              "ORDER BY seq", key)
+            rows = self._read(f"SELECT seq, calls FROM {JOURNAL} WHERE run_id = %s "
+                              "AND round = %s ORDER BY seq", key)
             found: dict[tuple[int, int], Record] = {}
-            try:
-                for (calls,) in rows:  # in write order: the newest entry of a call wins
+            for row, calls in rows:  # in write order: the newest entry of a call wins
+                try:
                     found.update(((kept[0], kept[1]), kept) for kept in json.loads(calls))
-            except (ValueError, TypeError, IndexError) as exc:
-                raise StorageError(f"cannot use {self._where}: a damaged row ({exc})") from exc
+                except (ValueError, TypeError, IndexError) as exc:
+                    raise self._damaged(JOURNAL, row, run_id, round_number, exc) from exc
             self._rounds[key] = found
         return self._rounds[key]
+
+    def _damaged(self, table: str, seq: int, run_id: str, round_number: int | None,
+                 cause: Exception) -> DamagedJournalError:
+        """The error for a row that cannot be read: which one, and how to delete it."""
+        where = f"run {run_id!r}" + ("" if round_number is None else f", round {round_number}")
+        return DamagedJournalError(
+            f"{self._where} holds a damaged entry: row seq = {seq} of its table {table} "
+            f"({where}) cannot be read ({cause})",
+            [("delete that row (its calls are then asked again)",
+              f"DELETE FROM {table} WHERE seq = {seq}")])
 
     def _read(self, query: str, params: tuple[Any, ...]) -> list[Any]:
         """Rows of a query; a connection found dead is replaced once."""

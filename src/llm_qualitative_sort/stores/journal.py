@@ -26,7 +26,7 @@ from llm_qualitative_sort._sqlite import (
     open_sqlite,
     unusable_sqlite,
 )
-from llm_qualitative_sort.errors import StorageError, describe
+from llm_qualitative_sort.errors import DamagedJournalError, StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores._journal_rows import _Rounds, load_run, write_pending
@@ -270,6 +270,9 @@ class Journal(GroupCommitJournal):
                 try:
                     load_run(self._conn, run_id, rounds, self._pairings[run_id],
                              str(self.path))
+                except DamagedJournalError:
+                    del self._calls[run_id]
+                    raise
                 except (sqlite3.Error, ValueError, TypeError) as exc:
                     del self._calls[run_id]
                     raise StorageError(self._unusable(exc)) from exc

@@ -9,12 +9,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
 import ormsgpack
 
+from llm_qualitative_sort.errors import DamagedJournalError
 from llm_qualitative_sort.stores.entries import Record
 
 # One row per group commit and round: its calls as a MessagePack list of records (see
@@ -52,24 +54,53 @@ def journal_counts(path: Path, run_id: str, skip_rounds: Iterable[int] = ()) -> 
 
     Raises:
         sqlite3.Error: The file cannot be read.
+        DamagedJournalError: A row of the run cannot be read (named).
     """
     skip = set(skip_rounds)
     counts = dict.fromkeys(("calls", "cache_hits", "failed_calls", "input_tokens",
                             "output_tokens"), 0)
     with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True,
                                             timeout=30.0)) as conn:
-        rows = conn.execute("SELECT round, records FROM calls WHERE run_id = ?", (run_id,))
-        for number, blob in rows.fetchall():
+        rows = conn.execute("SELECT rowid, round, records FROM calls WHERE run_id = ?",
+                            (run_id,))
+        for rowid, number, blob in rows.fetchall():
             if number in skip:
                 continue
-            for record in ormsgpack.unpackb(blob):
-                winner, _reasoning, _raw, tokens_in, tokens_out, cached = record[3:9]
-                counts["cache_hits" if cached else "calls"] += 1
-                counts["failed_calls"] += winner is None
-                if not cached:
-                    counts["input_tokens"] += tokens_in
-                    counts["output_tokens"] += tokens_out
+            try:
+                _count(ormsgpack.unpackb(blob), counts)
+            except (ValueError, TypeError, IndexError) as exc:
+                raise damaged_row(path, run_id, "calls", rowid, number, exc) from exc
     return counts
+
+
+def _count(records: list[Record], counts: dict[str, int]) -> None:
+    for record in records:
+        winner, _reasoning, _raw, tokens_in, tokens_out, cached = record[3:9]
+        counts["cache_hits" if cached else "calls"] += 1
+        counts["failed_calls"] += winner is None
+        if not cached:
+            counts["input_tokens"] += tokens_in
+            counts["output_tokens"] += tokens_out
+
+
+def damaged_row(path: Path | str, run_id: str, table: str, rowid: int,
+                round_number: int | None, cause: Exception) -> DamagedJournalError:
+    """The error for a row that cannot be read: which one, and the two ways on.
+
+    Without the file (every run's journaled calls that no checkpoint has are asked again),
+    or without that row (its calls are asked again).
+    """
+    where = f"run {run_id!r}" + ("" if round_number is None else f", round {round_number}")
+    damage = (f"the run journal {path} holds a damaged entry: row {rowid} of its table "
+              f"{table} ({where}) cannot be read ({cause})")
+    file = str(path)
+    return DamagedJournalError(damage, [
+        ("move the journal aside (the calls of every run it holds that no checkpoint has "
+         "are then asked again)", f"mv {shlex.quote(file)} {shlex.quote(file + '.damaged')}"),
+        ("delete that row alone (its calls are then asked again)",
+         f"sqlite3 {shlex.quote(file)} "
+         f"{shlex.quote(f'DELETE FROM {table} WHERE rowid = {rowid}')}"),
+    ])
 
 
 def file_identity(path: Path) -> tuple[int, int] | None:

@@ -106,3 +106,23 @@ async def test_logprobs_false_never_asks_in_a_batch(kind: str, tmp_path: Path) -
         bodies = [r.body for b in fake.batches.values() for r in b.requests]
     assert bodies and not any(asked(kind, body) for body in bodies)
     assert all(c.probability is None for m in result.match_history for c in m.rounds)
+
+
+async def test_a_soft_batch_run_asks_again_for_answers_cached_without_logprobs(
+    tmp_path: Path,
+) -> None:
+    from llm_qualitative_sort import FileCache
+
+    items = make_items(8)
+    with batch_server("openai", hidden_scores(items), logprobs=LABELS) as (fake, url):
+        runs = {verdicts: QualitativeSorter(
+            batch_provider("openai", url, logprobs=verdicts == "soft"),
+            criteria="which essay argues better", seed=4, retry_policy=FAST_RETRY,
+            strategy="swiss", budget=24, checkpointer=tmp_path / f"{verdicts}.sqlite3",
+            cache=FileCache(tmp_path / "cache"), verdicts=verdicts)
+            for verdicts in ("hard", "soft")}
+        await runs["hard"].sort(items)  # asked without log-probabilities, cached
+        result = await runs["soft"].sort(items)
+    calls = [c for m in result.match_history for c in m.rounds]
+    assert result.statistics.cache_hits == 0
+    assert calls and all(c.batch and c.probability is not None for c in calls)

@@ -162,3 +162,32 @@ async def test_facts_and_pairings_survive_a_reopen_and_settled_rows_go(postgres_
         await asyncio.sleep(0)
     async with await _journal(postgres_dsn) as (_, journal):
         assert journal.pairings("run") == {}
+
+
+async def test_a_damaged_row_is_named_with_the_statement_that_deletes_it(
+        postgres_dsn: str) -> None:
+    from llm_qualitative_sort.errors import DamagedJournalError
+
+    async with await _journal(postgres_dsn) as (_, journal):
+        journal.put_pairing("run", 0, [3, 4, 0])
+        journal.put(_place("a", "b"), _result("A"), cached=False)
+        await asyncio.sleep(0)
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE llm_qualitative_sort_journal SET calls = 'not json'")
+        conn.execute("UPDATE llm_qualitative_sort_pairings SET records = 'not json'")
+        (calls,) = conn.execute("SELECT seq FROM llm_qualitative_sort_journal").fetchone()
+        (pairs,) = conn.execute("SELECT seq FROM llm_qualitative_sort_pairings").fetchone()
+    for read, table, seq, where in (
+            (lambda j: j.entry(_place("a", "b")), "llm_qualitative_sort_journal", calls,
+             "(run 'run', round 1)"),
+            (lambda j: j.pairings("run"), "llm_qualitative_sort_pairings", pairs,
+             "(run 'run')")):
+        async with await _journal(postgres_dsn) as (_, journal):
+            with pytest.raises(DamagedJournalError) as raised:
+                read(journal)
+        assert f"row seq = {seq} of its table {table} {where}" in str(raised.value)
+        assert raised.value.steps[0][1] == f"DELETE FROM {table} WHERE seq = {seq}"
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(raised.value.steps[0][1])
+    async with await _journal(postgres_dsn) as (_, journal):
+        assert journal.entry(_place("a", "b")) is None and journal.pairings("run") == {}

@@ -52,6 +52,7 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
         rates=ctx.rates,
         name_judge=ctx.name_judge, events=events, ties=state.get("ties", False),
+        soft=state.get("verdicts", "hard") == "soft",
         prompt=round_prompt(ctx.run_prompt(state), question is not None),
         question=question,
     )

@@ -31,7 +31,8 @@ async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
             max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
             rates=ctx.rates,
             name_judge=ctx.name_judge,
-            ties=state.get("ties", False), prompt=ctx.run_prompt(state),
+            ties=state.get("ties", False),
+            soft=state.get("verdicts", "hard") == "soft", prompt=ctx.run_prompt(state),
         )
         pipeline = ctx.live[run_id] = Pipeline(state, run_strategy(state), settings, run_id,
                                                ctx.events())
