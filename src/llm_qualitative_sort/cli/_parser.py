@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     report = _sub(commands, "report", common,
                   "write the report of a stored run (no judge is called)")
     report.add_argument("run_id", metavar="RUN_ID")
-    _add_report_options(report, required=True)
+    _add_report_options(report, stored=True)
     report.add_argument("--ranking", choices=RANKINGS,
                         help="order by wins or Bradley-Terry strength (default: as run)")
     return parser
@@ -114,15 +114,18 @@ def _sub(commands: Any, name: str, common: argparse.ArgumentParser,
     return sub
 
 
-def _add_report_options(parser: argparse.ArgumentParser, required: bool = False) -> None:
-    parser.add_argument("--out", metavar="FILE", required=required,
+def _add_report_options(parser: argparse.ArgumentParser, stored: bool = False) -> None:
+    """The report's options; `stored`: for a stored run, whose own settings are the defaults."""
+    parser.add_argument("--out", metavar="FILE", required=stored,
                         help="write a report: .json, .csv or .html")
+    lang = "the run's own --lang, else English" if stored else "English"
     parser.add_argument("--lang", choices=("en", "ja"),
-                        help="language of the HTML report's own words (default: English; "
+                        help=f"language of the HTML report's own words (default: {lang}; "
                         "the page's lang follows the items)")
+    excel = "the run's own --excel/--no-excel, else on" if stored else "on"
     parser.add_argument("--excel", action=argparse.BooleanOptionalAction,
                         help="start a .csv report with a UTF-8 byte-order mark so that Excel "
-                        "reads it right (default: on)")
+                        f"reads it right (default: {excel})")
     parser.add_argument("--mkdir", action="store_true", default=None,
                         help="create the --out file's missing directories (without it, a "
                         "missing directory is an error: a typo must not make a new tree)")
