@@ -179,6 +179,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                        help="seconds each mock call waits (to watch progress)")
     judge.add_argument("--mock-tie-margin", type=float, metavar="SCORE",
                        help="with --ties: the mock ties when its noisy scores differ by less")
+    judge.add_argument("--mock-logprobs", choices=("calibrated", "overconfident"),
+                       help="the mock states probabilities as a server that sends "
+                       "log-probabilities does: P(first wins) with each verdict, the labels' "
+                       "probabilities with each score; to try --verdicts soft offline")
     batch = sort.add_argument_group("batch mode (openai, google)")
     batch.add_argument("--batch", action="store_const", const=True,
                        help="send each round as one provider batch: about half the price, "
