@@ -135,7 +135,7 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     sort.add_argument("input", nargs="?", help="file of items; stdin if absent or '-'")
     sort.add_argument("--format", choices=FORMATS, help="input format (default: by extension)")
     sort.add_argument("--field", help="the field holding the text, for .jsonl")
-    sort.add_argument("--column", help="the column holding the text, for .csv")
+    sort.add_argument("--column", help="the column holding the text, for .csv (default: text)")
     sort.add_argument("--id-field", help="the field holding each item's id, for .jsonl "
                       "(default: the line number)")
     sort.add_argument("--id-column", help="the column holding each item's id, for .csv "
