@@ -46,6 +46,7 @@ from scipy.special import expit, log_expit
 
 from llm_qualitative_sort import MockLLMProvider, PanelProvider, QualitativeSorter, SortResult
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry, shown_calls
+from llm_qualitative_sort.reports._trust import poor_order
 
 SD = 3.33
 BETA = SD * math.sqrt(6) / math.pi
@@ -238,7 +239,7 @@ def audit_figures(result: SortResult) -> list[Any]:
         order.share if order and order.share is not None else math.nan,
         (stats.tied_items, stats.largest_tie),
         missing,
-        float(missing >= 1.0 or (order is not None and (order.share or 0) > 0.2)),
+        float(missing >= 1.0 or (order is not None and poor_order(order))),
         stats.failed_calls / calls,
         (agreement.share, agreement.kappa) if agreement and agreement.share else None,
     ]

@@ -142,8 +142,9 @@ class SortResult:
     is made on first access, so a run ranked by wins pays for it only if they are read.
     `prompt` names the run's own prompt template and its digest ("NAME sha256:DIGEST", the
     digest of the template and its context); empty for the default prompt. A pointwise run
-    (`strategy="pointwise"`) holds its items' scores in `pointwise`; its `scores` are
-    those (0–1), its intervals span the repetitions' standard error.
+    (`strategy="pointwise"`) holds its items' scores in `pointwise`, in the order of
+    `rankings` (best first); its `scores` are those (0–1), its intervals span the
+    repetitions' standard error.
     """
 
     rankings: list[tuple[int, list[str]]]
@@ -153,8 +154,8 @@ class SortResult:
     prompt: str = ""
     # "soft": the fit behind `scores` read each call's probability where it had one.
     verdicts: str = "hard"
-    # A pointwise run: every item's score, labels, reasons and label distribution (its
-    # `match_history` is empty, and `scores` are these scores, 0–1).
+    # A pointwise run: every item's score, labels, reasons and label distribution, best
+    # first (its `match_history` is empty, and `scores` are these scores, 0–1).
     pointwise: tuple[ItemScore, ...] = ()
 
     def __repr__(self) -> str:

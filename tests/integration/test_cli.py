@@ -43,7 +43,8 @@ def test_the_three_file_formats_and_stdin_give_the_same_ranking(capsys, tmp_path
     (tmp_path / "a.csv").write_text("id,text\n" + "".join(f"{i},{t}\n" for i, t in
                                                           enumerate(ITEMS)))
     rankings = []
-    for args in (["a.txt"], ["a.jsonl", "--field", "text"], ["a.csv", "--column", "text"]):
+    for args in (["a.txt"], ["a.jsonl", "--field", "text"], ["a.csv", "--column", "text"],
+                 ["a.csv"]):  # a table's "text" column unless --column names another
         code, out, _ = _sort(capsys, str(tmp_path / args[0]), *args[1:])
         assert code == EXIT_OK
         rankings.append(out)
@@ -137,6 +138,9 @@ def test_dry_run_prints_bounds_and_cost_and_calls_nothing(capsys, tmp_path, monk
         (["sort", "--criteria", "c", "{dir}/n.jsonl", "--field", "u"],
          "n.jsonl:1: field 'u' holds null, not a string"),
         (["sort", "--criteria", "c", "{dir}/a.csv", "--column", "nope"], "no column 'nope'"),
+        (["sort", "--criteria", "c", "{dir}/a.csv"],
+         "a.csv: no column 'text': name the column holding the texts with --column NAME "
+         "(columns: t)"),
         (["sort", "--criteria", "c", "{dir}/dup.txt"], "dup.txt:3: repeats line 1"),
         (["sort", "--criteria", "c", "{dir}/dup.txt", "--dry-run"], "dup.txt:3: repeats line 1"),
         (["sort", "--criteria", "c", "{dir}/empty.txt"], "empty.txt: no items to sort"),

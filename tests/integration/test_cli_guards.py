@@ -92,3 +92,26 @@ def test_a_number_that_cannot_be_used_is_refused_naming_the_flag(
     code, err = _sort(capsys, items, flag, value, "--checkpoint", str(store))
     assert code == EXIT_USAGE, err
     assert err.startswith(f"error: {flag} must be") and not store.exists()
+
+
+def test_a_cap_on_requests_is_refused_when_only_mocks_judge(capsys, items, no_calls) -> None:
+    for judges in ([], ["--judge", "mock", "--judge", "mock"]):
+        code, err = _sort(capsys, items, "--requests-per-second", "5", *judges)
+        assert code == EXIT_USAGE
+        assert err.startswith("error: --requests-per-second 5.0: the mock judge sends no "
+                              "requests, so there is nothing to cap; drop it")
+
+
+def test_the_mock_sends_probabilities_when_asked_so_soft_verdicts_run_offline(
+        capsys, items, tmp_path, monkeypatch) -> None:
+    soft = ["--strategy", "swiss", "--verdicts", "soft", "--checkpoint", str(tmp_path / "r.db")]
+    code, err = _sort(capsys, items, *soft, "--mock-logprobs", "calibrated")
+    assert code == EXIT_OK, err
+    assert "soft verdicts: 100 % of the calls with a verdict" in err
+    code, err = _sort(capsys, items, *soft)  # the plain mock sends none
+    assert code == EXIT_OK and "soft verdicts: 100 %" not in err
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    code, err = _sort(capsys, items, "--provider", "openai", "--model", "m",
+                      "--mock-logprobs", "overconfident")
+    assert code == EXIT_USAGE
+    assert err.startswith("error: --mock-logprobs overconfident: no judge is the mock")

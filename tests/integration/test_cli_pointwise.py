@@ -134,7 +134,9 @@ def test_progress_lines_count_texts_scored_alone_not_matches(tmp_path: Path,
                          "--budget", "40")
     assert code == EXIT_OK, err
     lines = [line for line in err.splitlines() if line.startswith("round ")]
-    assert lines[0].startswith("round 1: 20 texts scored alone (20/40 matches; ")  # pre-pass
+    # The pre-pass: its texts and the Swiss matches that follow count together as judgements.
+    assert lines[0].startswith("round 1: 20 texts scored alone (20/40 judgements; ")
+    assert lines[1].startswith("round 2: 10 matches (30/40 judgements; ")
     assert lines[1].startswith("round 2: 10 matches (")  # Swiss from the scores
 
 
@@ -163,3 +165,50 @@ def test_a_pointwise_runs_report_refuses_a_ranking_by_matches(tmp_path: Path,
     code, _, _ = _call(capsys, "report", "p", "--out", str(tmp_path / "r.html"),
                        "--checkpoint", db)
     assert code == EXIT_OK
+
+
+def test_repetitions_count_texts_not_calls_in_the_progress_and_runs_show(
+        tmp_path: Path, capsys: Any) -> None:
+    db = str(tmp_path / "runs.db")
+    common = ["sort", _items(tmp_path), "--criteria", "larger", "--progress", "lines",
+              "--checkpoint", db]
+    code, _, err = _call(capsys, *common, "--strategy", "pointwise", "--repetitions", "2",
+                         "--run-id", "p")
+    assert code == EXIT_OK, err
+    assert "round 1: 20 texts scored alone, 2 calls each (20/20 texts; 40 calls" in err
+    assert "40 texts" not in err
+    code, out, _ = _call(capsys, "runs", "show", "p", "--checkpoint", db)
+    assert code == EXIT_OK
+    rows = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+    assert rows["scored alone"].strip() == "20 texts (40 calls)" and "matches" not in rows
+    code, _, err = _call(capsys, *common, "--strategy", "swiss", "--prepass", "pointwise",
+                         "--budget", "40", "--run-id", "s")
+    assert code == EXIT_OK, err
+    code, out, _ = _call(capsys, "runs", "show", "s", "--checkpoint", db)
+    rows = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+    assert rows["scored alone"].strip() == "20 texts" and rows["matches"].strip() == "20"
+
+
+def test_a_long_round_says_how_far_it_got(tmp_path: Path, capsys: Any,
+                                          monkeypatch: Any) -> None:
+    from llm_qualitative_sort.cli import _progress
+
+    monkeypatch.setattr(_progress, "ROUND_NOTE_SECONDS", 0.0)  # as if every call took long
+    code, _, err = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
+                         "--progress", "lines", "--strategy", "pointwise", "--repetitions", "2",
+                         "--checkpoint", str(tmp_path / "runs.db"))
+    assert code == EXIT_OK, err
+    lines = err.splitlines()
+    assert lines[0].startswith("run ") and " started (20 items" in lines[0]
+    assert lines[1].startswith("round 1: 0/20 texts so far (1 call")
+    assert lines[40].startswith("round 1: 20/20 texts so far (40 calls")
+    assert lines[41].startswith("round 1: 20 texts scored alone, 2 calls each")
+
+
+def test_the_bar_starts_below_the_line_that_names_the_run(tmp_path: Path,
+                                                          capsys: Any) -> None:
+    code, _, err = _call(capsys, "sort", _items(tmp_path), "--criteria", "larger",
+                         "--progress", "bar", "--strategy", "pointwise", "--repetitions", "2",
+                         "--checkpoint", str(tmp_path / "runs.db"))
+    assert code == EXIT_OK, err
+    assert err.startswith("run ") and "20/20" in err and "40/40" not in err

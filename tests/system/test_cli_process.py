@@ -89,6 +89,42 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path) -> None:
     assert json.loads((tmp_path / "r.json").read_text("utf-8"))["standings"]  # still written
 
 
+
+def _sort_with_progress(tmp_path: Path) -> list[str]:
+    (tmp_path / "a.txt").write_text("\n".join(ITEMS))
+    return [sys.executable, "-m", "llm_qualitative_sort", "sort", str(tmp_path / "a.txt"),
+            "--criteria", "larger", "--progress", "lines", "--mock-latency", "0.02",
+            "--out", str(tmp_path / "r.json")]
+
+
+def test_stdout_and_stderr_into_one_reader_that_stops_early_finish_the_run(tmp_path) -> None:
+    """`sort ... 2>&1 | head -1`: the progress lines meet the closed pipe before the ranking."""
+    read, write = os.pipe()
+    with forked.start(_sort_with_progress(tmp_path), env=_env(tmp_path), stdout=write,
+                      stderr=write) as process:
+        os.close(write)
+        with open(read, encoding="utf-8") as reader:
+            assert reader.readline().startswith("run ")  # "run … started"
+        process.wait(timeout=120)
+    assert process.returncode == EXIT_CLOSED_OUTPUT
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert len(report["standings"]) == len(ITEMS)  # the run finished and was reported
+
+
+def test_a_reader_of_stderr_alone_that_stops_early_leaves_the_ranking_whole(tmp_path) -> None:
+    """`sort ... 2>&1 >ranking.txt | head -1`: the ranking is printed in full all the same."""
+    with (tmp_path / "ranking.txt").open("w") as ranking, forked.start(
+            _sort_with_progress(tmp_path), env=_env(tmp_path), stdout=ranking,
+            stderr=subprocess.PIPE, text=True, encoding="utf-8") as process:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("run ")
+        process.stderr.close()
+        process.wait(timeout=120)
+    assert process.returncode == EXIT_CLOSED_OUTPUT
+    assert len((tmp_path / "ranking.txt").read_text("utf-8").splitlines()) == len(ITEMS)
+    assert json.loads((tmp_path / "r.json").read_text("utf-8"))["standings"]
+
+
 HEAVY = ("langgraph", "langchain_core", "langchain_openai", "aiosqlite", "numpy", "pydantic",
          "llm_qualitative_sort.graph", "llm_qualitative_sort.providers",
          "llm_qualitative_sort.sorter")

@@ -51,3 +51,23 @@ def test_the_hint_for_a_missing_extra_installs_from_the_project_folder() -> None
     hint = install_hint("openai")
     assert hint.startswith('pip install -e ".[openai]"')
     assert not BY_NAME.search(hint)
+
+
+def test_every_extra_an_install_line_names_exists() -> None:
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"][
+        "optional-dependencies"])
+    named = re.compile(r"""pip install\s+(?:-\w+\s+)*-e\s+["']?\.\[([^\]]+)\]""")
+    files = [*_texts(), *sorted((ROOT / "tests").rglob("*.py")),
+             *sorted((ROOT / "scripts").rglob("*.py")), ROOT / ".ci" / "run"]
+    unknown = [
+        f"{path.relative_to(ROOT)}:{number}: {extra}"
+        for path in files
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for found in named.findall(line)
+        for extra in (e.strip() for e in found.split(","))
+        if extra not in extras and "{" not in extra  # a template's {extra} is filled in
+    ]
+    assert not unknown, f"extras that pyproject.toml does not define ({sorted(extras)}):\n" + \
+        "\n".join(unknown)

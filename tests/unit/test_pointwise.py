@@ -143,6 +143,15 @@ def test_a_pointwise_run_scores_every_item_once_per_repetition_in_one_round() ->
     assert sum(scored[best].distribution.values()) == pytest.approx(1.0)
 
 
+
+def test_the_pointwise_scores_come_best_first_as_the_rankings_list_them() -> None:
+    result = asyncio.run(_sorter(MockLLMProvider(seed=3, pointwise="calibrated"),
+                                 repetitions=2).sort(ITEMS))
+    ranked = [item for _, group in result.rankings for item in group]
+    assert [s.item for s in result.pointwise] == ranked != sorted(ranked)
+    means = [result.scores[s.item] for s in result.pointwise]
+    assert means == sorted(means, reverse=True)
+
 def test_repetitions_separate_items_that_one_label_leaves_tied() -> None:
     once = asyncio.run(_sorter(MockLLMProvider(seed=3)).sort(ITEMS))
     thrice = asyncio.run(_sorter(MockLLMProvider(seed=3), repetitions=3).sort(ITEMS))

@@ -1,7 +1,9 @@
 """The replay judge: stored votes, oriented to the call, deterministic in the call.
 
 The end-to-end test reads one topic of UKPConvArg1 (Habernal & Gurevych, ACL 2016; CC-BY
-4.0) from `../shared/data/ukpconvarg1/` next to the repository, as CI provides it.
+4.0) from `../shared/data/ukpconvarg1/` next to the repository, as CI provides it (or from
+`UKPCONVARG1_DIR`); without it the test is skipped, unless
+`LLM_QUALITATIVE_SORT_REQUIRE_SHARED_DATA=1` asks for it.
 """
 
 from __future__ import annotations
@@ -113,13 +115,23 @@ def test_the_loader_drops_repeated_texts_and_keeps_the_shown_order(tmp_path: Pat
     assert topic.observations() == ([1, 1, 1], [0, 0, 0], [1.0, 0.5, 0.0])
 
 
+# CI clones the repository with `shared/` beside it and sets this, so that a missing data set
+# fails there; a fresh clone elsewhere skips the test that needs it.
+REQUIRE_VARIABLE = "LLM_QUALITATIVE_SORT_REQUIRE_SHARED_DATA"
+
+
 def _data_dir() -> Path:
     repo = Path(__file__).resolve().parents[2]
     candidates = [Path(p) for p in [os.environ.get("UKPCONVARG1_DIR")] if p]
     candidates += [repo.parent / "shared/data/ukpconvarg1",
                    repo.parent.parent / "shared/data/ukpconvarg1"]
     found = next((c for c in candidates if c.is_dir()), None)
-    assert found is not None, f"UKPConvArg1 JSON not found in {candidates}"
+    if found is None:
+        message = (f"UKPConvArg1 JSON not found in {[str(c) for c in candidates]} "
+                   "(set UKPCONVARG1_DIR to its folder)")
+        if os.environ.get(REQUIRE_VARIABLE) == "1":
+            pytest.fail(message)
+        pytest.skip(message)
     return found
 
 

@@ -14,7 +14,7 @@ from llm_qualitative_sort.reports import to_csv, to_html
 from llm_qualitative_sort.reports._words import LANGUAGES
 
 ITEMS = [str(i) for i in range(12)]
-OLD_HEADER = ["rank", "item", "wins", "losses", "score", "low_95", "high_95", "p_top_10"]
+OLD_HEADER = ["rank", "item", "wins", "losses", "score", "low_95", "high_95", "p_top_6"]
 
 
 @cache

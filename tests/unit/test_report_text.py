@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import tempfile
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
 from llm_qualitative_sort import MatchResult, RoundResult, SortResult, Statistics
-from llm_qualitative_sort.reports import to_html, write_report
+from llm_qualitative_sort.reports import to_html
 from llm_qualitative_sort.reports._charts import LABEL_COLUMNS, wins_chart
 from llm_qualitative_sort.reports._text import (
     display_width,
-    isolated,
     page_language,
     truncate,
 )
@@ -109,49 +104,3 @@ def test_every_text_with_a_direction_mark_is_isolated() -> None:
     marked = [(text, iso) for text, iso in parser.found if RLO in text]
     assert len(marked) >= 8
     assert [text for text, iso in marked if not iso] == []
-
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _shot(html: str, folder: Path, name: str) -> bytes:
-    page, png = folder / f"{name}.html", folder / f"{name}.png"
-    page.write_text(html, encoding="utf-8")
-    with tempfile.TemporaryDirectory() as profile:
-        subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                        "--no-first-run", "--hide-scrollbars", f"--user-data-dir={profile}",
-                        f"--screenshot={png}", "--window-size=600,120", page.as_uri()],
-                       check=True, capture_output=True, timeout=120)
-    return png.read_bytes()
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed here")
-def test_chromium_draws_an_isolated_override_like_the_reversed_text_alone(tmp_path) -> None:
-    """An override reverses its own item and nothing else.
-
-    Drawn by Chromium: the item "abc" behind an override, isolated as the report does it,
-    must look exactly like the already-reversed text "cba" with its neighbours unchanged;
-    the same without isolation must not (it flips the neighbour too).
-    """
-    def page(middle: str) -> str:
-        return ('<!DOCTYPE html><html lang="en"><body style="font: 24px monospace">'
-                f"<p>left {middle} right</p></body></html>")
-
-    isolated_shot = _shot(page(isolated(f"{RLO}abc")), tmp_path, "isolated")
-    reference = _shot(page("cba"), tmp_path, "reference")
-    leaking = _shot(page(f"{RLO}abc"), tmp_path, "leaking")
-    assert isolated_shot == reference
-    assert leaking != reference
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed here")
-def test_chromium_renders_a_japanese_report(tmp_path) -> None:
-    path = write_report(_result(["吾輩は猫である。名前はまだ無い。", LONG_JA, f"{RLO}evil"]),
-                        tmp_path / "r.html", {"criteria": "どちらが印象的か"}, lang="ja")
-    png = tmp_path / "r.png"
-    with tempfile.TemporaryDirectory() as profile:
-        subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                        f"--user-data-dir={profile}", f"--screenshot={png}",
-                        "--window-size=1280,1600", path.as_uri()],
-                       check=True, capture_output=True, timeout=120)
-    assert png.stat().st_size > 10_000

@@ -71,3 +71,22 @@ def test_the_section_speaks_japanese() -> None:
     single = dataclasses.replace(result.statistics, order_consistency=OrderConsistency(0, 0))
     page = to_html(SortResult(result.rankings, result.match_history, single), lang="ja")
     assert "順序の一貫性は" in page
+
+
+def test_a_few_disagreeing_pairs_of_an_unbiased_judge_raise_no_warning() -> None:
+    # 5 of 18 pairs (28 %): what a judge disagreeing in 20 % of pairs gives one time in four.
+    chance = to_html(_result(3, OrderConsistency(18, 5)), {"top_k": 1})
+    assert "Poor order consistency" not in chance
+    assert "In <b>28 %</b> of the <b>18</b> AB/BA pairs" in chance  # still stated, as a figure
+    poor = to_html(_result(3, OrderConsistency(18, 8)), {"top_k": 1})
+    assert ("Poor order consistency: in 44 % of the 18 AB/BA pairs the two orders gave "
+            "different winners, so the verdict followed the position rather than the texts: "
+            "more than 20 % of pairs, by a one-sided binomial test at the 5 % level.") in poor
+    assert "片側二項検定・有意水準5 %で" in to_html(_result(3, OrderConsistency(18, 8)), lang="ja")
+
+
+def test_the_top_k_of_a_dozen_items_is_half_of_them_not_ten() -> None:
+    page = to_html(_result(3, OrderConsistency(100, 19)))
+    assert "P(top 6)" in page and "The top 6 are not separated from the rest" in page
+    assert "top 10" not in page.lower() and "top_k=10" not in page
+    assert 'top_k=6' in page  # the advice: a Swiss run for this top K

@@ -104,6 +104,7 @@ class RunConfig:
     mkdir: bool | None = _setting(None, stored=False)
     mock_latency: float = _setting(0.0)
     mock_tie_margin: float = _setting(0.0, fixed=True)
+    mock_logprobs: str | None = _setting(None, fixed=True)
     source: dict[str, Any] = _setting(dict)
     checkpoint: str | None = _setting(None, stored=False, env=True)
     progress: str = _setting("auto", stored=False)

@@ -21,6 +21,8 @@ from typing import Any, TextIO
 from llm_qualitative_sort.errors import InputError as InputError
 
 FORMATS = ("txt", "jsonl", "csv")
+# The column a table's texts are read from when --column names none.
+DEFAULT_COLUMN = "text"
 ItemId = str | int | float
 
 
@@ -87,8 +89,6 @@ def read_records(source: Source, stdin: TextIO | None = None) -> list[Record]:
             raise InputError(f"{source.name}: a .jsonl input needs --field NAME")
         return list(_jsonl(text, source))
     if kind == "csv":
-        if not source.column:
-            raise InputError(f"{source.name}: a .csv input needs --column NAME")
         return list(_csv(text, source))
     if source.id_field or source.id_column:
         raise InputError(f"{source.name}: a text file has no id field; its ids are line numbers")
@@ -224,24 +224,27 @@ def _csv(text: str, source: Source) -> Iterator[Record]:
     delimiter = csv_delimiter(text, source.name)
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     found = reader.fieldnames or []
-    for wanted in filter(None, (source.column, source.id_column)):
+    names = ", ".join(found) or "none"
+    if source.column is None and DEFAULT_COLUMN not in found:
+        raise InputError(f"{source.name}: no column {DEFAULT_COLUMN!r}: name the column "
+                         f"holding the texts with --column NAME (columns: {names})")
+    column = source.column or DEFAULT_COLUMN
+    for wanted in filter(None, (column, source.id_column)):
         if wanted not in found:
-            names = ", ".join(found) or "none"
             raise InputError(f"{source.name}: no column {wanted!r} (columns: {names})")
-    assert source.column is not None
     end = reader.line_num
     for row in reader:
         line, end = end + 1, reader.line_num  # a quoted cell may span lines: its first one
         where = f"{source.name}:{line}"
-        value = row[source.column]
+        value = row[column]
         if value is None:
-            raise InputError(f"{where}: row has no {source.column!r} value")
+            raise InputError(f"{where}: row has no {column!r} value")
         ident: ItemId = line if source.id_column is None else row[source.id_column] or ""
         if ident == "":
             raise InputError(f"{where}: empty id in column {source.id_column!r}")
         # A short row's missing cells read as None (lacking); surplus cells have no name.
         others = {key: cell for key, cell in row.items()
-                  if key is not None and key != source.column and cell is not None}
+                  if key is not None and key != column and cell is not None}
         yield Record(_usable(value, where), line, ident, others)
 
 

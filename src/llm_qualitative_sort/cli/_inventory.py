@@ -81,6 +81,10 @@ class RunSummary:
     holder: str | None = None
     rounds: int = 0
     matches: int = 0
+    # Of the settled rounds' `matches`, the calls that scored a text alone (pointwise, a
+    # pre-pass), and how many texts they scored (fewer with repetitions).
+    scorings: int = 0
+    texts_scored: int = 0
     calls: int = 0
     cache_hits: int = 0
     failed_calls: int = 0
@@ -208,6 +212,8 @@ class RunInventory:
     @staticmethod
     def _count_history(summary: RunSummary, values: dict[str, Any]) -> None:
         history = values.get("history", [])
+        scored = [a for round_ in history for a, b, *_ in round_["matches"] if a == b]
+        summary.scorings, summary.texts_scored = len(scored), len(set(scored))
         stats = statistics(history_matches(values["items"], history), len(history), 0.0)
         summary.calls, summary.cache_hits = stats.total_api_calls, stats.cache_hits
         summary.failed_calls = stats.failed_calls

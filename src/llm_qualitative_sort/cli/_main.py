@@ -11,7 +11,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._exits import (
@@ -50,10 +50,59 @@ def usage_errors() -> tuple[type[BaseException], ...]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code (see `llm-qualitative-sort --help`)."""
     args = build_parser().parse_args(argv)
+    original = sys.stderr
+    stderr = _Stderr(original)
+    # A cast: the guard passes every other attribute on to the stream it wraps.
+    sys.stderr = cast("TextIO", stderr)
     try:
-        return _dispatch(args)
+        code = _dispatch(args)
     except BrokenPipeError:
-        return _output_closed()
+        code = _output_closed()
+    finally:
+        sys.stderr = original
+    return EXIT_CLOSED_OUTPUT if stderr.closed_early and code == EXIT_OK else code
+
+
+class _Stderr:
+    """The command's stderr: a reader that stops reading it (`2>&1 | head`) stops no run.
+
+    A progress line written after the reader left would otherwise raise in the middle of the
+    run. As for a closed stdout, the run goes on to its end with its report, the rest of
+    stderr goes nowhere, and the command ends with exit 141.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.closed_early = False
+
+    def write(self, text: str) -> int:
+        if not self.closed_early:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._lost()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_early:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._lost()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def _lost(self) -> None:
+        self.closed_early = True
+        # What the stream still buffers would fail again when Python flushes it at exit.
+        try:
+            fd = self._stream.fileno()
+        except (OSError, ValueError):  # not a file (pytest's capture): nothing to flush
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
 
 
 def _dispatch(args: argparse.Namespace) -> int:

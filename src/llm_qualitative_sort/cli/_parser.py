@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     report = _sub(commands, "report", common,
                   "write the report of a stored run (no judge is called)")
     report.add_argument("run_id", metavar="RUN_ID")
-    _add_report_options(report, required=True)
+    _add_report_options(report, stored=True)
     report.add_argument("--ranking", choices=RANKINGS,
                         help="order by wins or Bradley-Terry strength (default: as run)")
     return parser
@@ -119,15 +119,18 @@ def _sub(commands: Any, name: str, common: argparse.ArgumentParser,
     return sub
 
 
-def _add_report_options(parser: argparse.ArgumentParser, required: bool = False) -> None:
-    parser.add_argument("--out", metavar="FILE", required=required,
+def _add_report_options(parser: argparse.ArgumentParser, stored: bool = False) -> None:
+    """The report's options; `stored`: for a stored run, whose own settings are the defaults."""
+    parser.add_argument("--out", metavar="FILE", required=stored,
                         help="write a report: .json, .csv or .html")
+    lang = "the run's own --lang, else English" if stored else "English"
     parser.add_argument("--lang", choices=("en", "ja"),
-                        help="language of the HTML report's own words (default: English; "
+                        help=f"language of the HTML report's own words (default: {lang}; "
                         "the page's lang follows the items)")
+    excel = "the run's own --excel/--no-excel, else on" if stored else "on"
     parser.add_argument("--excel", action=argparse.BooleanOptionalAction,
                         help="start a .csv report with a UTF-8 byte-order mark so that Excel "
-                        "reads it right (default: on)")
+                        f"reads it right (default: {excel})")
     parser.add_argument("--mkdir", action="store_true", default=None,
                         help="create the --out file's missing directories (without it, a "
                         "missing directory is an error: a typo must not make a new tree)")
@@ -137,7 +140,7 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     sort.add_argument("input", nargs="?", help="file of items; stdin if absent or '-'")
     sort.add_argument("--format", choices=FORMATS, help="input format (default: by extension)")
     sort.add_argument("--field", help="the field holding the text, for .jsonl")
-    sort.add_argument("--column", help="the column holding the text, for .csv")
+    sort.add_argument("--column", help="the column holding the text, for .csv (default: text)")
     sort.add_argument("--id-field", help="the field holding each item's id, for .jsonl "
                       "(default: the line number)")
     sort.add_argument("--id-column", help="the column holding each item's id, for .csv "
@@ -181,6 +184,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                        help="seconds each mock call waits (to watch progress)")
     judge.add_argument("--mock-tie-margin", type=float, metavar="SCORE",
                        help="with --ties: the mock ties when its noisy scores differ by less")
+    judge.add_argument("--mock-logprobs", choices=("calibrated", "overconfident"),
+                       help="the mock states probabilities as a server that sends "
+                       "log-probabilities does: P(first wins) with each verdict, the labels' "
+                       "probabilities with each score; to try --verdicts soft offline")
     batch = sort.add_argument_group("batch mode (openai, google)")
     batch.add_argument("--batch", action="store_const", const=True,
                        help="send each round as one provider batch: about half the price, "

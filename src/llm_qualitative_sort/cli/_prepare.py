@@ -167,6 +167,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     prompt = load_prompt(config)
     fields = item_fields(prompt, records, Source(getattr(args, "input", None)).name)
     provider = make_provider(config)
+    _check_mock_options(config, provider)
     # Imported here, not at the top: the schedules load LangGraph, which parsing must not.
     from llm_qualitative_sort.graph.schedules import check_schedule
 
@@ -226,6 +227,25 @@ def _check_numbers(config: RunConfig) -> None:
             raise UsageError(f"{flag} must be a finite number >= 0, got {value}")
     if config.wait is not None and not 0 <= config.wait:  # inf: as long as it takes
         raise UsageError(f"--wait must be seconds >= 0 (or inf), got {config.wait}")
+
+
+def _check_mock_options(config: RunConfig, provider: Any) -> None:
+    """Refuse an option that the judges would ignore, before any call.
+
+    A cap on requests when every judge is a mock (it sends none); a mock's option without
+    a mock.
+    """
+    from llm_qualitative_sort.providers import MockLLMProvider
+    from llm_qualitative_sort.providers.panel import leaf_judges
+
+    mocks = [isinstance(judge, MockLLMProvider) for judge in leaf_judges(provider)]
+    if config.requests_per_second is not None and all(mocks):
+        raise UsageError(f"--requests-per-second {config.requests_per_second}: the mock judge "
+                         "sends no requests, so there is nothing to cap; drop it "
+                         "(--mock-latency SECONDS slows the mock's calls)")
+    if config.mock_logprobs is not None and not any(mocks):
+        raise UsageError(f"--mock-logprobs {config.mock_logprobs}: no judge is the mock "
+                         f"(--provider {config.provider}); drop it")
 
 
 def _check_batch(config: RunConfig, dry_run: bool) -> None:

@@ -18,6 +18,9 @@ from llm_qualitative_sort.results.events import plural
 
 CostEstimate = Callable[[int, int], float | None]
 RETRY_NOTE_SECONDS = 5.0  # at most one retry line this often: a 429 burst hits every call
+# A round's line comes at its end; a long round (every call of a pointwise run is in one)
+# says how far it got this often, so that a log shows the run is alive.
+ROUND_NOTE_SECONDS = 30.0
 
 
 class Tally:
@@ -82,9 +85,13 @@ class Tally:
 class Progress:
     """Receives every event and every retry; `close` ends the display."""
 
-    def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None) -> None:
+    def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None,
+                 unit: str = "match", per_unit: int = 1) -> None:
         self.stream = stream
         self.tally = Tally(estimate_cost)
+        # What the counts count: "match", "text" (a pointwise run: `per_unit` calls score a
+        # text, one per repetition) or "judgement" (a Swiss run whose pre-pass scores texts).
+        self.unit, self.per_unit = unit, max(per_unit, 1)
         self._last_note = -RETRY_NOTE_SECONDS
         self._last_rate_note = -RETRY_NOTE_SECONDS
         self.settling = ""  # a Swiss run that stops when settled: how sure its top K is
@@ -98,6 +105,10 @@ class Progress:
 
     def show(self, event: ProgressEvent) -> None:
         """Display the event (subclasses)."""
+
+    def counted(self, event: ProgressEvent) -> tuple[int, int]:
+        """The event's (completed, total) in units ("text": calls / repetitions)."""
+        return event.completed // self.per_unit, event.total // self.per_unit
 
     def rate_pause(self, event: ProgressEvent) -> None:
         """A judge's calls wait for the rate limit: one line at most every few seconds."""
@@ -124,18 +135,20 @@ class Progress:
 
 
 def make_progress(mode: str, estimate_cost: CostEstimate | None = None,
-                  stream: TextIO | None = None, unit: str = "match") -> Progress:
+                  stream: TextIO | None = None, unit: str = "match",
+                  per_unit: int = 1) -> Progress:
     """The display for `mode`: "bar", "lines", "none", or "auto" (a bar on a terminal).
 
-    `unit`: what the bar counts ("text" for a run that scores texts alone).
+    `unit`: what the counts count ("text" for a run that scores texts alone, each in
+    `per_unit` calls; "judgement" for a Swiss run whose pre-pass scores texts first).
     """
     out = stream or sys.stderr
     if mode == "auto":
         mode = "bar" if out.isatty() else "lines"
     if mode == "bar":
-        return BarProgress(out, estimate_cost, unit)
+        return BarProgress(out, estimate_cost, unit, per_unit)
     if mode == "lines":
-        return LineProgress(out, estimate_cost)
+        return LineProgress(out, estimate_cost, unit, per_unit)
     return NoProgress(out, estimate_cost)
 
 
@@ -143,13 +156,22 @@ class BarProgress(Progress):
     """A tqdm bar over matches; its total shrinks as the run learns more."""
 
     def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None,
-                 unit: str = "match") -> None:
-        super().__init__(stream, estimate_cost)
+                 unit: str = "match", per_unit: int = 1) -> None:
+        super().__init__(stream, estimate_cost, unit, per_unit)
         from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
 
         self._tqdm = tqdm
-        self._bar: Any = tqdm(total=0, unit=unit, file=stream, dynamic_ncols=True, leave=True)
+        self._made: Any = None
         self._round = ""
+
+    @property
+    def _bar(self) -> Any:
+        # Drawn at the first event, not before: the line that says the run started is
+        # printed in between, and would land on the end of an empty bar.
+        if self._made is None:
+            self._made = self._tqdm(total=0, unit=self.unit, file=self.stream,
+                                    dynamic_ncols=True, leave=True)
+        return self._made
 
     def show(self, event: ProgressEvent) -> None:
         """Move the bar to the event's figures."""
@@ -161,8 +183,7 @@ class BarProgress(Progress):
                 one_line(f"{self._round}{event.message}; {self.tally.describe()}", None),
                 refresh=True)
             return
-        self._bar.total = event.total
-        self._bar.n = event.completed
+        self._bar.total, self._bar.n = self.counted(event)[::-1]
         if event.type is EventType.ROUND_END:
             left = event.data.get("remaining")
             self._round = f"round {event.data['round']}, " + (
@@ -174,20 +195,26 @@ class BarProgress(Progress):
 
     def note(self, text: str) -> None:
         """Print a line above the bar (made safe to print, as `Progress.note`)."""
+        if self._made is None:
+            print(one_line(text, None), file=self.stream, flush=True)
+            return
         self._tqdm.write(one_line(text, None), file=self.stream)
         self._bar.set_postfix_str(self._round + self.tally.describe())
 
     def close(self) -> None:
         """Leave the finished bar on screen."""
-        self._bar.close()
+        if self._made is not None:
+            self._made.close()
 
 
 class LineProgress(Progress):
     """One line per finished round (and per batch state), for logs and pipes."""
 
-    def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None) -> None:
-        super().__init__(stream, estimate_cost)
+    def __init__(self, stream: TextIO, estimate_cost: CostEstimate | None,
+                 unit: str = "match", per_unit: int = 1) -> None:
+        super().__init__(stream, estimate_cost, unit, per_unit)
         self._batch_states: dict[str, str] = {}
+        self._last_line = time.monotonic()
 
     def show(self, event: ProgressEvent) -> None:
         """Print a line at the end of each round and when a batch changes state."""
@@ -199,14 +226,26 @@ class LineProgress(Progress):
         if event.type is EventType.RATE_LIMIT:
             self.rate_pause(event)
         if event.type is EventType.ROUND_END:
-            # A run of texts scored alone (pointwise) counts texts; a pre-pass's texts count
-            # as one-call matches among the Swiss matches that follow.
-            only_alone = event.data.get("alone") == event.data.get("matches") and (
-                event.completed == event.total)
-            unit = "texts" if only_alone else "matches"
-            self.note(f"{event.message} ({event.completed}/{event.total} {unit}; "
+            self._last_line = time.monotonic()
+            self.note(f"{event.message} ({self._count(event)}; "
                       f"{self.tally.describe()}){self.settling}")
+        elif event.type is EventType.MATCH_END and time.monotonic() - self._last_line >= \
+                ROUND_NOTE_SECONDS:
+            self._last_line = time.monotonic()
+            self.note(f"round {event.data.get('round')}: {self._count(event)} so far "
+                      f"({self.tally.describe()})")
         early_stop(self, event)
+
+    def _count(self, event: ProgressEvent) -> str:
+        """"45/118 matches": the run's count so far, in its unit."""
+        unit = self.unit
+        # Without a unit given, a round of nothing but texts scored alone that ends the run
+        # (a pointwise run) counts texts.
+        if unit == "match" and event.data.get("alone") == event.data.get("matches") and (
+                event.completed == event.total):
+            unit = "text"
+        done, total = self.counted(event)
+        return f"{done}/{plural(total, unit)}"
 
 
 class NoProgress(Progress):

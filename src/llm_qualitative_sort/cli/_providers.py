@@ -58,7 +58,8 @@ def make_provider(config: RunConfig) -> LLMProvider:
         return _panel(config)
     if config.provider == "mock":
         return build_provider("mock", seed=config.seed, latency=config.mock_latency,
-                              score=mock_score, tie_margin=config.mock_tie_margin)
+                              score=mock_score, tie_margin=config.mock_tie_margin,
+                              logprobs=config.mock_logprobs, pointwise=config.mock_logprobs)
     if config.provider == "langchain":
         return _langchain_provider(config)
     spec = REGISTRY[config.provider]

@@ -90,8 +90,9 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
     """
     started = time.perf_counter()
     config = plan.config
-    progress = make_progress(config.progress, plan.provider.estimate_cost,
-                             unit="text" if config.strategy == "pointwise" else "match")
+    unit, per_unit = _progress_unit(config)
+    progress = make_progress(config.progress, plan.provider.estimate_cost, unit=unit,
+                             per_unit=per_unit)
     sorter = QualitativeSorter(
         plan.provider,
         criteria=config.criteria,
@@ -135,6 +136,17 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         await _keep_elapsed(plan, result.statistics.elapsed_time)
     _finish(result, plan, out, progress.tally)
     return result
+
+
+def _progress_unit(config: RunConfig) -> tuple[str, int]:
+    """What the progress counts, and the calls of one.
+
+    A pointwise run counts its texts (each scored once per repetition); a Swiss run with a
+    pre-pass counts judgements (a text scored alone, or a match).
+    """
+    if config.strategy == "pointwise":
+        return "text", config.repetitions or 1
+    return ("judgement" if config.strategy == "swiss" and config.prepass else "match"), 1
 
 
 async def _keep_elapsed(plan: Plan, elapsed: float) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from llm_qualitative_sort.cli._inventory import RunSummary
 from llm_qualitative_sort.reports._text import judge_name
+from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.tournament import shown_settings
 
 COLUMNS = ("RUN ID", "STARTED", "ITEMS", "SETTINGS", "STATE", "CALLS", "COST")
@@ -70,8 +71,8 @@ def details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
         ("run id", s.run_id), ("state", s.state + (f" ({s.holder})" if s.holder else "")),
         ("started", when(s.started)), ("last saved", when(s.updated)), ("items", s.items),
         ("criteria", settings.pop("criteria", None)), ("rounds", s.rounds),
-        ("matches", s.matches), ("calls", f"{s.calls} paid, {s.cache_hits} from cache, "
-                                          f"{s.failed_calls} without verdict"),
+        *_played(s),
+        ("calls", f"{s.calls} paid, {s.cache_hits} from cache, {s.failed_calls} without verdict"),
         ("tokens", f"{s.input_tokens} in, {s.output_tokens} out"),
         ("cost", "—" if s.cost is None else f"{s.cost:.4f}"), ("checkpoint", path),
     ]
@@ -80,6 +81,21 @@ def details(s: RunSummary, path: str) -> list[tuple[str, Any]]:
     if s.state not in ("finished", "running"):
         rows.append(("resume with", f"llm-qualitative-sort sort --resume {s.run_id} "
                                     f"--checkpoint {path}"))
+    return rows
+
+
+def _played(s: RunSummary) -> list[tuple[str, Any]]:
+    """The rows that count what was judged: texts scored alone apart from matches.
+
+    A pointwise run plays no match; a text scored in several calls (its repetitions) counts
+    once.
+    """
+    rows: list[tuple[str, Any]] = []
+    if s.scorings:
+        calls = "" if s.scorings == s.texts_scored else f" ({s.scorings} calls)"
+        rows.append(("scored alone", f"{plural(s.texts_scored, 'text')}{calls}"))
+    if s.settings.get("strategy") != "pointwise":
+        rows.append(("matches", s.matches - s.scorings))
     return rows
 
 

@@ -35,7 +35,7 @@ def to_csv(
     With `ids` (each item's id in the input) an `id` column follows `rank`, so the ranking
     can be joined back to the source. `score` is the item's Bradley–Terry log-strength,
     `low_95` / `high_95` its 95 % interval, and `p_top_K` the probability that it is among
-    the K strongest (K: the run's `top_k` in `settings`, else 10, at most the item count).
+    the K strongest (K: the run's `top_k` in `settings`, else 10, half the items below 20).
     A run with `verdicts="soft"` adds `soft_calls` (the item's calls that carried the
     judge's probability) and `soft_win_share` (the mean, over its calls with a verdict, of
     its probability of winning: the stated one, else 1, 0 or ½ by the verdict).

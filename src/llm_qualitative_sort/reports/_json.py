@@ -40,7 +40,7 @@ def to_json_dict(
 
     Each standing carries the item's Bradley–Terry `score`, its 95 % `interval` and its
     `top_k_probability`, for the K named in `uncertainty` (the run's `top_k` from
-    `settings`, else 10).
+    `settings`, else 10; half the items below 20).
 
     Args:
         result: What to report.

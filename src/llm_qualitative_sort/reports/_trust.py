@@ -1,7 +1,9 @@
 """The HTML report's trust section: the forest plot, the audit in plain sentences, warnings.
 
 Warnings (a band above the plot) when the ranking should not be taken at face value:
-- **order consistency** is poor: more than `ORDER_WARNING` of the AB/BA pairs disagreed;
+- **order consistency** is poor: more than `ORDER_WARNING` of the AB/BA pairs disagreed, by
+  a one-sided binomial test at the `ORDER_LEVEL` level (so a few pairs that happen to
+  disagree do not call an unbiased judge poor);
 - **the top K are not separated**: the K items ranked highest are expected to hold at least
   `TOP_K_WARNING` item that is not truly in the top K (K minus the sum of their P(top K)).
 
@@ -15,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, PositionBias
+from scipy.special import betainc
+
+from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
 from llm_qualitative_sort.models import Statistics
 from llm_qualitative_sort.reports._advice import FrontEnd, panel, spelt
 from llm_qualitative_sort.reports._forest import ForestRow, forest_plot
@@ -24,6 +28,9 @@ from llm_qualitative_sort.reports._text import isolated, judge_name
 from llm_qualitative_sort.reports._uncertainty import ItemUncertainty
 
 ORDER_WARNING = 0.20
+# An unbiased judge's 5 disagreements in 18 pairs (28 %) are what 20 % gives by chance one
+# time in four; the warning waits for evidence at this level.
+ORDER_LEVEL = 0.05
 TOP_K_WARNING = 1.0
 # Rows of the forest plot: the top K and at least this many more, to show the boundary.
 FOREST_EXTRA, FOREST_ROWS = 10, 20
@@ -70,9 +77,10 @@ def _warnings(stats: Statistics, k: int, missing: float, words: Words, front_end
               calls_per_match: int) -> str:
     bands = []
     order = stats.order_consistency
-    if order is not None and order.share is not None and order.share > ORDER_WARNING:
+    if order is not None and order.share is not None and poor_order(order):
         more = spelt(front_end, comparison_rounds=2 * max(calls_per_match, 1))
         bands.append(_plain(words["warn_order"], share=_percent(order.share), pairs=order.pairs,
+                            limit=_percent(ORDER_WARNING), level=_percent(ORDER_LEVEL),
                             more=_code(more), panel=_code(panel(front_end))))
     if missing >= TOP_K_WARNING:
         calls = max(2 * (stats.total_api_calls + stats.cache_hits), 1)
@@ -80,6 +88,23 @@ def _warnings(stats: Statistics, k: int, missing: float, words: Words, front_end
         bands.append(_plain(words["warn_top_k"], k=k, missing=f"{missing:.1f}",
                             swiss=_code(swiss)))
     return "".join(f'<p class="warn" role="alert">⚠ {b}</p>' for b in bands)
+
+
+def poor_order(order: OrderConsistency) -> bool:
+    """Whether more than `ORDER_WARNING` of the judge's AB/BA pairs disagree, at `ORDER_LEVEL`.
+
+    One-sided binomial test: the chance of at least this many disagreements if the true
+    share were `ORDER_WARNING`.
+
+    Example:
+        >>> poor_order(OrderConsistency(18, 5)), poor_order(OrderConsistency(100, 31))
+        (False, True)
+    """
+    if not order.pairs or order.disagreements / order.pairs <= ORDER_WARNING:
+        return False
+    # P(X >= d) for X ~ Binomial(pairs, ORDER_WARNING), as a regularized incomplete beta.
+    tail = betainc(order.disagreements, order.pairs - order.disagreements + 1, ORDER_WARNING)
+    return bool(tail < ORDER_LEVEL)
 
 
 def _code(text: str) -> str:

