@@ -143,34 +143,15 @@ class RunConfig:
             InputError: A bad setting, named as its flag's keyword.
         """
         # Imported here: the strategies load numpy, which parsing the command line must not.
-        from llm_qualitative_sort.errors import InputError
-        from llm_qualitative_sort.tournament import (
-            STRATEGIES,
-            Elimination,
-            setting_names,
-            settings_class,
-        )
+        from llm_qualitative_sort.tournament import setting_names, settings_class
 
         chosen = settings_class(self.strategy)
         given = {name: getattr(self, name) for name in setting_names()
                  if getattr(self, name) is not None}
         if "scale" in given:
             given["scale"] = scale_value(self.scale)
-        for name, value in list(given.items()):
-            if name in chosen.model_fields:
-                continue
-            del given[name]
-            if name == "elimination_count":
-                Elimination(elimination_count=value)
-                continue
-            owners = [n for n, s in STRATEGIES.items() if name in s.settings_class.model_fields]
-            # What the chosen strategy does anyway says nothing: its one call per text, or
-            # the first owner's default (`--top-k` unset is no setting of elimination).
-            says = (chosen().calls if name == "comparison_rounds"
-                    else STRATEGIES[owners[0]].settings_class.model_fields[name].default)
-            if value != says:
-                named = " or ".join(f"strategy={owner!r}" for owner in owners)
-                raise InputError(_COMPARISONS_ONLY.get(name, f"{name} applies to {named} only"))
+        for name in [name for name in given if name not in chosen.model_fields]:
+            _refuse_foreign(name, given.pop(name), chosen)
         return chosen(**given)
 
     def settings(self) -> dict[str, Any]:
@@ -207,6 +188,27 @@ class RunConfig:
             if default_checkpoint is None or path != default_checkpoint.resolve():
                 words += ["--checkpoint", str(path)]
         return shlex.join(words)
+
+
+def _refuse_foreign(name: str, value: Any, chosen: type[StrategySettings]) -> None:
+    """Refuse another strategy's flag unless it says what the chosen strategy does anyway.
+
+    That is its one call per text (`--comparison-rounds 1` of a pointwise run), or the
+    first owner's default (a config file's `stop_when_settled = false` for elimination).
+    The `--elimination-count` of another strategy is checked, then unused, as it always was.
+    """
+    from llm_qualitative_sort.errors import InputError
+    from llm_qualitative_sort.tournament import STRATEGIES, Elimination
+
+    if name == "elimination_count":
+        Elimination(elimination_count=value)
+        return
+    owners = [key for key, s in STRATEGIES.items() if name in s.settings_class.model_fields]
+    says = (chosen().calls if name == "comparison_rounds"
+            else STRATEGIES[owners[0]].settings_class.model_fields[name].default)
+    if value != says:
+        named = " or ".join(f"strategy={owner!r}" for owner in owners)
+        raise InputError(_COMPARISONS_ONLY.get(name, f"{name} applies to {named} only"))
 
 
 def setting_names(*, fixed: bool | None = None, env: bool | None = None) -> list[str]:

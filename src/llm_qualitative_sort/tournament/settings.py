@@ -65,8 +65,8 @@ class StrategySettings(BaseModel):
 
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> Self:
-        """The settings `data` holds (a `model_dump`), refused as the constructor would."""
-        return cls(**{key: value for key, value in data.items() if key != "strategy"})
+        """The settings `data` holds (a `stored()` dump), refused as the constructor would."""
+        return cls(**data)
 
     @property
     def calls(self) -> int:

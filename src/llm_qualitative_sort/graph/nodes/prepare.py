@@ -38,7 +38,6 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     if ranking is not None:
         check_ranking(ranking, strategy.native_ranking)
     update: dict[str, Any] = {
-        "settings": settings.stored(),  # every field: defaults filled in, once
         "rng_seed": rng_seed,
         "schedule": schedule,
         "item_count": len(items),
@@ -46,6 +45,8 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         "round": 0,
         "completed": 0,
     }
+    if state.get("settings") != settings.stored():  # Studio's: every field, defaults in
+        update["settings"] = settings.stored()
     # A built-in named by its language: its text (the pointwise one for a pointwise run).
     update.update(input_prompt(state, settings.name == "pointwise"))
     canonical = sorted(items)
