@@ -158,14 +158,7 @@ def _refused(model: type[StrategySettings], error: Any) -> Error:
         found: Error = ctx["error"]
         return found
     if kind == "extra_forbidden":
-        if RENAMED.get(field) in model.model_fields:
-            return SettingTypeError(f"{field} is now called {RENAMED[field]}: "
-                                    f"{name}({RENAMED[field]}={value!r})")
-        owners = " or ".join(f"{owner.__name__}({field}={value!r})"
-                             for owner in _strategies(StrategySettings)
-                             if field in owner.model_fields)
-        return SettingTypeError(f"{field} is not a setting of {name}"
-                                + (f"; it belongs to strategy={owners}" if owners else ""))
+        return _unknown(model, field, value)
     if kind in _EXPECTED:
         return SettingTypeError(f"{field} must be {_EXPECTED[kind]}, got {type(value).__name__}")
     if kind == "greater_than_equal":
@@ -181,6 +174,18 @@ def _refused(model: type[StrategySettings], error: Any) -> Error:
     if kind == "frozen_instance":
         return SettingTypeError(f"{name} is frozen: make a new one with {field}={value!r}")
     return InputError(f"{field} of {name}: {error['msg']}, got {value!r}")
+
+
+def _unknown(model: type[StrategySettings], field: str, value: Any) -> SettingTypeError:
+    """A field `model` does not have: its name now, or the strategies that have it."""
+    name = model.__name__
+    if RENAMED.get(field) in model.model_fields:
+        return SettingTypeError(f"{field} is now called {RENAMED[field]}: "
+                                f"{name}({RENAMED[field]}={value!r})")
+    owners = " or ".join(f"{owner.__name__}({field}={value!r})"
+                         for owner in _strategies(StrategySettings) if field in owner.model_fields)
+    return SettingTypeError(f"{field} is not a setting of {name}"
+                            + (f"; it belongs to strategy={owners}" if owners else ""))
 
 
 def _strategies(base: type[StrategySettings]) -> list[type[StrategySettings]]:
