@@ -68,10 +68,12 @@ async def main(config: dict[str, Any]) -> int:
     cache: Any = FileCache(config["cache_dir"]) if config.get("cache_dir") else None
     if config.get("cache_dsn"):
         cache = PostgresCache(config["cache_dsn"])
-    # The strategy's settings as plain data ({"strategy": "swiss", "top_k": 5}), or N.
-    given = config.get("strategy") or {}
-    strategy: dict[str, Any] = ({"strategy": parse_settings(given)} if given
-                                else {"elimination_count": config["elimination_count"]})
+    # The strategy's settings as plain data ({"strategy": "swiss", "top_k": 5}), or N, and
+    # the run's schedule ({"schedule": "pipelined"}).
+    given = dict(config.get("strategy") or {})
+    options: dict[str, Any] = {"schedule": given.pop("schedule")} if "schedule" in given else {}
+    options |= ({"strategy": parse_settings(given)} if given
+                else {"elimination_count": config["elimination_count"]})
     sorter = QualitativeSorter(
         provider,
         criteria="the larger number",
@@ -79,7 +81,7 @@ async def main(config: dict[str, Any]) -> int:
         seed=config["seed"],
         cache=cache,
         checkpointer=config["checkpoint"],
-        **strategy,
+        **options,
         wait_for_run=config.get("wait_for_run", 0.0),
     )
     if config.get("ready_file"):
