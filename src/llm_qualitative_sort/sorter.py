@@ -106,6 +106,13 @@ class QualitativeSorter:
             item's own fields go to `sort(items, fields=...)`.
         allow_prompt_change: Let a resume go on with another template or context than the
             run's (refused by default, before any call, like another judge).
+        **moved: Nothing is taken here: a strategy's setting given on its own (`budget=`,
+            `top_k=`, `ties=`, `verdicts=`, `scale=`, ...) raises `SettingTypeError` naming
+            the settings object it belongs in, any other keyword as Python would.
+
+    Raises:
+        InputError: A bad setting, named with its value, before any call
+            (`SettingTypeError` for a wrong type or a keyword the sorter does not take).
 
     Example:
         >>> import asyncio
