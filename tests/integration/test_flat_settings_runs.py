@@ -4,7 +4,8 @@
 with the code whose runs kept `"strategy"`, `"budget"`, `"ties"`, `"verdicts"`, ... as keys of
 their own. Their keys are read once into the settings object: a resume with the same settings,
 given as an object, goes on where the run stopped and ends as that code's uninterrupted run
-did; a resume with other settings is refused before any call.
+did; a resume with other settings is refused before any call. The answers that code cached
+are found by the same settings given as objects: no call is paid again.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 
 from llm_qualitative_sort import (
     Elimination,
+    FileCache,
     MockLLMProvider,
     Pointwise,
     QualitativeSorter,
@@ -45,10 +47,10 @@ def _judge() -> MockLLMProvider:
                            pointwise="calibrated")
 
 
-def _sorter(judge: MockLLMProvider, path: Path | None, settings: StrategySettings
-            ) -> QualitativeSorter:
+def _sorter(judge: MockLLMProvider, path: Path | None, settings: StrategySettings,
+            cache: FileCache | None = None) -> QualitativeSorter:
     return QualitativeSorter(judge, criteria="larger", seed=9, max_concurrent_requests=2,
-                             checkpointer=path, strategy=settings)
+                             checkpointer=path, strategy=settings, cache=cache)
 
 
 def _played(result: Any) -> dict[str, Any]:
@@ -76,6 +78,16 @@ async def test_a_run_of_flat_keys_resumes_to_what_it_would_have_played(
     # A fresh run of these settings plays what that code played.
     fresh = await _sorter(_judge(), None, SETTINGS[run_id]).sort(ITEMS)
     assert _played(fresh) == EXPECTED[run_id]
+
+
+@pytest.mark.parametrize("run_id", list(SETTINGS))
+async def test_the_answers_that_code_cached_are_found_again(tmp_path: Path, run_id: str) -> None:
+    shutil.copytree(FIXTURE / "cache", tmp_path / "cache")
+    judge = _judge()
+    result = await _sorter(judge, None, SETTINGS[run_id], FileCache(tmp_path / "cache")).sort(
+        ITEMS)
+    assert judge.calls == 0 and result.statistics.cache_hits > 0
+    assert _played(result) == EXPECTED[run_id]
 
 
 @pytest.mark.parametrize(("run_id", "other", "message"), [
