@@ -45,7 +45,9 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         "round": 0,
         "completed": 0,
     }
-    if state.get("settings") != settings.stored():  # Studio's: every field, defaults in
+    # Studio's input may leave fields out: the run keeps every field, defaults filled in.
+    # A sorter's input holds them all already, and is not checkpointed a second time.
+    if state.get("settings") != settings.stored():
         update["settings"] = settings.stored()
     # A built-in named by its language: its text (the pointwise one for a pointwise run).
     update.update(input_prompt(state, settings.name == "pointwise"))
