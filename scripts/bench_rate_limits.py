@@ -40,6 +40,7 @@ from llm_qualitative_sort import (  # noqa: E402
     QualitativeSorter,
     QuotaExceededError,
     RunStoppedError,
+    Swiss,
     TransientProviderError,
 )
 
@@ -141,8 +142,8 @@ async def sort(case: Case, items: list[str], url: str, folder: Path) -> dict[str
     provider = (OpenAIProvider(api_key=KEY, base_url=url + "/v1", **options)
                 if case.dialect == "openai"
                 else GoogleProvider(api_key=KEY, base_url=url + "/v1beta", **options))
-    sorter = QualitativeSorter(provider, criteria="which argues better", strategy="swiss",
-                               budget=case.budget, seed=1, retry_policy=RETRY,
+    sorter = QualitativeSorter(provider, criteria="which argues better", seed=1,
+                               strategy=Swiss(budget=case.budget), retry_policy=RETRY,
                                max_concurrent_requests=case.concurrency,
                                checkpointer=folder / f"{abs(hash(case.name))}.sqlite3")
     started = time.perf_counter()

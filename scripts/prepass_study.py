@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import MockLLMProvider, Pointwise, QualitativeSorter, Swiss
 from llm_qualitative_sort.metrics import kendall_tau, top_k_accuracy
 from llm_qualitative_sort.tournament.swiss import prepass
 
@@ -61,18 +61,18 @@ async def play(n: int, judge_name: str, method: str, multiple: int, seed: int
                ) -> dict[str, Any]:
     items = [str(i) for i in range(n)]
     truth = sorted(items, key=int, reverse=True)
-    options: dict[str, Any]
+    settings: Pointwise | Swiss
     if method.startswith("pointwise"):
-        options = {"strategy": "pointwise", "repetitions": multiple,
-                   "inverse": method == "pointwise-inverse"}
+        settings = Pointwise(repetitions=multiple, inverse=method == "pointwise-inverse")
     else:
-        options = {"strategy": "swiss", "budget": multiple * n,
-                   "verdicts": "soft" if method == "swiss-soft" else "hard"}
+        first = None
         if method.startswith("prepass"):
-            options["prepass"] = "pointwise-inverse" if method.endswith("inverse") else "pointwise"
+            first = "pointwise-inverse" if method.endswith("inverse") else "pointwise"
+        settings = Swiss(budget=multiple * n, prepass=first,
+                         verdicts="soft" if method == "swiss-soft" else "hard")
     prepass.SCORE_ROUNDS = 0 if method == "prepass-pairing" else DEFAULT_ROUNDS
     sorter = QualitativeSorter(judge(judge_name, seed), criteria="larger number", seed=seed,
-                               checkpointer=None, **options)
+                               checkpointer=None, strategy=settings)
     started = time.perf_counter()
     result = await sorter.sort(items)
     return {"n": n, "judge": judge_name, "method": method, "budget": multiple, "seed": seed,

@@ -21,7 +21,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from llm_qualitative_sort import LLMProvider, MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import LLMProvider, MockLLMProvider, QualitativeSorter, Swiss
 from llm_qualitative_sort.metrics import kendall_tau, top_k_accuracy
 from llm_qualitative_sort.tournament.swiss import strategy
 from llm_qualitative_sort.tournament.swiss.refine import RefinePlan
@@ -38,8 +38,8 @@ def judge(name: str, seed: int) -> LLMProvider:
 
 async def play(name: str, seed: int, **settings: Any) -> tuple[float, float, int]:
     sorter = QualitativeSorter(judge(name, seed), criteria="larger number", seed=seed,
-                               strategy="swiss", comparison_rounds=1, checkpointer=None,
-                               max_concurrent_requests=1000, **settings)
+                               strategy=Swiss(comparison_rounds=1, **settings),
+                               checkpointer=None, max_concurrent_requests=1000)
     result = await sorter.sort(ITEMS)
     return (kendall_tau(result.rankings, TRUE_ORDER),
             top_k_accuracy(result.rankings, TRUE_ORDER, 10), result.statistics.rounds)

@@ -137,7 +137,7 @@ def play(topic: ReplayTopic, seed: int, budget: int, pairing: str, ties: bool) -
     n = len(topic.ids)
     judge = ReplayProvider(topic, seed=seed)
     variant = type("V", (Variant,), {"pairing": pairing, "gold": gold_strengths(topic)})
-    strategy = variant(Swiss(calls_per_match=1, budget=budget), n, seed)
+    strategy = variant(Swiss(comparison_rounds=1, budget=budget), n, seed)
     standing = strategy.start()
     history: list[dict[str, Any]] = []
     round_number = 0

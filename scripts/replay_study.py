@@ -47,7 +47,7 @@ import numpy as np  # noqa: E402
 from scipy.optimize import minimize  # noqa: E402
 from scipy.stats import kendalltau, spearmanr  # noqa: E402
 
-from llm_qualitative_sort import QualitativeSorter  # noqa: E402
+from llm_qualitative_sort import Elimination, QualitativeSorter, Swiss  # noqa: E402
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry  # noqa: E402
 from llm_qualitative_sort.providers import (  # noqa: E402
     ReplayProvider,
@@ -163,11 +163,11 @@ async def play(topic: ReplayTopic, seed: int) -> dict[str, dict[str, Any]]:
         out[f"{RANDOM_DAVIDSON} @{m}n"] = {"calls": m * n,
                                            **scored(davidson(n, first, second, ties), gold)}
         for name, settings in SWISS.items():
-            result = await _sort(topic, seed, strategy="swiss", budget=m * n, **settings)
+            result = await _sort(topic, seed, strategy=Swiss(budget=m * n, **settings))
             out[f"{name} @{m}n"] = {"calls": result.statistics.total_api_calls,
                                     **scored(_by_rank(result.rankings, topic.texts), gold)}
     for name, settings in ELIMINATION.items():
-        result = await _sort(topic, seed, **settings)
+        result = await _sort(topic, seed, strategy=Elimination(**settings))
         calls = result.statistics.total_api_calls
         scores = [result.scores[text] for text in topic.texts]
         out[f"{name}, wins"] = {"calls": calls,

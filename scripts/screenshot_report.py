@@ -25,7 +25,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from llm_qualitative_sort import MockLLMProvider, PanelProvider, QualitativeSorter, SortResult
+from llm_qualitative_sort import (
+    MockLLMProvider,
+    PanelProvider,
+    QualitativeSorter,
+    SortResult,
+    Swiss,
+)
 from llm_qualitative_sort.cli._providers import demo_set, mock_score
 from llm_qualitative_sort.reports import write_report
 
@@ -54,9 +60,9 @@ async def _soft_sort(texts: dict[str, int], criteria: str) -> SortResult:
     """Soft verdicts: a Swiss run whose judge states calibrated probabilities."""
     judge = MockLLMProvider(seed=7, score=lambda text: texts[text], noise_stddev=12.0,
                             logprobs="calibrated")
-    sorter = QualitativeSorter(judge, criteria=criteria, strategy="swiss", budget=60,
-                               comparison_rounds=2, seed=7, checkpointer=None,
-                               verdicts="soft")
+    sorter = QualitativeSorter(judge, criteria=criteria, seed=7, checkpointer=None,
+                               strategy=Swiss(budget=60, comparison_rounds=2,
+                                              verdicts="soft"))
     return await sorter.sort(list(texts))
 
 

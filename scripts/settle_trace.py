@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss
 from llm_qualitative_sort.tournament.swiss import strategy
 from llm_qualitative_sort.tournament.swiss.evidence import strength_order
 from llm_qualitative_sort.tournament.swiss.settle import LEVEL
@@ -48,8 +48,8 @@ async def trace(judge: str, seed: int) -> list[Row]:
                 else MockLLMProvider.realistic(seed=seed))
     try:
         await QualitativeSorter(provider, criteria="larger number", seed=seed,
-                                strategy="swiss", comparison_rounds=1, top_k=10,
-                                stop_when_settled=True, checkpointer=None,
+                                strategy=Swiss(comparison_rounds=1, top_k=10,
+                                               stop_when_settled=True), checkpointer=None,
                                 max_concurrent_requests=1000).sort(ITEMS)
     finally:
         strategy.SwissStrategy.update = update  # type: ignore[method-assign]

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss
 from llm_qualitative_sort.metrics import kendall_tau
 
 NOISES = (3.33, 33.3)
@@ -39,8 +39,8 @@ async def play(n: int, noise: float, mode: str, verdicts: str, seed: int, budget
     items = [str(i) for i in range(n)]
     truth = sorted(items, key=int, reverse=True)
     judge = MockLLMProvider(seed=seed, noise_stddev=noise, logprobs=mode)  # type: ignore[arg-type]
-    sorter = QualitativeSorter(judge, criteria="larger number", strategy="swiss", seed=seed,
-                               budget=budget, checkpointer=None, verdicts=verdicts)
+    sorter = QualitativeSorter(judge, criteria="larger number", seed=seed, checkpointer=None,
+                               strategy=Swiss(budget=budget, verdicts=verdicts))
     result = await sorter.sort(items)
     calls = [c for m in result.match_history for c in m.rounds if c.probability is not None]
     brier = statistics.fmean((c.probability - (c.winner == "A")) ** 2 for c in calls)

@@ -31,7 +31,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss
 from llm_qualitative_sort.metrics import kendall_tau, top_k_accuracy
 
 SEEDS = range(5)
@@ -62,12 +62,12 @@ async def run_all(n_items: int, seeds: Sequence[int] = SEEDS) -> Runs:
     for judge in JUDGES:
         for seed in seeds:
             elimination = await run(n_items, judge, seed)
-            swiss = {"strategy": "swiss", "comparison_rounds": 1,
-                     "budget": int(elimination["calls"])}
+            swiss = {"comparison_rounds": 1, "budget": int(elimination["calls"])}
             runs[judge, "elimination", seed] = elimination
-            runs[judge, "swiss", seed] = await run(n_items, judge, seed, **swiss)
-            runs[judge, "swiss top-10", seed] = await run(n_items, judge, seed, top_k=10,
-                                                          **swiss)
+            runs[judge, "swiss", seed] = await run(n_items, judge, seed,
+                                                   strategy=Swiss(**swiss))
+            runs[judge, "swiss top-10", seed] = await run(n_items, judge, seed,
+                                                          strategy=Swiss(top_k=10, **swiss))
     return runs
 
 

@@ -40,7 +40,12 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
-from llm_qualitative_sort import LLMProvider, MockLLMProvider, QualitativeSorter  # noqa: E402
+from llm_qualitative_sort import (  # noqa: E402
+    LLMProvider,
+    MockLLMProvider,
+    QualitativeSorter,
+    Swiss,
+)
 from llm_qualitative_sort.bradley_terry import rank_by_score  # noqa: E402
 from llm_qualitative_sort.metrics import kendall_tau, top_k_accuracy  # noqa: E402
 
@@ -107,8 +112,8 @@ async def play_seed(judge: str, n_losses: int, seed: int) -> dict[str, Run]:
         ELIM_BT: Run(budget, stats.rounds, wall, budget, _scored(rank_by_score(result.scores))),
     }
     for name, settings in SWISS.items():
-        swiss, wall = await _sort(JUDGES[judge](seed), seed, strategy="swiss",
-                                  budget=budget, **settings)
+        swiss, wall = await _sort(JUDGES[judge](seed), seed,
+                                  strategy=Swiss(budget=budget, **settings))
         runs[name] = Run(swiss.statistics.total_api_calls, swiss.statistics.rounds, wall,
                          budget, _scored(swiss.rankings))
     return runs

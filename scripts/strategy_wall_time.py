@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 CONFIGS: dict[str, dict[str, Any]] = {
-    "elimination N=2": {},
+    "elimination N=2": {"strategy": "elimination"},
     "Swiss, 1 call/match": {"strategy": "swiss", "comparison_rounds": 1},
     "Swiss + top-10": {"strategy": "swiss", "comparison_rounds": 1, "top_k": 10},
     "Swiss + top-10 + early stop": {"strategy": "swiss", "comparison_rounds": 1, "top_k": 10,
@@ -55,6 +55,7 @@ def child(config: str, seeds: int) -> dict[str, float]:
     """Mean seconds per run spent in each part (runs in the child process)."""
     from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
     from llm_qualitative_sort.bradley_terry import BradleyTerryFit
+    from llm_qualitative_sort.tournament import parse_settings
     from llm_qualitative_sort.tournament.swiss import strategy
 
     spent: dict[str, float] = defaultdict(float)
@@ -70,7 +71,7 @@ def child(config: str, seeds: int) -> dict[str, float]:
     for seed in range(seeds):
         sorter = QualitativeSorter(MockLLMProvider(seed=seed), criteria="larger", seed=seed,
                                    checkpointer=None, max_concurrent_requests=1000,
-                                   **CONFIGS[config])
+                                   strategy=parse_settings(CONFIGS[config]))
         started = time.perf_counter()
         asyncio.run(sorter.sort(items))
         total += time.perf_counter() - started

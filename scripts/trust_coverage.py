@@ -44,7 +44,13 @@ from typing import Any
 import numpy as np
 from scipy.special import expit, log_expit
 
-from llm_qualitative_sort import MockLLMProvider, PanelProvider, QualitativeSorter, SortResult
+from llm_qualitative_sort import (
+    MockLLMProvider,
+    PanelProvider,
+    QualitativeSorter,
+    SortResult,
+    Swiss,
+)
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry, shown_calls
 from llm_qualitative_sort.reports._trust import poor_order
 
@@ -200,8 +206,8 @@ AUDIT_JUDGES = {
 AUDIT_STRATEGIES = {
     "elimination N=2": {"elimination_count": 2},
     "elimination N=2, 4 calls": {"elimination_count": 2, "comparison_rounds": 4},
-    "swiss, 1 call": {"strategy": "swiss", "comparison_rounds": 1},
-    "swiss, 1 call, top_k=10": {"strategy": "swiss", "comparison_rounds": 1, "top_k": K},
+    "swiss, 1 call": {"strategy": Swiss(comparison_rounds=1)},
+    "swiss, 1 call, top_k=10": {"strategy": Swiss(comparison_rounds=1, top_k=K)},
 }
 
 

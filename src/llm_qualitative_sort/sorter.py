@@ -18,7 +18,6 @@ from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers._prompt_run import check_prompt
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.prompt_template import PromptTemplate
-from llm_qualitative_sort.rating.soft import check_verdicts
 from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.running.arguments import (
     DEFAULT_CHECKPOINTER,
@@ -26,7 +25,6 @@ from llm_qualitative_sort.running.arguments import (
     check_flag,
     check_hooks,
     check_judge,
-    check_pairwise_only,
     check_scorer,
     open_store,
 )
@@ -42,6 +40,7 @@ from llm_qualitative_sort.tournament.checks import (
     check_strategy,
     check_timeout,
     check_wait,
+    refuse_moved,
 )
 
 
@@ -52,20 +51,18 @@ class QualitativeSorter:
         provider: The judge.
         criteria: What "better" means, in the user's words.
         strategy: The tournament and its settings, checked when made: `Elimination()` (the
-            multi-elimination tournament, the default) or `Swiss(budget=..., top_k=...)`
+            multi-elimination tournament, the default), `Swiss(budget=..., top_k=...)`
             (Swiss rounds on Bradley–Terry strengths: better rankings per call), or
             `Pointwise(scale=..., inverse=...)` (each text scored alone on a labelled scale,
-            one call per text). Or a name with the flat keywords below (None: the default).
-        elimination_count: `Elimination.losses`, given flat (None: the default).
-        comparison_rounds: `calls_per_match` of either strategy, given flat.
-        budget: `Swiss.budget`, given flat.
-        top_k: `Swiss.top_k`, given flat.
-        stop_when_settled: `Swiss.stop_when_settled`, given flat.
-        prepass: `Swiss.prepass`, given flat ("pointwise": score every text alone first).
-        scale: `Pointwise.scale`, given flat.
-        inverse: `Pointwise.inverse`, given flat.
-        repetitions: `Pointwise.repetitions`, given flat. Beside a settings object, a flat
-            keyword that says otherwise is refused.
+            one call per text). Or a strategy's name for its default settings. Every
+            setting of a strategy lives in its settings object: `Swiss(ties=True,
+            verdicts="soft")`; one given here as a keyword of its own (`budget=40`) is
+            refused (`SettingTypeError`), saying where it goes.
+        elimination_count: The chosen strategy's `elimination_count` (elimination only):
+            with a strategy's name it makes its settings; beside a settings object, a value
+            that says otherwise is refused. None: not given.
+        comparison_rounds: The chosen strategy's `comparison_rounds` (calls per match,
+            elimination and Swiss), taken as `elimination_count` is.
         max_concurrent_requests: Upper bound on LLM calls in flight.
         call_timeout: Seconds one call may take before it counts as a transient failure
             (retried), at most 10**9; None for no bound.
@@ -99,12 +96,6 @@ class QualitativeSorter:
             verdicts. When allowed, every call the new judge makes is recorded under its
             name, so the audit credits each call to the judge that made it; the calls of
             the first judge are priced as unknown (its prices are not stored).
-        ties: Let the judge answer that two texts are equally good (off by default). The
-            prompt and the answer's schema then offer "tie"; a tied call is half a win for
-            each side in the Bradley–Terry fit, and counts for neither in a match's verdict
-            (a match whose calls tie overall is a draw). Without it, a provider that answers
-            "tie" gets no verdict for that call (counted in `failed_calls`). Comparisons
-            only: refused with strategy="pointwise", as is verdicts="soft".
         prompt: The judge's prompt, a `PromptTemplate` (None: the default, the same as
             `PromptTemplate.builtin("en")`). Checked with `context` when the sorter is made;
             its calls are cached apart from other prompts', and the run stores it. Providers
@@ -113,12 +104,15 @@ class QualitativeSorter:
         context: The mapping a template reads as `{{ context.KEY }}` (the question, a
             reference answer, a rubric...): plain JSON data, stored with the run. Each
             item's own fields go to `sort(items, fields=...)`.
-        verdicts: "hard" (default): each call counts as its verdict; "soft": the Bradley–Terry
-            fits (Swiss pairing, `scores`, rankings by strength) take the judge's probability
-            that the first-shown text wins (`RoundResult.probability`, read from its
-            log-probabilities) where it sent one. Stored with the run, like `ties`.
         allow_prompt_change: Let a resume go on with another template or context than the
             run's (refused by default, before any call, like another judge).
+        **moved: Nothing is taken here: a strategy's setting given on its own (`budget=`,
+            `top_k=`, `ties=`, `verdicts=`, `scale=`, ...) raises `SettingTypeError` naming
+            the settings object it belongs in, any other keyword as Python would.
+
+    Raises:
+        InputError: A bad setting, named with its value, before any call
+            (`SettingTypeError` for a wrong type or a keyword the sorter does not take).
 
     Example:
         >>> import asyncio
@@ -138,13 +132,6 @@ class QualitativeSorter:
         strategy: str | StrategySettings = "elimination",
         elimination_count: int | None = None,
         comparison_rounds: int | None = None,
-        budget: int | None = None,
-        top_k: int | None = None,
-        stop_when_settled: bool | None = None,
-        prepass: str | None = None,
-        scale: Any = None,
-        inverse: bool | None = None,
-        repetitions: int | None = None,
         max_concurrent_requests: int = 10,
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         cache: ComparisonCache | None = None,
@@ -156,20 +143,18 @@ class QualitativeSorter:
         wait_for_run: float | None = 0.0,
         schedule: str = "rounds",
         allow_judge_change: bool = False,
-        ties: bool = False,
         prompt: PromptTemplate | None = None,
         context: Mapping[str, Any] | None = None,
         allow_prompt_change: bool = False,
-        verdicts: str = "hard",
+        **moved: Any,
     ) -> None:
-        check_judge(provider, ties)
-        check_criteria(criteria)
+        refuse_moved(moved)
         # The one settings object of the run: what the graph, the stored run and the
-        # reports read (a name and flat keywords become the same object).
+        # reports read (a name becomes the same object as its settings).
         self.settings: StrategySettings = check_strategy(
-            strategy, elimination_count=elimination_count, comparison_rounds=comparison_rounds,
-            budget=budget, top_k=top_k, stop_when_settled=stop_when_settled, prepass=prepass,
-            scale=scale, inverse=inverse, repetitions=repetitions)
+            strategy, elimination_count=elimination_count, comparison_rounds=comparison_rounds)
+        check_judge(provider, self.settings.offers_ties)
+        check_criteria(criteria)
         check_scorer(provider, self.settings)
         check_concurrency(max_concurrent_requests)
         check_seed(seed)
@@ -183,9 +168,7 @@ class QualitativeSorter:
         self.prompt = check_prompt(prompt, context, self.settings.name == "pointwise")
         self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)
-        self.provider, self.criteria, self.ties = provider, criteria, ties
-        self.verdicts: str = check_verdicts(verdicts)
-        check_pairwise_only(self.settings, ties, self.verdicts)
+        self.provider, self.criteria = provider, criteria
         self.max_concurrent_requests, self.call_timeout = max_concurrent_requests, call_timeout
         self.cache, self.on_progress, self.seed = cache, on_progress, seed
         self.retry_policy, self.wait_for_run = retry_policy, wait_for_run
@@ -197,9 +180,10 @@ class QualitativeSorter:
         return self.settings.name
 
     @property
-    def elimination_count(self) -> int:
-        """Losses that eliminate (elimination; what a run of another strategy stores)."""
-        return int(self.settings.state()["elimination_count"])
+    def elimination_count(self) -> int | None:
+        """Losses that eliminate (None: the strategy has no such setting)."""
+        count: int | None = getattr(self.settings, "elimination_count", None)
+        return count
 
     @property
     def comparison_rounds(self) -> int:

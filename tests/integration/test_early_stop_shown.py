@@ -5,10 +5,11 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from llm_qualitative_sort import EventType, MockLLMProvider, ProgressEvent, QualitativeSorter
+from llm_qualitative_sort import EventType, MockLLMProvider, ProgressEvent, QualitativeSorter, Swiss
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._progress import LineProgress
 from llm_qualitative_sort.cli._run import print_summary
@@ -19,9 +20,10 @@ from llm_qualitative_sort.reports._json import from_json_dict
 SPREAD = [str(i * 50) for i in range(20)]  # far apart: the top 3 settle long before 2000
 
 
-def _sorter(**settings: object) -> QualitativeSorter:
-    return QualitativeSorter(MockLLMProvider(seed=7), criteria="larger", strategy="swiss",
-                             checkpointer=None, seed=3, comparison_rounds=1, **settings)
+def _sorter(on_progress: Any = None, **settings: Any) -> QualitativeSorter:
+    return QualitativeSorter(MockLLMProvider(seed=7), criteria="larger",
+                             strategy=Swiss(comparison_rounds=1, **settings),
+                             checkpointer=None, seed=3, on_progress=on_progress)
 
 
 async def test_the_last_round_end_fills_the_bar_and_names_the_early_stop() -> None:

@@ -27,6 +27,7 @@ from llm_qualitative_sort import (
     ProgressEvent,
     QualitativeSorter,
     SortResult,
+    Swiss,
 )
 from llm_qualitative_sort.graph import TournamentContext
 from llm_qualitative_sort.graph.nodes.comparison import compare
@@ -85,8 +86,8 @@ def _judge(name: str) -> Any:
 CONFIGS: dict[str, dict[str, Any]] = {
     "elimination-rounds": {"elimination_count": 2},
     "elimination-rounds-3-losses-4-calls": {"elimination_count": 3, "comparison_rounds": 4},
-    "swiss-rounds": {"strategy": "swiss", "comparison_rounds": 1, "top_k": 3},
-    "swiss-rounds-2-calls": {"strategy": "swiss", "comparison_rounds": 2, "budget": 120},
+    "swiss-rounds": {"strategy": Swiss(comparison_rounds=1, top_k=3)},
+    "swiss-rounds-2-calls": {"strategy": Swiss(comparison_rounds=2, budget=120)},
     "panel-rounds": {"judge": "panel", "elimination_count": 2},
     "cached-rounds": {"elimination_count": 2, "cached": True},
 }
@@ -135,13 +136,20 @@ async def test_a_seeded_run_makes_the_same_events_and_calls(name: str) -> None:
 # The sorter's pipelined runs depend on when LangGraph ends a superstep; driven node by
 # node, without LangGraph, both schedules are exactly reproducible, so these pin the
 # payloads the nodes write (also with nobody listening) for the pipelined schedule too.
+# The graph's input: a strategy's settings as one object, as Studio sends them.
 NODE_CONFIGS: dict[str, dict[str, Any]] = {
-    "nodes-elimination-rounds": {"elimination_count": 2},
-    "nodes-elimination-pipelined": {"elimination_count": 2, "schedule": "pipelined"},
+    "nodes-elimination-rounds": {"settings": {"strategy": "elimination",
+                                              "elimination_count": 2}},
+    "nodes-elimination-pipelined": {"settings": {"strategy": "elimination",
+                                                 "elimination_count": 2},
+                                    "schedule": "pipelined"},
     "nodes-elimination-pipelined-3-losses-4-calls": {
-        "elimination_count": 3, "comparison_rounds": 4, "schedule": "pipelined"},
-    "nodes-swiss-rounds": {"strategy": "swiss", "comparison_rounds": 1, "top_k": 3},
-    "nodes-panel-pipelined": {"judge": "panel", "elimination_count": 2,
+        "settings": {"strategy": "elimination", "elimination_count": 3,
+                     "comparison_rounds": 4}, "schedule": "pipelined"},
+    "nodes-swiss-rounds": {"settings": {"strategy": "swiss", "comparison_rounds": 1,
+                                        "top_k": 3}},
+    "nodes-panel-pipelined": {"judge": "panel", "settings": {"strategy": "elimination",
+                                                             "elimination_count": 2},
                               "schedule": "pipelined"},
 }
 

@@ -1,8 +1,8 @@
-"""`verdicts` as a run-level setting: stored with a soft run, read back by Swiss, kept on resume.
+"""`verdicts` as a setting of the pairwise strategies: stored, read back by Swiss, kept on resume.
 
-Like `ties`, it is no field of a strategy's settings: the sorter holds it, a soft run keeps
-`"verdicts": "soft"` in its state (a hard run stores nothing new), the Swiss strategy reads
-it from there, and a resume with the other mode is refused before any call.
+Like `ties`, it is a field of `Elimination` and `Swiss`: a run keeps it in its one settings
+object, the Swiss strategy reads it from there, and a resume with the other mode is refused
+before any call.
 """
 
 from __future__ import annotations
@@ -14,14 +14,18 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from llm_qualitative_sort import ComparisonResult, MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import ComparisonResult, MockLLMProvider, QualitativeSorter, Swiss
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, main
 from llm_qualitative_sort.errors import PermanentProviderError, RunMismatchError, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, build_graph
 from llm_qualitative_sort.graph.state import run_strategy
 
 ITEMS = [str(v) for v in range(0, 240, 7)]
-OPTIONS: dict[str, Any] = {"criteria": "larger", "seed": 3, "strategy": "swiss", "budget": 90}
+OPTIONS: dict[str, Any] = {"criteria": "larger", "seed": 3}
+
+
+def _swiss(verdicts: str = "hard") -> Swiss:
+    return Swiss(budget=90, verdicts=verdicts)  # type: ignore[arg-type]
 
 
 def _mock() -> MockLLMProvider:
@@ -51,30 +55,28 @@ async def _stored(saver: InMemorySaver, run_id: str) -> dict[str, Any]:
 @pytest.mark.parametrize("verdicts", ["hard", "soft"])
 async def test_only_a_soft_run_stores_its_verdicts(verdicts: str) -> None:
     saver = InMemorySaver()
-    result = await QualitativeSorter(_mock(), checkpointer=saver, verdicts=verdicts,
+    result = await QualitativeSorter(_mock(), checkpointer=saver, strategy=_swiss(verdicts),
                                      **OPTIONS).sort(ITEMS, run_id="r")
     stored = await _stored(saver, "r")
     assert result.verdicts == verdicts
-    if verdicts == "hard":  # what hard runs have always stored
-        assert "verdicts" not in stored
-        assert run_strategy(stored).soft is False  # type: ignore[arg-type]
-    else:
-        assert stored["verdicts"] == "soft"
-        assert run_strategy(stored).soft is True  # type: ignore[arg-type]
+    # Kept in the run's one settings object, with the strategy's other settings.
+    assert stored["settings"]["verdicts"] == verdicts and "verdicts" not in stored
+    assert run_strategy(stored).soft is (verdicts == "soft")  # type: ignore[arg-type]
 
 
 async def test_a_resume_with_the_other_verdicts_is_refused_before_any_call() -> None:
-    whole = await QualitativeSorter(_mock(), checkpointer=None, verdicts="soft",
+    whole = await QualitativeSorter(_mock(), checkpointer=None, strategy=_swiss("soft"),
                                     **OPTIONS).sort(ITEMS)
     saver = InMemorySaver()
     with pytest.raises(RunStoppedError):
-        await QualitativeSorter(_Breaking(limit=40), checkpointer=saver, verdicts="soft",
+        await QualitativeSorter(_Breaking(limit=40), checkpointer=saver, strategy=_swiss("soft"),
                                 **OPTIONS).sort(ITEMS, run_id="r")
     refused = _mock()
     with pytest.raises(RunMismatchError, match="verdicts='soft', not 'hard'"):
-        await QualitativeSorter(refused, checkpointer=saver, **OPTIONS).resume("r")
+        await QualitativeSorter(refused, checkpointer=saver, strategy=_swiss(),
+                                **OPTIONS).resume("r")
     assert refused.calls == 0
-    resumed = await QualitativeSorter(_mock(), checkpointer=saver, verdicts="soft",
+    resumed = await QualitativeSorter(_mock(), checkpointer=saver, strategy=_swiss("soft"),
                                       **OPTIONS).resume("r")
     assert resumed.verdicts == "soft"
     assert resumed.rankings == whole.rankings
@@ -82,23 +84,26 @@ async def test_a_resume_with_the_other_verdicts_is_refused_before_any_call() -> 
 
 async def test_a_hard_run_refuses_a_soft_resume() -> None:
     saver = InMemorySaver()
-    await QualitativeSorter(_mock(), checkpointer=saver, **OPTIONS).sort(ITEMS, run_id="r")
+    await QualitativeSorter(_mock(), checkpointer=saver, strategy=_swiss(),
+                            **OPTIONS).sort(ITEMS, run_id="r")
     with pytest.raises(RunMismatchError, match="verdicts='hard', not 'soft'"):
-        await QualitativeSorter(_mock(), checkpointer=saver, verdicts="soft",
+        await QualitativeSorter(_mock(), checkpointer=saver, strategy=_swiss("soft"),
                                 **OPTIONS).resume("r")
 
 
 async def test_the_graph_input_takes_verdicts_as_studio_sends_it() -> None:
     graph = build_graph()
-    assert "verdicts" in graph.get_input_jsonschema()["properties"]
-    start = {"items": ITEMS, "criteria": "larger", "strategy": "swiss", "budget": 90,
-             "seed": 3}
-    hard = await graph.ainvoke(start, context=TournamentContext(provider=_mock()))
-    soft = await build_graph().ainvoke(start | {"verdicts": "soft"},
+    schema = graph.get_input_jsonschema()
+    assert "verdicts" in schema["$defs"]["Swiss"]["properties"]
+    start = {"items": ITEMS, "criteria": "larger", "seed": 3}
+    swiss = {"strategy": "swiss", "budget": 90}
+    hard = await graph.ainvoke(start | {"settings": swiss},
+                               context=TournamentContext(provider=_mock()))
+    soft = await build_graph().ainvoke(start | {"settings": swiss | {"verdicts": "soft"}},
                                        context=TournamentContext(provider=_mock()))
     assert soft["rankings"] != hard["rankings"]  # the Swiss fits read the probabilities
     with pytest.raises(ValueError, match="verdicts"):
-        await build_graph().ainvoke(start | {"verdicts": "fuzzy"},
+        await build_graph().ainvoke(start | {"settings": swiss | {"verdicts": "fuzzy"}},
                                     context=TournamentContext(provider=_mock()))
 
 

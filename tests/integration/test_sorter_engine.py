@@ -138,8 +138,9 @@ async def test_bad_items_are_named_before_any_call(
         ({"seed": 2**80}, ValueError, "seed must fit in 64 bits"),
         ({"seed": "7"}, TypeError, "seed must be an int"),
         ({"strategy": "round-robin"}, ValueError, "strategy must be one of"),
-        ({"budget": 100}, ValueError, "budget applies to strategy='swiss' only"),
-        ({"top_k": 3}, ValueError, "top_k applies to strategy='swiss' only"),
+        # A strategy's setting lives in its settings object, and says so.
+        ({"budget": 100}, ValueError, r"budget is a Swiss setting: strategy=Swiss\(budget=100\)"),
+        ({"top_k": 3}, TypeError, r"top_k is a Swiss setting: strategy=Swiss\(top_k=3\)"),
         ({"call_timeout": 0}, ValueError, "call_timeout must be > 0"),
         ({"call_timeout": "5"}, TypeError, "call_timeout must be seconds"),
         ({"ranking": "elo"}, ValueError, "ranking must be 'wins' or 'bradley_terry'"),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "stored_runs"
 ITEMS = [str(i) for i in range(0, 40, 5)]
@@ -34,7 +34,7 @@ def stored(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(("run_id", "kwargs"), [
     ("done", {}),
-    ("swiss", {"strategy": "swiss", "top_k": 3}),
+    ("swiss", {"strategy": Swiss(top_k=3)}),
 ])
 async def test_a_finished_run_reads_back_without_a_call(
     stored: Path, tmp_path: Path, run_id: str, kwargs: dict[str, object]

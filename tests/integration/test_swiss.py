@@ -12,6 +12,7 @@ from llm_qualitative_sort import (
     ProgressEvent,
     QualitativeSorter,
     SortResult,
+    Swiss,
 )
 from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.tournament.swiss.refine import FULL_BUDGET
@@ -21,9 +22,11 @@ ITEMS = [str(i) for i in range(40)]
 
 
 def swiss(provider: Any = None, **settings: Any) -> QualitativeSorter:
+    """A Swiss sorter: the `Swiss` fields among `settings` make its settings object."""
     settings.setdefault("seed", 3)
+    own = {name: settings.pop(name) for name in list(settings) if name in Swiss.model_fields}
     return QualitativeSorter(provider or MockLLMProvider(seed=7), criteria="larger",
-                             strategy="swiss", checkpointer=None, **settings)
+                             strategy=Swiss(**own), checkpointer=None, **settings)
 
 
 def calls(result: SortResult) -> int:

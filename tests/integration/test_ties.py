@@ -10,10 +10,12 @@ import pytest
 
 from llm_qualitative_sort import (
     ComparisonResult,
+    Elimination,
     LLMProvider,
     MockLLMProvider,
     PanelProvider,
     QualitativeSorter,
+    Swiss,
 )
 from llm_qualitative_sort.bradley_terry import shown_calls
 from llm_qualitative_sort.cache import FileCache
@@ -35,6 +37,11 @@ def _calls(result: SortResult) -> list[Any]:
     return [c.winner for m in result.match_history for c in m.rounds]
 
 
+def _with_ties(strategy: str) -> Elimination | Swiss:
+    """The strategy named `strategy`, with ties offered."""
+    return Swiss(ties=True) if strategy == "swiss" else Elimination(ties=True)
+
+
 async def _sort(judge: LLMProvider, **options: Any) -> SortResult:
     settings: dict[str, Any] = {"criteria": "larger", "seed": 2, "checkpointer": None}
     return await QualitativeSorter(judge, **(settings | options)).sort(ITEMS)
@@ -42,7 +49,7 @@ async def _sort(judge: LLMProvider, **options: Any) -> SortResult:
 
 @pytest.mark.parametrize("strategy", ["swiss", "elimination"])
 async def test_tied_calls_are_recorded_counted_and_fitted_as_half_wins(strategy: str) -> None:
-    result = await _sort(_mock(), strategy=strategy, ties=True)
+    result = await _sort(_mock(), strategy=_with_ties(strategy))
     tied = _calls(result).count("tie")
     assert tied > 0
     assert result.statistics.tied_calls == tied
@@ -65,7 +72,7 @@ async def test_elimination_counts_a_match_whose_calls_tie_as_a_draw() -> None:
                                repetition: int, ties: bool = False) -> ComparisonResult:
             return ComparisonResult("tie", "equal")
 
-    result = await _sort(AlwaysTie(model="tie"), ties=True)
+    result = await _sort(AlwaysTie(model="tie"), strategy=Elimination(ties=True))
     assert all(m.winner is None for m in result.match_history)
     assert result.statistics.draws == len(result.match_history)
     assert result.statistics.tied_calls == len(_calls(result))
@@ -80,7 +87,7 @@ class _SaysTie(LLMProvider):
 
 
 async def test_a_tie_in_a_run_without_ties_gives_no_verdict_never_a_coin_flip() -> None:
-    result = await _sort(_SaysTie(model="t"), strategy="swiss", budget=20)
+    result = await _sort(_SaysTie(model="t"), strategy=Swiss(budget=20))
     calls = _calls(result)
     assert calls and set(calls) == {None}
     assert result.statistics.failed_calls == len(calls)
@@ -95,26 +102,27 @@ async def test_a_provider_that_cannot_take_the_ties_keyword_is_refused_before_an
             raise AssertionError("no call may be made")
 
     with pytest.raises(TypeError, match="ties"):
-        QualitativeSorter(Old(seed=1), criteria="larger", ties=True, checkpointer=None)
-    with pytest.raises(TypeError, match="ties must be a bool"):
-        QualitativeSorter(_mock(), criteria="larger", ties="yes",  # type: ignore[arg-type]
+        QualitativeSorter(Old(seed=1), criteria="larger", strategy=Elimination(ties=True),
                           checkpointer=None)
+    with pytest.raises(TypeError, match="ties must be a bool"):
+        QualitativeSorter(_mock(), criteria="larger", checkpointer=None,
+                          strategy=Elimination(ties="yes"))  # type: ignore[arg-type]
 
 
 async def test_answers_to_a_question_offering_a_tie_are_cached_apart(tmp_path: Path) -> None:
     cache = FileCache(tmp_path / "cache")
-    forced = await _sort(_mock(), strategy="swiss", budget=40, cache=cache)
+    forced = await _sort(_mock(), strategy=Swiss(budget=40), cache=cache)
     assert forced.statistics.cache_hits == 0
-    offered = await _sort(_mock(), strategy="swiss", budget=40, cache=cache, ties=True)
+    offered = await _sort(_mock(), strategy=Swiss(budget=40, ties=True), cache=cache)
     assert offered.statistics.cache_hits == 0  # another question: none of the forced answers
-    again = await _sort(_mock(), strategy="swiss", budget=40, cache=cache, ties=True)
+    again = await _sort(_mock(), strategy=Swiss(budget=40, ties=True), cache=cache)
     assert again.statistics.cache_hits == 40
     assert _calls(again) == _calls(offered) and "tie" in _calls(again)
 
 
 async def test_a_panel_offers_ties_to_each_judge_and_reports_each_tie_rate() -> None:
     panel = PanelProvider([_mock(1), MockLLMProvider(seed=2, noise_stddev=20.0)], seed=3)
-    result = await _sort(panel, strategy="swiss", budget=60, ties=True)
+    result = await _sort(panel, strategy=Swiss(budget=60, ties=True))
     rates = {j.judge: j.tied_calls for j in result.statistics.judges}
     assert rates[_mock(1).model_identity] > 0
     assert rates[MockLLMProvider(seed=2, noise_stddev=20.0).model_identity] == 0
@@ -141,14 +149,15 @@ class _Breaking(MockLLMProvider):
     ("swiss", "rounds"), ("elimination", "rounds"), ("elimination", "pipelined")])
 async def test_ties_survive_a_stop_and_resume(tmp_path: Path, strategy: str,
                                               schedule: str) -> None:
-    whole = await _sort(_mock(), strategy=strategy, ties=True, schedule=schedule)
+    whole = await _sort(_mock(), strategy=_with_ties(strategy), schedule=schedule)
     path = str(tmp_path / "runs.db")
-    options: dict[str, Any] = {"criteria": "larger", "seed": 2, "strategy": strategy,
-                               "checkpointer": path, "ties": True, "schedule": schedule}
+    options: dict[str, Any] = {"criteria": "larger", "seed": 2,
+                               "strategy": _with_ties(strategy), "checkpointer": path,
+                               "schedule": schedule}
     with pytest.raises(RunStoppedError):
         await QualitativeSorter(_Breaking(limit=35), **options).sort(ITEMS, run_id="r")
     with pytest.raises(RunMismatchError, match="ties"):
-        await QualitativeSorter(_mock(), **(options | {"ties": False})).resume("r")
+        await QualitativeSorter(_mock(), **(options | {"strategy": strategy})).resume("r")
     resumed_judge = _mock()
     resumed = await QualitativeSorter(resumed_judge, **options).resume("r")
     assert "tie" in _calls(resumed)
@@ -159,7 +168,7 @@ async def test_ties_survive_a_stop_and_resume(tmp_path: Path, strategy: str,
 
 
 async def test_reports_carry_tied_calls() -> None:
-    result = await _sort(_mock(), strategy="swiss", ties=True)
+    result = await _sort(_mock(), strategy=Swiss(ties=True))
     data = json.loads(json.dumps(to_json_dict(result, settings={"ties": True})))
     assert data["statistics"]["tied_calls"] == result.statistics.tied_calls > 0
     assert data["settings"]["ties"] is True
@@ -170,11 +179,14 @@ async def test_reports_carry_tied_calls() -> None:
 
 async def test_the_graph_input_takes_ties_as_studio_sends_it() -> None:
     graph = build_graph()
-    assert graph.get_input_jsonschema()["properties"]["ties"]["type"] == "boolean"
-    start = {"items": ITEMS, "criteria": "larger", "strategy": "swiss", "seed": 2, "ties": True}
+    schema = graph.get_input_jsonschema()
+    assert schema["$defs"]["Swiss"]["properties"]["ties"]["type"] == "boolean"
+    start = {"items": ITEMS, "criteria": "larger", "seed": 2,
+             "settings": {"strategy": "swiss", "ties": True}}
     final = await graph.ainvoke(start, context=TournamentContext(provider=_mock()))
     assert final["statistics"]["tied_calls"] > 0
-    off = await build_graph().ainvoke(start | {"ties": False},
+    off = await build_graph().ainvoke(start | {"settings": {"strategy": "swiss",
+                                                            "ties": False}},
                                       context=TournamentContext(provider=_mock()))
     assert off["statistics"]["tied_calls"] == 0 and off["statistics"]["failed_calls"] == 0
 
@@ -182,7 +194,7 @@ async def test_the_graph_input_takes_ties_as_studio_sends_it() -> None:
 async def test_the_html_report_shows_a_tied_call_as_a_tie_and_each_judges_tie_rate() -> None:
     from llm_qualitative_sort.reports import to_html
 
-    result = await _sort(_mock(), strategy="swiss", ties=True)
+    result = await _sort(_mock(), strategy=Swiss(ties=True))
     page = to_html(result)
     assert "<b>tie</b>" in page  # never shown as a win of either side
     rate = result.statistics.judges[0].tie_rate

@@ -16,16 +16,22 @@ from typing import Any
 
 import pytest
 
-from llm_qualitative_sort import MockLLMProvider, PanelProvider, QualitativeSorter
+from llm_qualitative_sort import (
+    Elimination,
+    MockLLMProvider,
+    PanelProvider,
+    QualitativeSorter,
+    Swiss,
+)
 from llm_qualitative_sort.models import ComparisonResult, SortResult
 
 ITEMS = [str(v) for v in range(0, 240, 7)]
 
 CONFIGS: dict[str, dict[str, Any]] = {
-    "elimination": {"strategy": "elimination"},
-    "swiss": {"strategy": "swiss", "budget": 90},
-    "swiss_top_k": {"strategy": "swiss", "budget": 120, "top_k": 5},
-    "panel": {"strategy": "swiss", "budget": 60, "panel": True},
+    "elimination": {"strategy": Elimination()},
+    "swiss": {"strategy": Swiss(budget=90)},
+    "swiss_top_k": {"strategy": Swiss(budget=120, top_k=5)},
+    "panel": {"strategy": Swiss(budget=60), "panel": True},
 }
 
 RECORDED = {

@@ -17,6 +17,7 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     RunStoppedError,
     SortResult,
+    Swiss,
 )
 from llm_qualitative_sort.errors import PermanentProviderError
 from llm_qualitative_sort.reports import from_json_dict, to_json_dict
@@ -138,7 +139,7 @@ def test_a_failing_judge_stops_the_run_its_calls_wait_for_it(tmp_path) -> None:
 
 def test_swiss_single_calls_estimate_the_bias_with_the_model() -> None:
     panel = PanelProvider([_biased(1, BONUS), _biased(2, -BONUS)])
-    result = _sort(panel, strategy="swiss", comparison_rounds=1, budget=600)
+    result = _sort(panel, strategy=Swiss(comparison_rounds=1, budget=600))
     stats = result.statistics
     assert stats.order_consistency is not None and stats.order_consistency.pairs == 0
     assert all(j.position_bias is not None and j.position_bias.method == "model"

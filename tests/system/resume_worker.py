@@ -31,6 +31,7 @@ from llm_qualitative_sort import (
 )
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.leases import base as lease_base
+from llm_qualitative_sort.tournament import parse_settings
 
 
 class LoggingMock(MockLLMProvider):
@@ -67,15 +68,20 @@ async def main(config: dict[str, Any]) -> int:
     cache: Any = FileCache(config["cache_dir"]) if config.get("cache_dir") else None
     if config.get("cache_dsn"):
         cache = PostgresCache(config["cache_dsn"])
+    # The strategy's settings as plain data ({"strategy": "swiss", "top_k": 5}), or N, and
+    # the run's schedule ({"schedule": "pipelined"}).
+    given = dict(config.get("strategy") or {})
+    options: dict[str, Any] = {"schedule": given.pop("schedule")} if "schedule" in given else {}
+    options |= ({"strategy": parse_settings(given)} if given
+                else {"elimination_count": config["elimination_count"]})
     sorter = QualitativeSorter(
         provider,
         criteria="the larger number",
-        elimination_count=config["elimination_count"],
         max_concurrent_requests=config["concurrency"],
         seed=config["seed"],
         cache=cache,
         checkpointer=config["checkpoint"],
-        **config.get("strategy", {}),
+        **options,
         wait_for_run=config.get("wait_for_run", 0.0),
     )
     if config.get("ready_file"):

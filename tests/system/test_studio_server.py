@@ -126,14 +126,16 @@ async def _check_run(client: Any) -> None:
     assistants = await client.assistants.search(graph_id=GRAPH_ID)
     assert [a["graph_id"] for a in assistants] == [GRAPH_ID]
     schemas = await client.assistants.get_schemas(assistants[0]["assistant_id"])
-    assert set(schemas["input_schema"]["properties"]) >= {"items", "criteria", "seed"}
+    assert set(schemas["input_schema"]["properties"]) >= {"items", "criteria", "seed",
+                                                          "settings"}
     assert schemas["context_schema"]["properties"]["provider"]["enum"] == [
         "mock", "openai", "google"
     ]
     assert "judges" in schemas["context_schema"]["properties"]
 
     thread = await client.threads.create()
-    start = {"items": ITEMS, "criteria": "larger number", "elimination_count": 2, "seed": 7}
+    start = {"items": ITEMS, "criteria": "larger number", "seed": 7,
+             "settings": {"strategy": "elimination", "elimination_count": 2}}
     custom: list[Any] = []
     updated_nodes: list[str] = []
     async for part in client.runs.stream(
@@ -176,7 +178,8 @@ async def _check_run(client: Any) -> None:
 async def _check_panel(client: Any, start: dict[str, Any]) -> None:
     """A panel chosen in the context: every call names its judge, both judges answer."""
     thread = await client.threads.create()
-    await client.runs.wait(thread["thread_id"], GRAPH_ID, input={**start, "comparison_rounds": 4},
+    four = {"strategy": "elimination", "elimination_count": 2, "comparison_rounds": 4}
+    await client.runs.wait(thread["thread_id"], GRAPH_ID, input={**start, "settings": four},
                            context={"judges": ["mock", "mock"], "max_concurrent_requests": 4})
     values = (await client.threads.get_state(thread["thread_id"]))["values"]
     calls = [call for entry in values["history"] for match in entry["matches"]

@@ -17,8 +17,8 @@ def test_elimination_may_play_fewer_matches_through_draws() -> None:
 
 
 def test_swiss_plays_its_budget_or_stops_when_the_top_is_settled() -> None:
-    assert _matches_line(Swiss(calls_per_match=1)) == "matches: 158 … 158"
-    settled = Swiss(calls_per_match=1, top_k=5, stop_when_settled=True)
+    assert _matches_line(Swiss(comparison_rounds=1)) == "matches: 158 … 158"
+    settled = Swiss(comparison_rounds=1, top_k=5, stop_when_settled=True)
     assert _matches_line(settled) == (
         "matches: 0 … 158 (fewer if the top K are settled before the budget is spent)")
 
@@ -28,7 +28,7 @@ def test_the_tokens_per_call_are_the_estimate_the_pacing_uses() -> None:
 
     texts = ["a" * 400, "b" * 800]
     out = io.StringIO()
-    plan = estimate(40, Swiss(calls_per_match=1))
+    plan = estimate(40, Swiss(comparison_rounds=1))
     print_estimate(plan, None, out, tokens_per_call=mean_call_tokens(texts, "clarity"))
     expected = call_tokens("x" * 600, "y" * 600, "clarity")
     assert f"tokens per call: about {expected} " in out.getvalue()

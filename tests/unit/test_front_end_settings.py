@@ -1,8 +1,9 @@
 """Every run setting of `QualitativeSorter` is offered by the command line and by Studio.
 
 The settings are walked from the signature, and each strategy's own settings from the
-fields of its settings class (`Elimination`, `Swiss`, `Pointwise`), so a new one fails here
+fields of its settings model (`Elimination`, `Swiss`, `Pointwise`), so a new one fails here
 until both front ends offer it (or it is listed below as Python-only, with the reason).
+Studio sends a strategy's settings as one object, its `settings` input.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from llm_qualitative_sort.cli import main
 from llm_qualitative_sort.cli._parser import build_parser
 from llm_qualitative_sort.graph import TournamentContext, build_graph
 from llm_qualitative_sort.registry import NAMED_PROVIDERS
-from llm_qualitative_sort.tournament import STRATEGIES, StrategySettings, flat_keywords
+from llm_qualitative_sort.tournament import STRATEGIES, StrategySettings, setting_names
 
 # Parameters that are not a run setting, or that a front end gives in its own way. Each is
 # (the command line's flag, the Studio context's key, why); None where a front end has none.
@@ -57,30 +58,39 @@ def _sorter_parameters() -> list[str]:
 
 
 def _run_settings() -> list[str]:
-    """The sorter's run settings, but for the strategies' own (walked from their classes)."""
+    """The sorter's run settings, but for the strategies' own (walked from their models).
+
+    `elimination_count` and `comparison_rounds` are shorthands for the chosen strategy's
+    fields, and `**moved` (the refusal of a strategy's setting given on its own) is none.
+    """
     return [name for name in _sorter_parameters()
-            if name not in NOT_RUN_SETTINGS and name not in flat_keywords()]
+            if name not in NOT_RUN_SETTINGS and name not in setting_names()
+            and name != "moved"]
 
 
 def _strategy_fields() -> list[tuple[str, str]]:
-    """(strategy, field) for every field of every strategy's settings class."""
+    """(strategy, field) for every field of every strategy's settings model."""
     return [(name, field) for name, strategy in STRATEGIES.items()
-            for field in strategy.settings_class.field_names()]
+            for field in strategy.settings_class.model_fields if field != "strategy"]
 
 
-def _keyword(strategy: str, field: str) -> str:
-    return STRATEGIES[strategy].settings_class.keyword(field)
+# Studio's input key of a run setting whose name there differs (one object, not a name).
+STUDIO_KEYS = {"strategy": "settings"}
 
 
 # A value other than the default of each strategy setting, with what it needs beside it: a
 # new field fails here until it has one (and so is tested through every front end).
 SAMPLES: dict[tuple[str, str], dict[str, Any]] = {
-    ("elimination", "losses"): {"losses": 3},
-    ("elimination", "calls_per_match"): {"calls_per_match": 4},
+    ("elimination", "elimination_count"): {"elimination_count": 3},
+    ("elimination", "comparison_rounds"): {"comparison_rounds": 4},
+    ("elimination", "ties"): {"ties": True},
+    ("elimination", "verdicts"): {"verdicts": "soft"},
     ("swiss", "budget"): {"budget": 30},
     ("swiss", "top_k"): {"top_k": 2},
     ("swiss", "stop_when_settled"): {"stop_when_settled": True, "top_k": 2},
-    ("swiss", "calls_per_match"): {"calls_per_match": 2},
+    ("swiss", "comparison_rounds"): {"comparison_rounds": 2},
+    ("swiss", "ties"): {"ties": True},
+    ("swiss", "verdicts"): {"verdicts": "soft"},
     ("swiss", "prepass"): {"prepass": "pointwise"},
     ("pointwise", "scale"): {"scale": "0-5"},
     ("pointwise", "inverse"): {"inverse": True},
@@ -108,23 +118,30 @@ def test_the_command_line_has_a_flag_for_every_run_setting(name: str) -> None:
 
 @pytest.mark.parametrize("name", _run_settings())
 def test_the_studio_input_has_a_key_for_every_run_setting(name: str) -> None:
-    assert name in build_graph().get_input_jsonschema()["properties"]
+    assert STUDIO_KEYS.get(name, name) in build_graph().get_input_jsonschema()["properties"]
 
 
 @pytest.mark.parametrize(("strategy", "field"), _strategy_fields())
-def test_every_strategy_setting_is_a_sorter_keyword_a_flag_and_a_studio_key(
+def test_every_strategy_setting_is_a_flag_and_a_field_of_studios_settings(
     strategy: str, field: str
 ) -> None:
-    keyword = _keyword(strategy, field)
-    assert keyword in _sorter_parameters()
-    assert "--" + keyword.replace("_", "-") in _sort_flags()
-    assert keyword in build_graph().get_input_jsonschema()["properties"]
+    assert "--" + field.replace("_", "-") in _sort_flags()
+    schema = build_graph().get_input_jsonschema()
+    model = STRATEGIES[strategy].settings_class.__name__
+    assert field in schema["$defs"][model]["properties"]
+    assert {"$ref": f"#/$defs/{model}"} in schema["properties"]["settings"]["oneOf"]
+
+
+def test_no_strategy_setting_is_a_sorter_keyword_of_its_own() -> None:
+    # But the two shorthands for the chosen strategy's fields, which `strategy` names.
+    assert set(setting_names()) & set(_sorter_parameters()) == {
+        "elimination_count", "comparison_rounds"}
 
 
 def _argv(values: dict[str, Any], strategy: str) -> list[str]:
     argv = []
     for field, value in values.items():
-        flag = "--" + _keyword(strategy, field).replace("_", "-")
+        flag = "--" + field.replace("_", "-")
         argv += [flag] if value is True else [flag, str(value)]
     return argv
 
@@ -164,11 +181,11 @@ async def test_studio_reads_each_strategy_setting_as_the_sorter_does(
 ) -> None:
     values = SAMPLES[(strategy, field)]
     settings = STRATEGIES[strategy].settings_class(**values)
-    flat = {_keyword(strategy, name): value for name, value in values.items()}
     sorter = QualitativeSorter(MockLLMProvider(seed=3), criteria="larger", seed=3,
                                strategy=settings, checkpointer=None)
     result = await sorter.sort(ITEMS)
-    graph = await _graph_rankings(strategy=strategy, ranking=sorter.ranking, **flat)
+    graph = await _graph_rankings(settings={"strategy": strategy, **values},
+                                  ranking=sorter.ranking)
     assert [(rank, list(group)) for rank, group in graph] == result.rankings
 
 
@@ -203,7 +220,7 @@ def test_the_command_line_passes_every_run_setting_to_the_sorter(
     assert given and set(_run_settings()) <= set(given)
     # The strategies' own settings come as one settings object (see the tests above).
     assert isinstance(given["strategy"], StrategySettings)
-    assert not set(flat_keywords()) & set(given)
+    assert not set(setting_names()) & set(given)
 
 
 def test_studio_names_the_registrys_providers() -> None:
@@ -228,7 +245,7 @@ async def test_studios_ranking_is_the_sorters(strategy: str) -> None:
     sorter = QualitativeSorter(MockLLMProvider(seed=3), criteria="larger", seed=3,
                                strategy=strategy, ranking="bradley_terry", checkpointer=None)
     result = await sorter.sort(ITEMS)
-    graph = await _graph_rankings(strategy=strategy, ranking="bradley_terry")
+    graph = await _graph_rankings(settings={"strategy": strategy}, ranking="bradley_terry")
     assert [(rank, list(group)) for rank, group in graph] == result.rankings
 
 
@@ -240,7 +257,7 @@ async def test_studios_ranking_by_wins_is_the_default_for_elimination() -> None:
 
 @pytest.mark.parametrize(
     ("given", "message"),
-    [({"ranking": "wins", "strategy": "swiss"}, "needs strategy='elimination'"),
+    [({"ranking": "wins", "settings": {"strategy": "swiss"}}, "needs strategy='elimination'"),
      ({"ranking": "elo"}, "ranking must be 'wins' or 'bradley_terry'")],
 )
 def test_a_bad_studio_ranking_is_refused_before_any_call(

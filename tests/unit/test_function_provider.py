@@ -49,7 +49,8 @@ def test_a_tie_counts_only_where_the_run_allows_ties() -> None:
     def always_tie(a: str, b: str, criteria: str) -> str:
         return "tie"
 
-    tied = asyncio.run(sorter(FunctionProvider(always_tie), ties=True).sort(TEXTS[:3]))
+    tied = asyncio.run(sorter(FunctionProvider(always_tie),
+                              strategy=lqs.Elimination(ties=True)).sort(TEXTS[:3]))
     untied = asyncio.run(sorter(FunctionProvider(always_tie)).sort(TEXTS[:3]))
     assert {c.winner for m in tied.match_history for c in m.rounds} == {"tie"}
     assert {c.winner for m in untied.match_history for c in m.rounds} == {None}

@@ -16,6 +16,8 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     RunStoppedError,
     Scale,
+    SettingTypeError,
+    Swiss,
 )
 from llm_qualitative_sort.scoring import (
     as_comparison,
@@ -218,25 +220,29 @@ def test_a_stopped_round_resumes_without_paying_twice(tmp_path: Path) -> None:
     assert resumed.statistics.total_api_calls == 2 * len(ITEMS)
 
 
-@pytest.mark.parametrize("strategy", ["pointwise", Pointwise(repetitions=2)])
 @pytest.mark.parametrize(("options", "message"), [
-    ({"ties": True}, "ties=True applies to comparisons"),
-    ({"verdicts": "soft"}, "verdicts='soft' applies to the Bradley-Terry fit of comparisons"),
+    ({"ties": True}, r"^ties is not a setting of Pointwise; it belongs to "
+                     r"strategy=Elimination\(ties=True\) or Swiss\(ties=True\)$"),
+    ({"verdicts": "soft"}, r"^verdicts is not a setting of Pointwise; it belongs to "
+                           r"strategy=Elimination\(verdicts='soft'\) or "
+                           r"Swiss\(verdicts='soft'\)$"),
 ])
 def test_options_of_comparisons_are_refused_for_a_run_that_compares_none(
-        strategy: object, options: dict[str, object], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", strategy=strategy,
+        options: dict[str, object], message: str) -> None:
+    with pytest.raises(SettingTypeError, match=message):
+        Pointwise(repetitions=2, **options)  # type: ignore[arg-type]
+    with pytest.raises(SettingTypeError, match="is a setting of Elimination and Swiss"):
+        QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", strategy="pointwise",
                           checkpointer=None, **options)  # type: ignore[arg-type]
     # The same options stay open to the strategies that compare, a pre-pass included.
-    QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", strategy="swiss",
-                      prepass="pointwise", checkpointer=None, **options)  # type: ignore[arg-type]
+    QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", checkpointer=None,
+                      strategy=Swiss(prepass="pointwise", **options))  # type: ignore[arg-type]
 
 
 def test_a_bad_scale_is_named_once() -> None:
     with pytest.raises(ValueError, match=r"^scale needs LOW < HIGH, got '4-1'$"):
-        QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", strategy="pointwise",
-                          scale="4-1", checkpointer=None)
+        QualitativeSorter(MockLLMProvider(seed=1), criteria="larger",
+                          strategy=Pointwise(scale="4-1"), checkpointer=None)
 
 
 def test_the_html_report_of_a_pointwise_run_counts_texts_not_matches() -> None:
@@ -245,7 +251,7 @@ def test_the_html_report_of_a_pointwise_run_counts_texts_not_matches() -> None:
     from llm_qualitative_sort.reports import to_html
 
     sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=1,
-                               strategy="pointwise", repetitions=2, checkpointer=None)
+                               strategy=Pointwise(repetitions=2), checkpointer=None)
     result = asyncio.run(sorter.sort(ITEMS))
     for lang, first, dropped in ((None, "texts scored alone", ("total matches", "draws")),
                                  ("ja", "単独で採点したテキスト", ("対戦数", "引き分け"))):

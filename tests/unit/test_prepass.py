@@ -23,15 +23,15 @@ TRUTH = sorted(ITEMS, key=int, reverse=True)
 
 
 def _sorter(judge: MockLLMProvider, **settings: object) -> QualitativeSorter:
-    return QualitativeSorter(judge, criteria="larger", strategy="swiss", seed=2,
-                             checkpointer=None, **settings)  # type: ignore[arg-type]
+    return QualitativeSorter(judge, criteria="larger", strategy=Swiss(**settings),  # type: ignore[arg-type]
+                             seed=2, checkpointer=None)
 
 
 def test_the_setting_is_checked_and_stored_only_when_on() -> None:
     with pytest.raises(ValueError, match='prepass must be None, "pointwise"'):
         Swiss(prepass="elimination")
-    assert "prepass" not in Swiss().state()  # runs without keep the shape they had
-    assert Swiss(prepass="pointwise").state()["prepass"] == "pointwise"
+    assert Swiss().stored()["prepass"] is None
+    assert Swiss(prepass="pointwise").stored()["prepass"] == "pointwise"
     with pytest.raises(ValueError, match="pre-pass"):
         SwissStrategy.check(Swiss(budget=60, prepass="pointwise"), 60)
 
@@ -77,8 +77,8 @@ def test_the_result_of_a_released_history_still_fits_the_virtual_calls() -> None
     # are read: the pre-pass's virtual calls must be taken from it before that.
     async def final_state() -> dict[str, Any]:
         graph = build_graph(InMemorySaver())
-        given = {"items": ITEMS, "criteria": "larger", "seed": 3, "strategy": "swiss",
-                 "budget": 90, "prepass": "pointwise"}
+        given = {"items": ITEMS, "criteria": "larger", "seed": 3,
+                 "settings": {"strategy": "swiss", "budget": 90, "prepass": "pointwise"}}
         config: Any = {"configurable": {"thread_id": "t"}}
         await graph.ainvoke(given, config)
         return dict((await graph.aget_state(config)).values)

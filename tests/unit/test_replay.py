@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_qualitative_sort import QualitativeSorter
+from llm_qualitative_sort import QualitativeSorter, Swiss
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry
 from llm_qualitative_sort.providers import ReplayProvider, ReplayTopic, load_replay_topic
 
@@ -145,7 +145,7 @@ async def test_a_real_topic_end_to_end_is_deterministic_and_near_its_gold() -> N
 
     async def ranked(seed: int) -> list[str]:
         sorter = QualitativeSorter(ReplayProvider(topic, seed=seed), criteria=CRITERIA,
-                                   strategy="swiss", budget=40, seed=seed, checkpointer=None,
+                                   strategy=Swiss(budget=40), seed=seed, checkpointer=None,
                                    max_concurrent_requests=7)
         result = await sorter.sort(texts)
         return [text for _, group in result.rankings for text in group]

@@ -70,7 +70,7 @@ def test_the_evidence_is_named_in_japanese() -> None:
 def test_advice_is_spelt_for_python_by_default_and_for_the_command_line_when_it_writes() -> None:
     result = _result(pairs=20, evidence=10, prompts=0)
     python = to_html(result, {"top_k": 3, "comparison_rounds": 2})
-    assert 'strategy="swiss", top_k=3, budget=88' in python.replace("&quot;", '"')
+    assert "strategy=Swiss(top_k=3, budget=88)" in python
     assert ("More calls per match (<code>comparison_rounds=4</code>), a panel of judges "
             "(<code>PanelProvider") in python
     assert "<code>comparison_rounds=4</code> has every judge judge every match" in python

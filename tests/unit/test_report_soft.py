@@ -8,7 +8,7 @@ import io
 import re
 from functools import cache
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, SortResult
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, SortResult, Swiss
 from llm_qualitative_sort.models import RoundResult
 from llm_qualitative_sort.reports import to_csv, to_html
 from llm_qualitative_sort.reports._words import LANGUAGES
@@ -20,8 +20,9 @@ OLD_HEADER = ["rank", "item", "wins", "losses", "score", "low_95", "high_95", "p
 @cache
 def run(verdicts: str, logprobs: str | None) -> SortResult:
     judge = MockLLMProvider(seed=3, noise_stddev=4.0, logprobs=logprobs)  # type: ignore[arg-type]
-    sorter = QualitativeSorter(judge, criteria="x", strategy="swiss", budget=40, seed=3,
-                               comparison_rounds=2, checkpointer=None, verdicts=verdicts)
+    sorter = QualitativeSorter(judge, criteria="x", seed=3, checkpointer=None,
+                               strategy=Swiss(budget=40, comparison_rounds=2,
+                                              verdicts=verdicts))  # type: ignore[arg-type]
     return asyncio.run(sorter.sort(ITEMS))
 
 

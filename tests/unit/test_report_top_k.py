@@ -10,11 +10,14 @@ import pytest
 
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, SortResult
 from llm_qualitative_sort.reports import to_csv, to_html, to_json_dict
+from llm_qualitative_sort.tournament import parse_settings
 
 
 def _run(n: int, **settings: object) -> SortResult:
+    # The reports' flat settings name the strategy's settings as its object holds them.
+    strategy = parse_settings({"strategy": "elimination", **settings})
     sorter = QualitativeSorter(MockLLMProvider(seed=2), criteria="larger", seed=2,
-                               checkpointer=None, **settings)  # type: ignore[arg-type]
+                               checkpointer=None, strategy=strategy)
     return asyncio.run(sorter.sort([str(i) for i in range(n)]))
 
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import Elimination, MockLLMProvider, QualitativeSorter, Swiss
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, MatchResult
 from llm_qualitative_sort.models import RoundResult as Call
 from llm_qualitative_sort.providers.logprobs import (
@@ -137,8 +137,9 @@ def test_calibration_scores_each_soft_call_against_its_swapped_call() -> None:
 
 def test_verdicts_is_checked_and_hard_is_the_default() -> None:
     with pytest.raises(ValueError, match="verdicts"):
-        QualitativeSorter(MockLLMProvider(seed=1), criteria="x", verdicts="fuzzy",
-                          checkpointer=None)
+        QualitativeSorter(MockLLMProvider(seed=1), criteria="x", checkpointer=None,
+                          strategy=Elimination(verdicts="fuzzy"))  # type: ignore[arg-type]
+    assert Elimination().verdicts == Swiss().verdicts == "hard"
 
 
 def test_soft_swiss_on_a_mock_without_probabilities_equals_hard() -> None:
@@ -146,8 +147,8 @@ def test_soft_swiss_on_a_mock_without_probabilities_equals_hard() -> None:
 
     def run(verdicts: str, mode: str | None) -> list[tuple[int, list[str]]]:
         judge = MockLLMProvider(seed=2, noise_stddev=4.0, logprobs=mode)  # type: ignore[arg-type]
-        sorter = QualitativeSorter(judge, criteria="x", strategy="swiss", budget=60, seed=2,
-                                   checkpointer=None, verdicts=verdicts)
+        sorter = QualitativeSorter(judge, criteria="x", seed=2, checkpointer=None,
+                                   strategy=Swiss(budget=60, verdicts=verdicts))  # type: ignore[arg-type]
         return asyncio.run(sorter.sort(items)).rankings
 
     assert run("soft", None) == run("hard", None) == run("hard", "calibrated")

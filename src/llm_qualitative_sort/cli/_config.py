@@ -47,6 +47,16 @@ def scale_value(given: Any) -> Any:
                          f"of labels and descriptions ({exc})") from None
 
 
+# Why a pointwise run refuses the options of comparisons (it would silently ignore them).
+_COMPARISONS_ONLY = {
+    "ties": "ties=True applies to comparisons (strategy='elimination' or 'swiss'): "
+            "strategy='pointwise' scores each text alone",
+    "verdicts": "verdicts='soft' applies to the Bradley-Terry fit of comparisons: "
+                "strategy='pointwise' ranks by mean scores, which use each call's label "
+                "probabilities already where the judge sends them",
+}
+
+
 def _setting(
     default: Any = None, *, fixed: bool = False, stored: bool = True, env: bool = False
 ) -> Any:
@@ -126,25 +136,33 @@ class RunConfig:
     def strategy_settings(self) -> StrategySettings:
         """The strategy's settings object that the flags describe (`--budget` → `budget`...).
 
+        The one place the flags (and the config file's keys) become settings. A flag of
+        another strategy is refused unless it says what that strategy's default says; the
+        `--elimination-count` of another strategy is checked, then unused (as it always was).
+
         Raises:
-            TypeError, ValueError: A bad setting, named as its flag's keyword.
+            InputError: A bad setting, named as its flag's keyword.
         """
         # Imported here: the strategies load numpy, which parsing the command line must not.
-        from llm_qualitative_sort.tournament import flat_keywords
-        from llm_qualitative_sort.tournament.checks import check_strategy
+        from llm_qualitative_sort.tournament import setting_names, settings_class
 
-        given = {k: getattr(self, k) for k in flat_keywords()}
-        given["scale"] = scale_value(self.scale)
-        return check_strategy(self.strategy, **given)
+        chosen = settings_class(self.strategy)
+        given = {name: getattr(self, name) for name in setting_names()
+                 if getattr(self, name) is not None}
+        if "scale" in given:
+            given["scale"] = scale_value(self.scale)
+        for name in [name for name in given if name not in chosen.model_fields]:
+            _refuse_foreign(name, given.pop(name), chosen)
+        return chosen(**given)
 
     def settings(self) -> dict[str, Any]:
         """What reports record about the run."""
         # Imported here: the strategies load numpy, which parsing the command line must not.
-        from llm_qualitative_sort.tournament import flat_keywords
+        from llm_qualitative_sort.tournament import setting_names
 
-        # The strategies' settings by their flat keywords, as a stored run keeps them.
-        shown = ("criteria", "provider", "model", "strategy", *flat_keywords(), "ties", "seed",
-                 "ranking", "prompt", "context", "verdicts")
+        # The strategies' settings by their names, as a stored run's flags keep them.
+        shown = ("criteria", "provider", "model", "strategy", *setting_names(), "seed",
+                 "ranking", "prompt", "context")
         settings = {name: getattr(self, name) for name in shown
                     if getattr(self, name) is not None or name in ("model", "seed")}
         if self.schedule not in (None, "rounds"):  # pipelined: its pairings follow timing
@@ -171,6 +189,27 @@ class RunConfig:
             if default_checkpoint is None or path != default_checkpoint.resolve():
                 words += ["--checkpoint", str(path)]
         return shlex.join(words)
+
+
+def _refuse_foreign(name: str, value: Any, chosen: type[StrategySettings]) -> None:
+    """Refuse another strategy's flag unless it says what the chosen strategy does anyway.
+
+    That is its one call per text (`--comparison-rounds 1` of a pointwise run), or the
+    first owner's default (a config file's `stop_when_settled = false` for elimination).
+    The `--elimination-count` of another strategy is checked, then unused, as it always was.
+    """
+    from llm_qualitative_sort.errors import InputError
+    from llm_qualitative_sort.tournament import STRATEGIES, Elimination
+
+    if name == "elimination_count":
+        Elimination(elimination_count=value)
+        return
+    owners = [key for key, s in STRATEGIES.items() if name in s.settings_class.model_fields]
+    says = (chosen().calls if name == "comparison_rounds"
+            else STRATEGIES[owners[0]].settings_class.model_fields[name].default)
+    if value != says:
+        named = " or ".join(f"strategy={owner!r}" for owner in owners)
+        raise InputError(_COMPARISONS_ONLY.get(name, f"{name} applies to {named} only"))
 
 
 def setting_names(*, fixed: bool | None = None, env: bool | None = None) -> list[str]:

@@ -20,10 +20,11 @@ from langchain_core.runnables import RunnableConfig
 
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph import build_graph
+from llm_qualitative_sort.graph.state import SETTINGS_KEYS
 from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.results.from_state import history_matches, statistics
 from llm_qualitative_sort.stores import StorageError, StoredRuns, store_for
-from llm_qualitative_sort.tournament import flat_keywords
+from llm_qualitative_sort.tournament import settings_from_state
 
 __all__ = ["AmbiguousRunId", "LeaseLiveness", "Liveness", "RunInventory", "RunSummary",
            "StorageError", "priced"]
@@ -240,8 +241,10 @@ def _time(stamp: str) -> datetime:
 
 def _tournament_settings(values: dict[str, Any]) -> dict[str, Any]:
     """The settings the checkpoint itself holds (authoritative over any catalog copy)."""
-    names = ("criteria", "strategy", *flat_keywords(), "ties", "verdicts")
-    settings = {name: values[name] for name in names if name in values}
+    settings: dict[str, Any] = {"criteria": values.get("criteria")} if "criteria" in values else {}
+    # Every setting of the run's strategy by its name (a run of an earlier version too).
+    if any(key in values for key in SETTINGS_KEYS):
+        settings.update(settings_from_state(values).stored())
     settings["seed"] = values.get("rng_seed")
     if isinstance(values.get("judge"), str):
         settings["judge"] = values["judge"]

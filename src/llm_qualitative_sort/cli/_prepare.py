@@ -30,10 +30,9 @@ from llm_qualitative_sort.cli._settings import (
     read_environment,
 )
 from llm_qualitative_sort.cli._terminal import one_line
-from llm_qualitative_sort.rating.soft import check_verdicts
 from llm_qualitative_sort.registry import BATCH_PROVIDERS
 from llm_qualitative_sort.tournament import strategy_class
-from llm_qualitative_sort.tournament.checks import check_concurrency, check_ties
+from llm_qualitative_sort.tournament.checks import check_concurrency
 
 # The settings, the texts and ids (None, the ids: a resumed run's), the records read.
 Prepared = tuple[RunConfig, list[str] | None, list[Any], list[Record] | None]
@@ -153,8 +152,6 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     dry_run = bool(getattr(args, "dry_run", False))
     settings = config.strategy_settings()
     check_concurrency(config.concurrency)
-    check_ties(bool(config.ties))
-    check_verdicts(config.verdicts or "hard")
     if texts is not None:
         strategy_class(settings).check(settings, len(texts))
     _check_numbers(config)

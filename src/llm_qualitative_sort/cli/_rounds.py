@@ -20,7 +20,7 @@ def simulated_rounds(settings: StrategySettings, n_items: int, seed: int = 0) ->
 
     Example:
         >>> from llm_qualitative_sort.tournament import Elimination
-        >>> simulated_rounds(Elimination(losses=1), 16)
+        >>> simulated_rounds(Elimination(elimination_count=1), 16)
         4
     """
     if n_items < 2:

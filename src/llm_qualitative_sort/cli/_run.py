@@ -98,8 +98,6 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         criteria=config.criteria,
         strategy=config.strategy_settings(),  # --strategy, --budget...: one settings object
         schedule=config.schedule,
-        ties=bool(config.ties),
-        verdicts=config.verdicts or "hard",
         max_concurrent_requests=config.concurrency,
         cache=plan.cache,
         on_progress=progress,

@@ -141,6 +141,7 @@ async def _prune(path: Target, args: argparse.Namespace) -> int:
 async def _report(path: Target, args: argparse.Namespace) -> int:
     check_report_path(args.out, make_dirs=bool(args.mkdir))
     from llm_qualitative_sort.results.from_state import Ranking, sort_result
+    from llm_qualitative_sort.tournament import settings_from_state
 
     async with RunInventory.open(path) as runs:
         summary = await _one(runs, args.run_id)
@@ -171,7 +172,8 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
     judge = str(values.get("judge") or ":".join(str(prices[k]) for k in ("provider", "model")
                                                   if prices.get(k)))
     result = sort_result(values, run_id, span, ranking, lambda i, o: priced(prices, i, o),
-                         judge=judge, verdicts=str(values.get("verdicts", "hard")))
+                         judge=judge,
+                         verdicts="soft" if settings_from_state(values).soft_verdicts else "hard")
     written = write_cli_report(result, config, summary.ids, values["items"])
     print(escaped(f"report of run {run_id} written to {written}"), file=sys.stderr)
     return EXIT_OK

@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 
 from llm_qualitative_sort.tournament import (
     Strategy,
+    StrategyChoice,
     StrategySettings,
     settings_from_state,
     strategy_for,
@@ -59,22 +60,9 @@ class TournamentInput(TypedDict):
 
     items: list[str]
     criteria: str
-    strategy: NotRequired[str]
-    elimination_count: NotRequired[int]
-    comparison_rounds: NotRequired[int]
-    budget: NotRequired[int | None]
-    top_k: NotRequired[int | None]
-    stop_when_settled: NotRequired[bool]
-    # Swiss: "pointwise" scores every item alone first (absent or None: no pre-pass).
-    prepass: NotRequired[str | None]
-    # Pointwise: the scale ([[label, description], ...]; None: the default), the inverse
-    # question, the calls per item.
-    scale: NotRequired[list[list[Any]] | str | None]
-    inverse: NotRequired[bool]
-    repetitions: NotRequired[int]
-    ties: NotRequired[bool]
-    # "soft": the fit reads each call's probability (absent: "hard").
-    verdicts: NotRequired[str]
+    # The strategy and its settings, as `StrategySettings.stored()` writes them
+    # ({"strategy": "swiss", "budget": 40, ...}; absent: elimination's defaults).
+    settings: NotRequired[StrategyChoice]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # "wins" or "bradley_terry" (as the sorter's `ranking=`); the strategy's own if absent.
@@ -99,7 +87,32 @@ class TournamentOutput(TypedDict):
     run_id: NotRequired[str]
 
 
-class TournamentState(TypedDict):
+class StoredBefore(TypedDict, total=False):
+    """The settings of a run stored by an earlier version: each a key of its own.
+
+    Read once into the settings object (`run_settings`), never written: new runs keep
+    their strategy's settings in the one `settings` channel.
+    """
+
+    strategy: str
+    elimination_count: int
+    comparison_rounds: int
+    budget: int | None
+    top_k: int | None
+    stop_when_settled: bool
+    prepass: str | None
+    scale: list[list[Any]] | str | None
+    inverse: bool
+    repetitions: int
+    ties: bool
+    verdicts: str
+
+
+# The channels a run's settings are read from (the older ones for runs stored before).
+SETTINGS_KEYS = ("settings", *StoredBefore.__annotations__)
+
+
+class TournamentState(StoredBefore):
     """Everything the tournament carries between steps.
 
     `standing` is the strategy's own plain data (loss and win counts for elimination,
@@ -109,21 +122,8 @@ class TournamentState(TypedDict):
 
     items: Annotated[list[str], DeltaChannel(_last, snapshot_frequency=1_000)]
     criteria: str
-    strategy: NotRequired[str]
-    elimination_count: NotRequired[int]
-    comparison_rounds: NotRequired[int]
-    budget: NotRequired[int | None]
-    top_k: NotRequired[int | None]
-    stop_when_settled: NotRequired[bool]
-    # Swiss: "pointwise" scores every item alone first (absent or None: no pre-pass).
-    prepass: NotRequired[str | None]
-    # Pointwise: the scale ([[label, description], ...]; None: the default), the inverse
-    # question, the calls per item.
-    scale: NotRequired[list[list[Any]] | str | None]
-    inverse: NotRequired[bool]
-    repetitions: NotRequired[int]
-    ties: NotRequired[bool]
-    verdicts: NotRequired[str]
+    # `StrategySettings.stored()`: read back with `run_settings`.
+    settings: NotRequired[dict[str, Any]]
     seed: NotRequired[int | None]
     schedule: NotRequired[str]
     # Only when the input asks for one (Studio); the sorter ranks its result itself.
@@ -162,11 +162,10 @@ class TournamentState(TypedDict):
 
 
 def run_settings(state: TournamentState) -> StrategySettings:
-    """The run's strategy settings, read back from its flat keys (defaults for keys never set)."""
+    """The run's strategy settings (of a run stored by an earlier version too)."""
     return settings_from_state(state)
 
 
 def run_strategy(state: TournamentState) -> Strategy[Any]:
     """The strategy playing this run."""
-    return strategy_for(run_settings(state), len(state["items"]), state["rng_seed"],
-                        soft=state.get("verdicts", "hard") == "soft")
+    return strategy_for(run_settings(state), len(state["items"]), state["rng_seed"])

@@ -2,7 +2,7 @@
 
 A report written by the command line (`sort --out`, `runs report`) advises flags
 (`--strategy swiss --top-k 10`); one written from Python (`write_report`, `to_html`)
-advises the sorter's arguments (`strategy="swiss", top_k=10`).
+advises the sorter's arguments (`strategy=Swiss(top_k=10)`).
 """
 
 from __future__ import annotations
@@ -34,11 +34,16 @@ def spelt(front_end: FrontEnd, **settings: object) -> str:
         >>> spelt("cli", strategy="swiss", top_k=10)
         '--strategy swiss --top-k 10'
         >>> spelt("python", strategy="swiss", top_k=10)
-        'strategy="swiss", top_k=10'
+        'strategy=Swiss(top_k=10)'
+        >>> spelt("python", comparison_rounds=4)
+        'comparison_rounds=4'
     """
     if front_end == "cli":
         return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in settings.items())
-    return ", ".join(f"{name}={_python(value)}" for name, value in settings.items())
+    named = settings.pop("strategy", None)
+    given = ", ".join(f"{name}={_python(value)}" for name, value in settings.items())
+    # In Python a strategy's settings live in its settings object (`Swiss`, ...).
+    return f"strategy={str(named).capitalize()}({given})" if named else given
 
 
 def panel(front_end: FrontEnd) -> str:

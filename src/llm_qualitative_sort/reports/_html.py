@@ -56,7 +56,7 @@ def to_html(
             By default English words, and a `lang` that follows the items and criterion.
         ids: Each item's id in the input, shown beside it.
         front_end: Who writes the report, which decides how its advice names settings:
-            "python" (the sorter's arguments, `strategy="swiss", top_k=10`) or "cli" (the
+            "python" (the sorter's arguments, `strategy=Swiss(top_k=10)`) or "cli" (the
             command line's flags, `--strategy swiss --top-k 10`).
 
     Raises:

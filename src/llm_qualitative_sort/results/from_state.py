@@ -16,6 +16,7 @@ from llm_qualitative_sort.results.pointwise import pointwise_result
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.tournament.registry import settings_from_state
 from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
 from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
@@ -233,13 +234,14 @@ def sort_result(
     `release`, `values["history"]` is emptied as it is read (see `history_matches`): for a
     caller that has no further use for it.
     """
-    if values.get("strategy") == "pointwise":  # scores of texts judged alone, no fit
+    settings = settings_from_state(values)
+    if settings.name == "pointwise":  # scores of texts judged alone, no fit
         return pointwise_result(values, run_id, elapsed, estimate_cost,
                                 batch_discount=batch_discount, prompt=prompt, rate=rate)
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
     # A Swiss pre-pass's virtual calls are read before `release` empties the history.
-    prepass = prepass_calls(history, len(items), values.get("prepass"))
+    prepass = prepass_calls(history, len(items), getattr(settings, "prepass", None))
     matches = history_matches(items, history, release=release)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
     rating = Rating(items, matches, soft=verdicts == "soft", extra=prepass)

@@ -17,7 +17,7 @@ from llm_qualitative_sort.providers.base import LLMProvider, offers_scores, offe
 from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.stores import Store, store_for
 from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE, default_checkpointer
-from llm_qualitative_sort.tournament.checks import check_ties, checkpoint_problem
+from llm_qualitative_sort.tournament.checks import checkpoint_problem
 from llm_qualitative_sort.tournament.settings import StrategySettings
 
 Checkpointer = str | os.PathLike[str] | BaseCheckpointSaver[Any] | None
@@ -31,11 +31,10 @@ class _Default:
 DEFAULT_CHECKPOINTER: Any = _Default()
 
 
-def check_judge(provider: Any, ties: Any) -> None:
+def check_judge(provider: Any, ties: bool) -> None:
     """Refuse a provider that is not an `LLMProvider`, or `ties` it cannot be offered."""
     if not isinstance(provider, LLMProvider):
         raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
-    check_ties(ties)
     if ties and not offers_ties(provider):
         raise TypeError(f"ties=True: {type(provider).__name__}.compare_call takes no `ties` "
                         "keyword, so it cannot be offered a tie; add `ties: bool = False`")
@@ -58,19 +57,6 @@ def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
         if not offers_scores(judge):
             raise TypeError(f"{what}: {type(judge).__name__} has no score_call, "
                             "so it cannot score a text alone")
-
-
-def check_pairwise_only(settings: StrategySettings, ties: bool, verdicts: str) -> None:
-    """Refuse `ties=True` or `verdicts="soft"` for a run that compares no pair (pointwise)."""
-    if settings.name != "pointwise":
-        return
-    if ties:
-        raise ValueError("ties=True applies to comparisons (strategy='elimination' or "
-                         "'swiss'): strategy='pointwise' scores each text alone")
-    if verdicts == "soft":
-        raise ValueError("verdicts='soft' applies to the Bradley-Terry fit of comparisons: "
-                         "strategy='pointwise' ranks by mean scores, which use each call's "
-                         "label probabilities already where the judge sends them")
 
 
 def check_hooks(cache: Any, on_progress: Any) -> None:

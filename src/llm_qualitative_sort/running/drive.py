@@ -24,6 +24,7 @@ from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import DamagedJournalError, RunDetached, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
+from llm_qualitative_sort.graph.state import SETTINGS_KEYS
 from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.providers._prompt_run import prompt_label
 from llm_qualitative_sort.providers.base import LLMProvider
@@ -34,6 +35,7 @@ from llm_qualitative_sort.results.from_state import Ranking, batch_discount, sor
 from llm_qualitative_sort.results.stops import stop_reason
 from llm_qualitative_sort.running.stored import input_saved
 from llm_qualitative_sort.stores import RunJournal
+from llm_qualitative_sort.tournament import StrategySettings
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
 
@@ -49,7 +51,7 @@ class Runner(Protocol):
     on_progress: ProgressCallback | None
     prompt: PromptSetup
     ranking: Ranking
-    verdicts: str
+    settings: StrategySettings
 
     @property
     def store_path(self) -> Path | None:
@@ -112,7 +114,8 @@ async def finish(
     return sort_result(stored, run_id, elapsed, sorter.ranking, sorter.provider.estimate_cost,
                        batch_discount=batch_discount(sorter.provider),
                        judge=started_by, judge_costs=costs, prompt=prompt_label(sorter.prompt),
-                       verdicts=sorter.verdicts, release=True, rate=rate)
+                       verdicts="soft" if sorter.settings.soft_verdicts else "hard",
+                       release=True, rate=rate)
 
 
 
@@ -208,8 +211,7 @@ async def _stream(
         stream_mode=modes,
         # A pointwise run's result reads its settings (its scale and question) too, and a
         # Swiss run's its pre-pass (whose scores its fit takes).
-        output_keys=["items", "history", "rankings", "early_stop", "strategy", "prepass",
-                     "scale", "inverse", "repetitions"],
+        output_keys=["items", "history", "rankings", "early_stop", *SETTINGS_KEYS],
         durability="async",
     )
     # Close the stream here, not at garbage collection: when the callback raises,

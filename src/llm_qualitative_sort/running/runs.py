@@ -32,9 +32,9 @@ if TYPE_CHECKING:
 
 def plan_of(sorter: QualitativeSorter) -> RunPlan:
     """What `sorter` asks of a run, beside its items."""
-    return RunPlan(sorter.criteria, sorter.settings, sorter.schedule, sorter.ties, sorter.seed,
+    return RunPlan(sorter.criteria, sorter.settings, sorter.schedule, sorter.seed,
                    sorter.provider.model_identity, sorter.prompt, sorter.allow_judge_change,
-                   sorter.allow_prompt_change, sorter.verdicts)
+                   sorter.allow_prompt_change)
 
 
 def asking(sorter: QualitativeSorter, texts: Sequence[str], fields: Any) -> QualitativeSorter:

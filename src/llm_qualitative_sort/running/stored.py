@@ -1,8 +1,9 @@
 """A stored run and the sorter that takes it up: what it stores, what must match on resume.
 
-A run keeps its items, criterion, strategy settings, schedule, ties, verdicts, seed, judge
-and prompt in its state. Resuming it (or sorting its items again under its id) with anything that
-shapes the result set otherwise is refused before any call (`RunMismatchError`).
+A run keeps its items, criterion, strategy settings (ties and verdicts among them),
+schedule, seed, judge and prompt in its state. Resuming it (or sorting its items again
+under its id) with anything that shapes the result set otherwise is refused before any
+call (`RunMismatchError`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.graph import TournamentGraph
 from llm_qualitative_sort.providers._prompt_run import check_same_prompt, prompt_state
 from llm_qualitative_sort.providers.prompt_setup import PromptSetup
-from llm_qualitative_sort.tournament import StrategySettings
+from llm_qualitative_sort.tournament import StrategySettings, settings_from_state
 
 
 @dataclass(frozen=True)
@@ -29,36 +30,23 @@ class RunPlan:
     criteria: str
     settings: StrategySettings
     schedule: str
-    ties: bool
     seed: int | None
     judge: str
     prompt: PromptSetup
     allow_judge_change: bool
     allow_prompt_change: bool
-    verdicts: str = "hard"
-
-    def stored_settings(self) -> dict[str, Any]:
-        """The settings a run keeps in its state (and must keep when resumed).
-
-        The keys runs have always stored: the strategy's (`StrategySettings.state`), then
-        `ties` and `verdicts` only when not off/hard and `schedule` only when not "rounds"
-        (runs stored before they existed have none).
-        """
-        settings = self.settings.state()
-        if self.ties:
-            settings["ties"] = True
-        if self.verdicts != "hard":  # runs with hard verdicts store what they always did
-            settings["verdicts"] = self.verdicts
-        if self.schedule != "rounds":
-            settings["schedule"] = self.schedule
-        return settings
 
     def start(self, texts: list[str], run_id: str) -> dict[str, Any]:
-        """The input of a new run of `texts` under `run_id` (seeded from it if no seed)."""
+        """The input of a new run of `texts` under `run_id` (seeded from it if no seed).
+
+        `schedule` only when not "rounds" (runs stored before it existed have none).
+        """
+        schedule = {"schedule": self.schedule} if self.schedule != "rounds" else {}
         return {
             "items": texts,
             "criteria": self.criteria,
-            **self.stored_settings(),
+            "settings": self.settings.stored(),
+            **schedule,
             "seed": self.seed if self.seed is not None else seed_for(run_id),
             "judge": self.judge,
             **prompt_state(self.prompt, texts),
@@ -74,28 +62,19 @@ class RunPlan:
             )
         self.check_same_judge(stored, run_id)
         check_same_prompt(stored, self.prompt, run_id, self.allow_prompt_change)
-        # Only the keys this strategy's settings own: a Swiss run's stored
-        # `elimination_count` has never been one of its settings.
-        owned = self.settings.owned_keys()
-        expected: dict[str, Any] = {"criteria": self.criteria, **{
-            k: v for k, v in self.settings.state().items() if k in owned}}
-        if self.seed is not None:
-            expected["rng_seed"] = self.seed
         if stored.get("schedule", "rounds") != self.schedule:
             raise RunMismatchError(
                 f"run {run_id!r} was started with schedule={stored.get('schedule', 'rounds')!r}"
                 f", not {self.schedule!r}")
-        if stored.get("verdicts", "hard") != self.verdicts:
-            raise RunMismatchError(f"run {run_id!r} was started with verdicts="
-                                   f"{stored.get('verdicts', 'hard')!r}, not {self.verdicts!r}")
-        stored_ties = stored.get("ties", False)
-        if stored_ties != self.ties:
-            raise RunMismatchError(f"run {run_id!r} was started with ties={stored_ties!r}, "
-                                   f"not {self.ties!r}")
-        for name in owned:  # a setting stored only when on (a pre-pass), off here
-            if name not in expected and stored.get(name) is not None:
-                raise RunMismatchError(f"run {run_id!r} was started with {name}="
-                                       f"{stored[name]!r}, not None")
+        # Settings objects, not stored keys: a run stored by an earlier version (each
+        # setting a key of its own) is read into the same object first.
+        for name, (kept, asked) in _differences(settings_from_state(stored),
+                                                self.settings).items():
+            raise RunMismatchError(f"run {run_id!r} was started with {name}={kept!r}, "
+                                   f"not {asked!r}")
+        expected: dict[str, Any] = {"criteria": self.criteria}
+        if self.seed is not None:
+            expected["rng_seed"] = self.seed
         for name, value in expected.items():
             if name in stored and stored[name] != value:
                 raise RunMismatchError(
@@ -122,6 +101,21 @@ class RunPlan:
             )
             refused.started_by = started_by  # type: ignore[attr-defined]  # for the CLI
             raise refused
+
+
+def _differences(kept: StrategySettings, asked: StrategySettings
+                 ) -> dict[str, tuple[Any, Any]]:
+    """The settings that differ, by name, as (kept, asked); the strategy alone if it differs.
+
+    Example:
+        >>> from llm_qualitative_sort.tournament import Swiss
+        >>> _differences(Swiss(top_k=3), Swiss(top_k=4, ties=True))
+        {'ties': (False, True), 'top_k': (3, 4)}
+    """
+    if kept.name != asked.name:
+        return {"strategy": (kept.name, asked.name)}
+    old, new = kept.stored(), asked.stored()
+    return {name: (old[name], new[name]) for name in sorted(old) if old[name] != new[name]}
 
 
 async def stored_run(graph: TournamentGraph, config: RunnableConfig) -> dict[str, Any]:

@@ -1,11 +1,12 @@
 """Tournament strategies: pure rules that decide the matches, read results, stop and rank.
 
 `base.py` is the seam (`Strategy`) and `settings.py` the base of every strategy's settings
-(`StrategySettings`); each strategy is a subpackage beside them, with its settings class and
-its `Strategy` — `elimination/` (`Elimination`: multi-elimination by N losses, the
-default) and `swiss/` (`Swiss`: Swiss rounds on Bradley–Terry strengths) — registered in
-`registry.py`; `match.py` holds what every strategy shares: the presentation orders of a
-match's calls and its verdict. Plain functions on plain data
+(`StrategySettings`, a frozen pydantic model); each strategy is a subpackage beside them,
+with its settings model and its `Strategy` — `elimination/` (`Elimination`:
+multi-elimination by N losses, the default), `swiss/` (`Swiss`: Swiss rounds on
+Bradley–Terry strengths) and `pointwise/` (`Pointwise`: each text scored alone) —
+registered in `registry.py`; `match.py` holds what every strategy shares: the presentation
+orders of a match's calls and its verdict. Plain functions on plain data
 (items are indices), with no graph and no LLM, so the rules can be tested on their own.
 """
 
@@ -34,14 +35,16 @@ from llm_qualitative_sort.tournament.match import match_winner, presentation_ord
 from llm_qualitative_sort.tournament.pointwise import Pointwise, PointwiseStrategy
 from llm_qualitative_sort.tournament.registry import (
     STRATEGIES,
-    flat_keywords,
+    StrategyChoice,
+    parse_settings,
+    setting_names,
     settings_class,
     settings_from_state,
     shown_settings,
     strategy_class,
     strategy_for,
 )
-from llm_qualitative_sort.tournament.settings import StrategySettings
+from llm_qualitative_sort.tournament.settings import PairwiseSettings, StrategySettings
 from llm_qualitative_sort.tournament.swiss import Swiss, SwissStrategy
 
 __all__ = [
@@ -50,6 +53,7 @@ __all__ = [
     "Elimination",
     "EliminationStrategy",
     "Note",
+    "PairwiseSettings",
     "Pairing",
     "Pointwise",
     "PointwiseStrategy",
@@ -57,6 +61,7 @@ __all__ = [
     "RoundPlan",
     "Standing",
     "Strategy",
+    "StrategyChoice",
     "StrategySettings",
     "Swiss",
     "SwissStrategy",
@@ -65,12 +70,13 @@ __all__ = [
     "apply_round",
     "competition_ranks",
     "final_ranks",
-    "flat_keywords",
     "match_winner",
     "pair_round",
+    "parse_settings",
     "presentation_orders",
     "remaining_match_bound",
     "round_rng",
+    "setting_names",
     "settings_class",
     "settings_from_state",
     "shown_settings",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from llm_qualitative_sort.tournament.elimination.settings import MAX_LOSSES
+from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.tournament.registry import STRATEGIES, settings_class
 from llm_qualitative_sort.tournament.settings import StrategySettings, positive_int
 
@@ -16,87 +16,72 @@ Ranking = Literal["wins", "bradley_terry", "pointwise"]
 
 # The seed must fit the 64-bit integers checkpoints store.
 SEED_RANGE = (-(2**63), 2**63 - 1)
-# A flat keyword that the strategies without it have always taken (checked, then unused).
-_TOLERATED = "elimination_count"
 
 
-def check_strategy(strategy: Any = "elimination", **flat: Any) -> StrategySettings:
-    """The settings of a run: `strategy` (a name or a settings object) with flat keywords.
+def check_strategy(strategy: Any = "elimination", *, elimination_count: int | None = None,
+                   comparison_rounds: int | None = None) -> StrategySettings:
+    """The settings of a run: `strategy` (a name or a settings object) with two shorthands.
 
-    `flat` holds the sorter's flat keywords (`elimination_count`, `comparison_rounds`,
-    `budget`, ...; None: not given). With a strategy's name they make its settings, as
-    `Swiss(budget=...)` would, the errors naming the keyword. With a settings object, a
-    flat keyword that says otherwise, or belongs to another strategy, is an error.
+    `elimination_count` and `comparison_rounds` (None: not given) are the chosen strategy's
+    fields: with a strategy's name they make its settings; beside a settings object, one
+    that says otherwise is refused. A strategy without the field refuses it.
 
     Example:
-        >>> check_strategy("swiss", budget=40, top_k=None)
-        Swiss(budget=40, top_k=None, stop_when_settled=False, prepass=None, calls_per_match=1)
-        >>> check_strategy(check_strategy("swiss", top_k=3), top_k=4)
+        >>> from llm_qualitative_sort.tournament.swiss import Swiss
+        >>> check_strategy("elimination", elimination_count=3)
+        Elimination(comparison_rounds=2, ties=False, verdicts='hard', elimination_count=3)
+        >>> check_strategy(Swiss(comparison_rounds=2), comparison_rounds=4)
         Traceback (most recent call last):
         ...
-        ValueError: top_k=4 contradicts strategy=Swiss(...): its top_k is 3; give it in one place
+        llm_qualitative_sort.errors.InputError: comparison_rounds=4 contradicts \
+strategy=Swiss(...): its comparison_rounds is 2; give it in one place
     """
-    given = {name: value for name, value in flat.items() if value is not None}
-    if isinstance(strategy, StrategySettings):
-        return _beside(strategy, given)
-    chosen = settings_class(strategy)
-    for keyword, value in given.items():
-        if keyword in chosen.keywords() or _fixed_calls(chosen, keyword, value):
-            continue
-        if keyword == _TOLERATED:
-            positive_int(keyword, value, MAX_LOSSES)
-            continue
-        owners, default = _owner(keyword)
-        if value != default:
-            named = " or ".join(f"strategy={owner!r}" for owner in owners)
-            raise ValueError(f"{keyword} applies to {named} only")
-    return chosen.from_keywords(given)
+    given = {name: value for name, value in (("elimination_count", elimination_count),
+                                              ("comparison_rounds", comparison_rounds))
+             if value is not None}
+    kind = type(strategy) if isinstance(strategy, StrategySettings) else settings_class(strategy)
+    for name, value in given.items():
+        if name not in kind.model_fields:
+            owners = " or ".join(f"{owner.__name__}({name}={value!r})"
+                                 for owner in _owners(name))
+            raise SettingTypeError(f"{name} is not a setting of {kind.__name__}; it belongs "
+                                   f"to strategy={owners}")
+    if not isinstance(strategy, StrategySettings):
+        return kind(**given)
+    for name, value in given.items():
+        if getattr(strategy, name) != value:
+            raise InputError(f"{name}={value!r} contradicts strategy={kind.__name__}(...): "
+                             f"its {name} is {getattr(strategy, name)!r}; give it in one place")
+    return strategy
 
 
-def _beside(settings: StrategySettings, given: dict[str, Any]) -> StrategySettings:
-    """`settings`, after refusing the flat keywords given beside it that say otherwise."""
-    fields = {settings.keyword(name): name for name in settings.field_names()}
-    for keyword, value in given.items():
-        if _fixed_calls(type(settings), keyword, value):
-            continue
-        if keyword not in fields and value == _owner(keyword)[1]:
-            continue  # another strategy's default says nothing (stop_when_settled=False)
-        if keyword not in fields:
-            raise TypeError(f"{keyword} is not a setting of {type(settings).__name__}: "
-                            f"strategy={settings!r} holds all the strategy's settings")
-        if getattr(settings, fields[keyword]) != value:
-            raise ValueError(f"{keyword}={value!r} contradicts strategy="
-                             f"{type(settings).__name__}(...): its {fields[keyword]} is "
-                             f"{getattr(settings, fields[keyword])!r}; give it in one place")
-    return settings
+def refuse_moved(given: Mapping[str, Any]) -> None:
+    """Refuse keywords the sorter does not take, saying where a strategy's setting lives.
+
+    Example:
+        >>> refuse_moved({"budget": 40})
+        Traceback (most recent call last):
+        ...
+        llm_qualitative_sort.errors.SettingTypeError: budget is a Swiss setting: \
+strategy=Swiss(budget=40)
+    """
+    for name, value in given.items():
+        owners = _owners(name)
+        if not owners:
+            raise SettingTypeError(f"QualitativeSorter got an unexpected keyword {name!r}")
+        named = " or ".join(f"{owner.__name__}({name}={value!r})" for owner in owners)
+        if len(owners) == 1:
+            raise SettingTypeError(f"{name} is a {owners[0].__name__} setting: "
+                                   f"strategy={named}")
+        raise SettingTypeError(f"{name} is a setting of "
+                               f"{' and '.join(owner.__name__ for owner in owners)}: "
+                               f"strategy={named}")
 
 
-def _fixed_calls(chosen: type[StrategySettings], keyword: str, value: Any) -> bool:
-    """`comparison_rounds` at the one value of a strategy that has no such field (pointwise)."""
-    return (keyword == "comparison_rounds" and "calls_per_match" not in chosen.field_names()
-            and value == chosen.default_calls_per_match)
-
-
-def _owner(keyword: str) -> tuple[list[str], Any]:
-    """The strategies whose settings have `keyword`, and that field's default in the first."""
-    owners: list[str] = []
-    default: Any = None
-    for name, strategy in STRATEGIES.items():
-        owned = strategy.settings_class
-        for field in owned.field_names():
-            if owned.keyword(field) == keyword:
-                if not owners:
-                    default = owned.__dataclass_fields__[field].default
-                owners.append(name)
-    if not owners:
-        raise TypeError(f"unknown strategy setting {keyword!r}")
-    return owners, default
-
-
-def check_ties(ties: Any) -> None:
-    """Refuse a `ties` that is not a bool."""
-    if not isinstance(ties, bool):
-        raise TypeError(f"ties must be a bool, got {type(ties).__name__}")
+def _owners(name: str) -> list[type[StrategySettings]]:
+    """The settings models that have a field `name`."""
+    return [strategy.settings_class for strategy in STRATEGIES.values()
+            if name != "strategy" and name in strategy.settings_class.model_fields]
 
 
 def check_concurrency(value: Any) -> None:

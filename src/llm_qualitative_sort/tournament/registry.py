@@ -1,22 +1,29 @@
-"""The strategies by name, each with its settings class; flat keywords to a settings object.
+"""The strategies by name, each with its settings model; a run's stored settings read back.
 
 Adding a strategy is one folder beside `elimination/`, `swiss/` and `pointwise/` (its
-`StrategySettings` subclass and its `Strategy`) and one entry in `STRATEGIES`.
+`StrategySettings` subclass and its `Strategy`) and one entry in `STRATEGIES` and in
+`StrategyChoice`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
+
+from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.tournament.base import Strategy
-from llm_qualitative_sort.tournament.elimination import EliminationStrategy
-from llm_qualitative_sort.tournament.pointwise import PointwiseStrategy
-from llm_qualitative_sort.tournament.settings import StrategySettings
-from llm_qualitative_sort.tournament.swiss import SwissStrategy
+from llm_qualitative_sort.tournament.elimination import Elimination, EliminationStrategy
+from llm_qualitative_sort.tournament.pointwise import Pointwise, PointwiseStrategy
+from llm_qualitative_sort.tournament.settings import PairwiseSettings, StrategySettings
+from llm_qualitative_sort.tournament.swiss import Swiss, SwissStrategy
 
 STRATEGIES: dict[str, type[Strategy[Any]]] = {
     s.name: s for s in (EliminationStrategy, SwissStrategy, PointwiseStrategy)}
+
+# A strategy's settings as plain data, told apart by their "strategy" (Studio's input).
+StrategyChoice = Annotated[Elimination | Swiss | Pointwise, Field(discriminator="strategy")]
 
 
 def strategy_class(settings: StrategySettings | type[StrategySettings]) -> type[Strategy[Any]]:
@@ -24,41 +31,84 @@ def strategy_class(settings: StrategySettings | type[StrategySettings]) -> type[
     return STRATEGIES[settings.name]
 
 
-def settings_class(name: str) -> type[StrategySettings]:
-    """The settings class of the strategy `name`; `ValueError` for an unknown one."""
-    if name not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))} or "
+def settings_class(name: Any) -> type[StrategySettings]:
+    """The settings model of the strategy `name`; `InputError` for an unknown one."""
+    if not isinstance(name, str) or name not in STRATEGIES:
+        raise InputError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))} or "
                          f"a settings object, got {name!r}")
     return STRATEGIES[name].settings_class
 
 
-def strategy_for(settings: StrategySettings, n_items: int, seed: int, *,
-                 soft: bool = False) -> Strategy[Any]:
+def parse_settings(given: Any) -> StrategySettings:
+    """The settings `given` names: a settings object, a strategy's name, or its plain data.
+
+    Plain data is a `StrategySettings.stored()` mapping: "strategy" and the fields.
+
+    Example:
+        >>> parse_settings({"strategy": "swiss", "budget": 40}) == Swiss(budget=40)
+        True
+        >>> parse_settings("pointwise")
+        Pointwise(scale='1-4 (default labels)', inverse=False, repetitions=1)
+    """
+    if isinstance(given, StrategySettings):
+        return given
+    if isinstance(given, str):
+        return settings_class(given)()
+    if not isinstance(given, Mapping):
+        raise SettingTypeError(f"strategy must be a strategy's name, its settings object or "
+                               f"their plain data, got {type(given).__name__}")
+    if "strategy" not in given:
+        raise InputError(f'the settings {dict(given)!r} name no "strategy": one of '
+                         f"{', '.join(map(repr, STRATEGIES))}")
+    return settings_class(given["strategy"]).parse(given)
+
+
+def strategy_for(settings: StrategySettings, n_items: int, seed: int) -> Strategy[Any]:
     """The strategy that plays `settings` among `n_items` items with `seed`.
 
     Example:
-        >>> from llm_qualitative_sort.tournament.swiss import Swiss
         >>> strategy_for(Swiss(top_k=3), n_items=8, seed=1).name
         'swiss'
     """
-    return strategy_class(settings)(settings, n_items, seed, soft=soft)
+    return strategy_class(settings)(settings, n_items, seed, soft=settings.soft_verdicts)
 
 
-def flat_keywords() -> list[str]:
-    """Every strategy's flat keywords (the sorter's, the state's), each once, in order."""
+def setting_names() -> list[str]:
+    """The fields of every strategy's settings, each once, in order (not "strategy")."""
     names: dict[str, None] = {}
     for strategy in STRATEGIES.values():
-        names.update(dict.fromkeys(strategy.settings_class.keywords()))
+        names.update(dict.fromkeys(strategy.settings_class.model_fields))
+    names.pop("strategy", None)
     return list(names)
 
 
 def settings_from_state(state: Mapping[str, Any]) -> StrategySettings:
-    """The settings a stored run (or a run's state) holds; elimination if it names none."""
-    return settings_class(state.get("strategy") or "elimination").from_state(state)
+    """The settings a run's state holds: its "settings", or a run stored by an earlier version.
+
+    Earlier versions stored each setting as a key of its own ("strategy": "swiss",
+    "budget": 40, ..., "ties" only when on): those keys are read once into the settings
+    object. A run that names no strategy is elimination's; one stored before the calls per
+    match were recorded played two.
+
+    Example:
+        >>> settings_from_state({"settings": {"strategy": "swiss", "top_k": 3}})
+        Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=None, top_k=3, \
+stop_when_settled=False, prepass=None)
+        >>> settings_from_state({"elimination_count": 1})
+        Elimination(comparison_rounds=2, ties=False, verdicts='hard', elimination_count=1)
+    """
+    if state.get("settings") is not None:
+        return parse_settings(state["settings"])
+    chosen = settings_class(state.get("strategy") or "elimination")
+    values = {name: state[name] for name in chosen.model_fields
+              if name != "strategy" and state.get(name) is not None}
+    if issubclass(chosen, PairwiseSettings):
+        values.setdefault("comparison_rounds", 2)
+    return chosen(**values)
 
 
 def shown_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """`settings` (a stored run's flat keys) without the keys of strategies it does not play.
+    """`settings` (a run's flat settings) without the keys of strategies it does not play.
 
     Unchanged when it names no strategy it knows (a mapping a user gave a report, say).
 
@@ -70,6 +120,5 @@ def shown_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     name = settings.get("strategy")
     if not isinstance(name, str) or name not in STRATEGIES:
         return dict(settings)
-    own = set(STRATEGIES[name].settings_class.owned_keys())
-    foreign = set(flat_keywords()) - own
+    foreign = set(setting_names()) - set(STRATEGIES[name].settings_class.model_fields)
     return {key: value for key, value in settings.items() if key not in foreign}

@@ -1,136 +1,206 @@
-"""The settings of a strategy: one small frozen object per strategy, checked when it is made.
+"""The settings of a strategy: one frozen pydantic model per strategy, checked when it is made.
 
-Each strategy's folder holds its settings class (`elimination.Elimination`,
-`swiss.Swiss`), a subclass of `StrategySettings`. A settings object is what the sorter,
-the graph, the command line, Studio and the reports read; `state()` is how a run stores it
-(the flat keys runs have always stored, so that runs stored by earlier versions resume),
-and `from_state` reads it back. `KEYWORDS` names the flat keyword of each field — the
-`QualitativeSorter` keyword, the state key, the command line's `--flag` and Studio's input
-key — so that `strategy="swiss", budget=4000` and `strategy=Swiss(budget=4000)` are one run.
+Each strategy's folder holds its settings model (`elimination.Elimination`,
+`swiss.Swiss`, `pointwise.Pointwise`), a subclass of `StrategySettings` whose `strategy`
+field names it (the discriminator of `registry.StrategyChoice`). A settings object is what
+the sorter, the graph, the command line, the config file, Studio and the stored run read:
+the same field names everywhere (`elimination_count`, `comparison_rounds`, `budget`, ...).
+
+A refused value raises `InputError` (`SettingTypeError` for a wrong type) naming the field
+and the value, never pydantic's own `ValidationError`: `except llm_qualitative_sort.Error`
+catches every refusal.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from llm_qualitative_sort.errors import Error, InputError, SettingTypeError
 
 # Bounds that keep a run finite and storable: a match of more calls is never what anyone
 # meant.
 MAX_CALLS_PER_MATCH = 100
 
-Spell = Callable[[str], str]
+# Calls per match: half in each presentation order (each strategy says which counts it takes).
+CallsPerMatch = Annotated[int, Field(ge=1, le=MAX_CALLS_PER_MATCH, strict=True)]
+
+# Names the settings had before each setting had one name: what each is called now.
+RENAMED: Mapping[str, str] = {"losses": "elimination_count",
+                              "calls_per_match": "comparison_rounds"}
+
+# How a type error names what was expected, by pydantic's error type.
+_EXPECTED = {"int_type": "an int", "bool_type": "a bool", "string_type": "a str",
+             "int_from_float": "an int"}
 
 
-@dataclass(frozen=True, kw_only=True)
-class StrategySettings:
+class StrategySettings(BaseModel):
     """What one strategy needs to play a run (see its subclasses for the fields).
 
-    Every subclass ends with `calls_per_match`: calls per match, half in each presentation
-    order (an even number), or 1 where the strategy allows it; None takes the strategy's
-    own default, filled in when the object is made. Fields are given by keyword only.
+    Fields are given by keyword only; a bad value raises `InputError` (`SettingTypeError`
+    for a wrong type) naming the field and the value.
     """
 
-    # The strategy's name (`strategy=` and the stored run's "strategy").
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # The strategy's name: the `strategy` field's only value (`strategy="swiss"`).
     name: ClassVar[str]
-    # Calls per match when none is given, and whether one call per match is allowed.
-    default_calls_per_match: ClassVar[int] = 2
-    single_call: ClassVar[bool] = False
-    # The flat keyword (sorter keyword, state key, CLI flag, Studio key) of each field.
-    KEYWORDS: ClassVar[Mapping[str, str]] = {"calls_per_match": "comparison_rounds"}
-    # State keys every run stores, with the value a strategy that has no such field keeps
-    # there (runs have always stored them: the state keeps its shape).
-    SHARED_STATE: ClassVar[Mapping[str, Any]] = {"elimination_count": 2}
 
-    if TYPE_CHECKING:  # each subclass declares it last, so that it shows last
-        calls_per_match: int | None
+    # Which strategy (each subclass fixes it): the discriminator of its plain data.
+    strategy: str = Field(repr=False)
 
-    def __post_init__(self) -> None:
-        if self.calls_per_match is None:
-            object.__setattr__(self, "calls_per_match", self.default_calls_per_match)
-        self.check(self.values(), spell=lambda name: name)
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise refusal(type(self), exc) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as exc:
+            raise refusal(type(self), exc) from None
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Self:
+        """The settings `data` holds (a `stored()` dump), refused as the constructor would."""
+        return cls(**data)
 
     @property
     def calls(self) -> int:
-        """Calls per match (the default already filled in)."""
-        assert self.calls_per_match is not None
-        return self.calls_per_match
+        """Calls per match (1 for a strategy that judges each text alone)."""
+        return 1
 
-    def values(self) -> dict[str, Any]:
-        """The fields and their values."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+    @property
+    def offers_ties(self) -> bool:
+        """Whether the judge may answer that two texts are equally good."""
+        return False
 
-    @classmethod
-    def field_names(cls) -> list[str]:
-        """The fields of the settings, in their order."""
-        return [f.name for f in dataclasses.fields(cls)]
+    @property
+    def soft_verdicts(self) -> bool:
+        """Whether the fits take each call's probability where the judge sent one."""
+        return False
 
-    @classmethod
-    def keyword(cls, field: str) -> str:
-        """The flat keyword of `field` (`calls_per_match` → `comparison_rounds`)."""
-        return cls.KEYWORDS.get(field, field)
+    def stored(self) -> dict[str, Any]:
+        """The plain data a run stores: every field, "strategy" first (see `parse`)."""
+        return self.model_dump(mode="json")
 
-    @classmethod
-    def keywords(cls) -> list[str]:
-        """The flat keywords of every field."""
-        return [cls.keyword(name) for name in cls.field_names()]
 
-    @classmethod
-    def check(cls, values: Mapping[str, Any], *, spell: Spell) -> None:
-        """Raise `TypeError`/`ValueError` for a bad value, naming it with `spell(field)`."""
-        calls = values["calls_per_match"]
-        positive_int(spell("calls_per_match"), calls, MAX_CALLS_PER_MATCH)
-        if calls % 2 and not (cls.single_call and calls == 1):
-            if cls.single_call:  # Swiss: 1, or half the calls in each order
-                raise ValueError(f"{spell('calls_per_match')} must be 1 or even (half the "
-                                 f"calls in each order), got {calls}")
-            raise ValueError(
-                f"{spell('calls_per_match')} must be even (half the calls in each order), "
-                f"got {calls}; only strategy='swiss' allows 1 call per match")
+class PairwiseSettings(StrategySettings):
+    """The settings every strategy that compares two texts shares (elimination, Swiss).
 
-    @classmethod
-    def from_keywords(cls, given: Mapping[str, Any]) -> Self:
-        """The settings from flat keywords (None: not given); errors name the keyword."""
-        values = {name: given.get(cls.keyword(name)) for name in cls.field_names()}
-        values = {name: value for name, value in values.items() if value is not None}
-        if values.get("calls_per_match") is None:
-            values["calls_per_match"] = cls.default_calls_per_match
-        cls.check({**cls._defaults(), **values}, spell=cls.keyword)
-        return cls(**values)
+    Args:
+        ties: Let the judge answer that two texts are equally good (off by default). The
+            prompt and the answer's schema then offer "tie"; a tied call is half a win
+            for each side in the Bradley–Terry fit, and counts for neither in a match's
+            verdict (a match whose calls tie overall is a draw). Without it, a provider
+            that answers "tie" gets no verdict for that call (counted in `failed_calls`).
+        verdicts: "hard" (default): each call counts as its verdict; "soft": the
+            Bradley–Terry fits (Swiss pairing, `scores`, rankings by strength) take the
+            judge's probability that the first-shown text wins where it sent one.
+    """
 
-    def state(self) -> dict[str, Any]:
-        """The flat keys a run stores: "strategy", the shared keys, then every field's."""
-        stored: dict[str, Any] = {"strategy": self.name, **self.SHARED_STATE}
-        stored.update({self.keyword(name): value for name, value in self.values().items()})
-        return stored
+    # Whether one call per match is allowed (else an even number, half in each order).
+    single_call: ClassVar[bool] = False
 
-    @classmethod
-    def from_state(cls, state: Mapping[str, Any]) -> Self:
-        """The settings a stored run holds (keys it never stored take their defaults).
+    comparison_rounds: CallsPerMatch = 2
+    ties: bool = Field(default=False, strict=True)
+    verdicts: Literal["hard", "soft"] = "hard"
 
-        A run stored before `comparison_rounds` was recorded played two calls per match.
-        """
-        values = {name: state[cls.keyword(name)] for name in cls.field_names()
-                  if state.get(cls.keyword(name)) is not None}
-        values.setdefault("calls_per_match", 2)
-        return cls(**values)
+    @property
+    def calls(self) -> int:
+        """Calls per match."""
+        return self.comparison_rounds
 
-    @classmethod
-    def owned_keys(cls) -> list[str]:
-        """The state keys that are this strategy's settings (shown, and checked on resume)."""
-        return ["strategy", *cls.keywords()]
+    @property
+    def offers_ties(self) -> bool:
+        """`ties`."""
+        return self.ties
 
-    @classmethod
-    def _defaults(cls) -> dict[str, Any]:
-        return {f.name: f.default for f in dataclasses.fields(cls)}
+    @property
+    def soft_verdicts(self) -> bool:
+        """Whether `verdicts` is "soft"."""
+        return self.verdicts == "soft"
+
+    @model_validator(mode="after")
+    def _half_in_each_order(self) -> Self:
+        calls = self.comparison_rounds
+        if calls % 2 and not (self.single_call and calls == 1):
+            if self.single_call:
+                raise InputError(f"comparison_rounds must be 1 or even (half the calls in "
+                                 f"each order), got {calls}")
+            raise InputError(f"comparison_rounds must be even (half the calls in each "
+                             f"order), got {calls}; only strategy='swiss' allows 1 call "
+                             "per match")
+        return self
+
+
+def refusal(model: type[StrategySettings], exc: ValidationError) -> Error:
+    """The `InputError` (or `SettingTypeError`) that says what pydantic refused, readably.
+
+    A refusal raised by a validator of ours is returned as it was raised.
+    """
+    errors = exc.errors()
+    made = [_refused(model, error) for error in errors]
+    if len(made) == 1:
+        return made[0]
+    kind = SettingTypeError if isinstance(made[0], TypeError) else InputError
+    return kind("; ".join(str(error) for error in made))
+
+
+def _refused(model: type[StrategySettings], error: Any) -> Error:
+    kind, value, name = error["type"], error.get("input"), model.__name__
+    ctx = error.get("ctx") or {}
+    field = ".".join(str(part) for part in error["loc"]) or name
+    if isinstance(ctx.get("error"), Error):
+        found: Error = ctx["error"]
+        return found
+    if kind == "extra_forbidden":
+        return _unknown(model, field, value)
+    if kind in _EXPECTED:
+        return SettingTypeError(f"{field} must be {_EXPECTED[kind]}, got {type(value).__name__}")
+    if kind == "greater_than_equal":
+        return InputError(f"{field} must be >= {ctx['ge']}, got {value!r}")
+    if kind == "less_than_equal":
+        return InputError(f"{field} must be at most {ctx['le']}, got {value!r}")
+    if kind == "literal_error":
+        expected = str(ctx["expected"]).replace("'", '"')
+        known = model.model_fields.get(field)
+        if known is not None and known.default is None:
+            expected = "None, " + expected
+        return InputError(f"{field} must be {expected}, got {value!r}")
+    if kind == "frozen_instance":
+        return SettingTypeError(f"{name} is frozen: make a new one with {field}={value!r}")
+    return InputError(f"{field} of {name}: {error['msg']}, got {value!r}")
+
+
+def _unknown(model: type[StrategySettings], field: str, value: Any) -> SettingTypeError:
+    """A field `model` does not have: its name now, or the strategies that have it."""
+    name = model.__name__
+    if RENAMED.get(field) in model.model_fields:
+        return SettingTypeError(f"{field} is now called {RENAMED[field]}: "
+                                f"{name}({RENAMED[field]}={value!r})")
+    owners = " or ".join(f"{owner.__name__}({field}={value!r})"
+                         for owner in _strategies(StrategySettings) if field in owner.model_fields)
+    return SettingTypeError(f"{field} is not a setting of {name}"
+                            + (f"; it belongs to strategy={owners}" if owners else ""))
+
+
+def _strategies(base: type[StrategySettings]) -> list[type[StrategySettings]]:
+    """The settings models of the strategies (the subclasses that name one)."""
+    found: list[type[StrategySettings]] = []
+    for model in base.__subclasses__():
+        found += [model] * ("name" in vars(model)) + _strategies(model)
+    return found
 
 
 def positive_int(name: str, value: Any, most: int | None = None) -> None:
     """Refuse anything but an int >= 1 (and <= `most`), naming it `name`."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        raise SettingTypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+        raise InputError(f"{name} must be >= 1, got {value}")
     if most is not None and value > most:
-        raise ValueError(f"{name} must be at most {most}, got {value}")
+        raise InputError(f"{name} must be at most {most}, got {value}")

@@ -12,7 +12,7 @@ from _batch_setup import batch_provider, batch_server
 from _setup import hidden_scores, make_items
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort import QualitativeSorter, TransientProviderError
+from llm_qualitative_sort import QualitativeSorter, Swiss, TransientProviderError
 
 KINDS = ["openai", "google"]
 FAST_RETRY = RetryPolicy(initial_interval=0.01, max_interval=0.05, max_attempts=4,
@@ -31,8 +31,8 @@ def asked(kind: str, body: dict[str, Any]) -> bool:
 
 def sorter(provider: Any, tmp_path: Path) -> QualitativeSorter:
     return QualitativeSorter(provider, criteria="which essay argues better", seed=4,
-                             retry_policy=FAST_RETRY, strategy="swiss", budget=24,
-                             checkpointer=tmp_path / "runs.sqlite3", verdicts="soft")
+                             retry_policy=FAST_RETRY, strategy=Swiss(budget=24, verdicts="soft"),
+                             checkpointer=tmp_path / "runs.sqlite3")
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -20,6 +20,7 @@ from llm_qualitative_sort import (
     FileCache,
     QualitativeSorter,
     SortResult,
+    Swiss,
     TransientProviderError,
 )
 
@@ -50,7 +51,7 @@ async def live_reference(kind: str, items: list[str], tmp_path: Path, **options)
         server.server_close()
 
 
-SWISS = {"strategy": "swiss", "comparison_rounds": 1, "top_k": 5}
+SWISS = {"strategy": Swiss(comparison_rounds=1, top_k=5)}
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -154,7 +155,8 @@ async def test_a_batch_sort_with_ties_offers_them_and_records_them(kind, tmp_pat
     scores = hidden_scores(items)
     with batch_server(kind, scores, ties_below=1.5) as (fake, url):
         provider = batch_provider(kind, url)
-        result = await sorter(provider, tmp_path, ties=True, **SWISS).sort(items)
+        ties = Swiss(comparison_rounds=1, top_k=5, ties=True)
+        result = await sorter(provider, tmp_path, strategy=ties).sort(items)
         forced = await sorter(provider, tmp_path, checkpointer=None, **SWISS).sort(items)
     tied = [(m.item_a, m.item_b) for m in result.match_history for c in m.rounds
             if c.winner == "tie"]

@@ -26,6 +26,7 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     QuotaExceededError,
     RunStoppedError,
+    Swiss,
     TransientProviderError,
 )
 
@@ -71,7 +72,7 @@ async def test_a_run_at_the_request_limit_finishes_with_no_failed_call(
 ) -> None:
     judge, url = limited(kind, rate=25.0)
     events: list[ProgressEvent] = []
-    run = sorter(make_provider(kind, url), tmp_path, events, strategy="swiss", budget=45,
+    run = sorter(make_provider(kind, url), tmp_path, events, strategy=Swiss(budget=45),
                  max_concurrent_requests=10)
     result = await run.sort(make_items())
     stats = result.statistics
@@ -88,7 +89,7 @@ async def test_a_run_at_the_request_limit_finishes_with_no_failed_call(
 async def test_a_tokens_per_minute_limit_paces_long_texts(limited: Any, tmp_path: Path) -> None:
     items = [f"Essay {i}: " + "an argument made at length. " * 70 for i in range(20)]
     judge, url = limited("openai", items, rate=200.0, tpm=150_000)  # ~2 calls/s by tokens
-    run = sorter(make_provider("openai", url), tmp_path, strategy="swiss", budget=20,
+    run = sorter(make_provider("openai", url), tmp_path, strategy=Swiss(budget=20),
                  max_concurrent_requests=10)
     stats = (await run.sort(items)).statistics
     assert stats.failed_calls == 0 and judge.answered == 20
@@ -100,7 +101,7 @@ async def test_a_used_up_quota_stops_the_run_after_one_attempt(
     kind: str, limited: Any, tmp_path: Path
 ) -> None:
     judge, url = limited(kind, quota=True)
-    run = sorter(make_provider(kind, url), tmp_path, strategy="swiss", budget=20,
+    run = sorter(make_provider(kind, url), tmp_path, strategy=Swiss(budget=20),
                  max_concurrent_requests=1)
     with pytest.raises(RunStoppedError) as stopped:
         await run.sort(make_items())
@@ -116,7 +117,7 @@ async def test_429s_use_no_attempt_while_the_calls_wait_less_than_the_limit(
 ) -> None:
     judge, url = limited("openai", rate=25.0)
     provider = make_provider("openai", url, rate_wait_limit=wait_limit)
-    run = sorter(provider, tmp_path, strategy="swiss", budget=30, max_concurrent_requests=10,
+    run = sorter(provider, tmp_path, strategy=Swiss(budget=30), max_concurrent_requests=10,
                  retry_policy=TWO_ATTEMPTS._replace(max_attempts=1))
     if wait_limit == 0:  # every 429 is a failed attempt, and there is only one
         with pytest.raises(RunStoppedError, match="Rate limit reached"):
@@ -132,7 +133,7 @@ async def test_the_judges_of_a_panel_adapt_apart(limited: Any, tmp_path: Path) -
     fast, fast_url = limited("google", rate=1000.0, burst=1000.0)
     panel = PanelProvider([make_provider("openai", slow_url), make_provider("google", fast_url)])
     events: list[ProgressEvent] = []
-    run = sorter(panel, tmp_path, events, strategy="swiss", budget=40,
+    run = sorter(panel, tmp_path, events, strategy=Swiss(budget=40),
                  max_concurrent_requests=20)
     stats = (await run.sort(make_items())).statistics
     assert stats.failed_calls == 0 and slow.answered + fast.answered == 40

@@ -10,7 +10,7 @@ import pytest
 from _fakes import FakeJudge
 from _setup import make_provider
 
-from llm_qualitative_sort import QualitativeSorter
+from llm_qualitative_sort import QualitativeSorter, Swiss
 from llm_qualitative_sort.providers.langchain import LangChainProvider
 
 LABELS = {"A": math.log(0.5), "B": math.log(0.3), "tie": math.log(0.05)}
@@ -112,9 +112,9 @@ def test_soft_sort_keeps_each_calls_probability(
     judge, url = openai_judge
     judge.logprobs = {"A": math.log(0.7), "B": math.log(0.3)}
     provider = make_provider("openai", url)
-    sorter = QualitativeSorter(provider, criteria="clarity", strategy="swiss", budget=20,
-                               seed=1, checkpointer=tmp_path / "runs.sqlite3",
-                               verdicts="soft")
+    sorter = QualitativeSorter(provider, criteria="clarity",
+                               strategy=Swiss(budget=20, verdicts="soft"),
+                               seed=1, checkpointer=tmp_path / "runs.sqlite3")
     result = asyncio.run(sorter.sort(items[:8]))
     calls = [c for m in result.match_history for c in m.rounds]
     assert calls and all(c.probability is not None for c in calls)

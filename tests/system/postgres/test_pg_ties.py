@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss
 from llm_qualitative_sort.errors import PermanentProviderError, RunStoppedError
 from llm_qualitative_sort.models import ComparisonResult
 
@@ -25,7 +25,7 @@ class _Breaking(MockLLMProvider):
 
 
 async def test_ties_survive_a_stop_and_resume_on_postgres(postgres_dsn: str) -> None:
-    options = {"criteria": "larger", "seed": 2, "strategy": "swiss", "ties": True}
+    options = {"criteria": "larger", "seed": 2, "strategy": Swiss(ties=True)}
     whole = await QualitativeSorter(_Breaking(10**6), checkpointer=None, **options).sort(ITEMS)
     with pytest.raises(RunStoppedError):
         await QualitativeSorter(_Breaking(25), checkpointer=postgres_dsn,

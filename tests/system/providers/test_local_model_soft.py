@@ -19,7 +19,7 @@ import pytest
 from _local_model import LocalModel
 from _recording_proxy import Exchange, recording_proxy
 
-from llm_qualitative_sort import OpenAIProvider, QualitativeSorter
+from llm_qualitative_sort import OpenAIProvider, QualitativeSorter, Swiss
 
 TEXTS = [
     "Water boils at 100 degrees Celsius at sea level.",
@@ -85,9 +85,10 @@ async def test_a_soft_run_reads_the_local_servers_log_probabilities(
         # One match, asked in both orders (AB, then BA), so both ways of reading a
         # probability for the first-shown text are checked; each call costs seconds of CPU.
         sorter = QualitativeSorter(provider, criteria="which statement is true",
-                                   strategy="swiss", budget=2, comparison_rounds=2, seed=1,
+                                   strategy=Swiss(budget=2, comparison_rounds=2,
+                                                  verdicts="soft"), seed=1,
                                    max_concurrent_requests=2, call_timeout=TIMEOUT + 30,
-                                   checkpointer=tmp_path / "runs.sqlite3", verdicts="soft")
+                                   checkpointer=tmp_path / "runs.sqlite3")
         result = await sorter.sort(TEXTS)
         await provider._loop_state().chat.http_async_client.aclose()  # type: ignore[attr-defined]
     exchanges = recording.chat()

@@ -47,7 +47,7 @@ class Pipeline:
         self.standing = _copy(state["standing"])
         self.segment = state["round"]
         # The bound on the matches left is kept up to date per match.
-        self.book = MatchBook(self.items, state["comparison_rounds"], run_id, self.journal,
+        self.book = MatchBook(self.items, strategy.settings.calls, run_id, self.journal,
                               strategy, state["completed"],
                               strategy.remaining_matches(self.standing), events, self.segment)
         self.next_seq = state.get("paired", 0)

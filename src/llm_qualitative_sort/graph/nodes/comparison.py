@@ -30,7 +30,7 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
     strategy = run_strategy(state)
     question = strategy.question(state["standing"])
     # A round that scores items alone (a pointwise run, a Swiss pre-pass): one call each.
-    width = 1 if question is not None else state["comparison_rounds"]
+    width = 1 if question is not None else strategy.settings.calls
     book = MatchBook(state["items"], width, ctx.run_id, ctx.journal,
                      strategy, state["completed"], strategy.remaining_matches(state["standing"]),
                      events, state["round"], players=ctx.players)
@@ -51,8 +51,8 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
         rates=ctx.rates,
-        name_judge=ctx.name_judge, events=events, ties=state.get("ties", False),
-        soft=state.get("verdicts", "hard") == "soft",
+        name_judge=ctx.name_judge, events=events, ties=strategy.settings.offers_ties,
+        soft=strategy.settings.soft_verdicts,
         prompt=round_prompt(ctx.run_prompt(state), question is not None),
         question=question,
     )

@@ -25,16 +25,17 @@ async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
     run_id = ctx.run_id or str(get_config().get("configurable", {}).get("thread_id", ""))
     pipeline = ctx.live.get(run_id)
     if not isinstance(pipeline, Pipeline):
+        strategy = run_strategy(state)
         settings = CallSettings(
             provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
             cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
             max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
             rates=ctx.rates,
             name_judge=ctx.name_judge,
-            ties=state.get("ties", False),
-            soft=state.get("verdicts", "hard") == "soft", prompt=ctx.run_prompt(state),
+            ties=strategy.settings.offers_ties, soft=strategy.settings.soft_verdicts,
+            prompt=ctx.run_prompt(state),
         )
-        pipeline = ctx.live[run_id] = Pipeline(state, run_strategy(state), settings, run_id,
+        pipeline = ctx.live[run_id] = Pipeline(state, strategy, settings, run_id,
                                                ctx.events())
     try:
         with using_prompt(ctx.run_prompt(state)):  # the calls' tasks inherit the run's prompt

@@ -8,15 +8,12 @@ from typing import Any
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.providers._prompt_run import input_prompt
-from llm_qualitative_sort.rating.soft import check_verdicts
-from llm_qualitative_sort.tournament import flat_keywords, strategy_for
+from llm_qualitative_sort.tournament import parse_settings, strategy_for
 from llm_qualitative_sort.tournament.checks import (
     check_criteria,
     check_items,
     check_ranking,
     check_seed,
-    check_strategy,
-    check_ties,
 )
 
 
@@ -28,11 +25,8 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
                          'expected {"items": ["text", ...], "criteria": "what makes one better"}')
     items = check_items(state["items"])
     check_criteria(state["criteria"])
-    # The input's flat keys make the strategy's settings object, as the sorter's do.
-    settings = check_strategy(state.get("strategy", "elimination"),
-                              **{key: state.get(key) for key in flat_keywords()})
-    check_ties(state.get("ties", False))
-    check_verdicts(state.get("verdicts", "hard"))
+    # Studio sends the settings as typed: checked here, as the sorter checks its own.
+    settings = parse_settings(state.get("settings") or "elimination")
     seed = state.get("seed")
     check_seed(seed)
     rng_seed = secrets.randbits(63) if seed is None else seed
@@ -43,10 +37,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     ranking = state.get("ranking")
     if ranking is not None:
         check_ranking(ranking, strategy.native_ranking)
-    stored = settings.state()
     update: dict[str, Any] = {
-        # The keys runs have always written here (the strategy's others come in the input).
-        **{key: stored[key] for key in ("strategy", "elimination_count", "comparison_rounds")},
         "rng_seed": rng_seed,
         "schedule": schedule,
         "item_count": len(items),
@@ -54,6 +45,10 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         "round": 0,
         "completed": 0,
     }
+    # Studio's input may leave fields out: the run keeps every field, defaults filled in.
+    # A sorter's input holds them all already, and is not checkpointed a second time.
+    if state.get("settings") != settings.stored():
+        update["settings"] = settings.stored()
     # A built-in named by its language: its text (the pointwise one for a pointwise run).
     update.update(input_prompt(state, settings.name == "pointwise"))
     canonical = sorted(items)

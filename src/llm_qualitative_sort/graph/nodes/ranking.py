@@ -27,7 +27,8 @@ async def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]
         # The strengths the sorter's `ranking="bradley_terry"` ranks by, from the same calls.
         scores = Rating(items, history_matches(items, history),
                         extra=prepass_calls(history, len(items),
-                                           state.get("prepass"))).scores()
+                                           getattr(strategy.settings, "prepass", None))
+                        ).scores()
         rankings = rank_by_score(scores)
     else:
         ranks = strategy.rank(state["standing"], history)

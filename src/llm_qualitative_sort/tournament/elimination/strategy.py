@@ -34,7 +34,7 @@ class EliminationStrategy(Strategy[Elimination]):
     """Players sit in loss brackets; N losses eliminate; rank by wins (the winner first).
 
     The standing is `{"losses": [...], "wins": [...]}` per item. Every match has
-    `calls_per_match` calls, half in each order, and a rematch reuses earlier answers
+    `comparison_rounds` calls, half in each order, and a rematch reuses earlier answers
     (repetition offset 0), so that a rematch costs no new call when answers are cached.
     """
 
@@ -51,13 +51,13 @@ class EliminationStrategy(Strategy[Elimination]):
     def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
         """Pair inside loss brackets (see `pair_round`)."""
         rng = self.rng(round_number)
-        pairing = pair_round(standing["losses"], self.settings.losses, rng)
+        pairing = pair_round(standing["losses"], self.settings.elimination_count, rng)
         return RoundPlan([PlannedMatch(a, b) for a, b in pairing.pairs], pairing.bye)
 
     def update(self, standing: Standing, history: Sequence[Any]) -> Update:
         """Losers drop a bracket, a draw drops both, N losses eliminate."""
         matches = history[-1]["matches"]
-        n_losses = self.settings.losses
+        n_losses = self.settings.elimination_count
         losses, wins, changes = apply_round(
             standing["losses"], standing["wins"], [(m[0], m[1]) for m in matches],
             [m[2] for m in matches], n_losses,
@@ -70,19 +70,19 @@ class EliminationStrategy(Strategy[Elimination]):
     ) -> list[PlannedMatch]:
         """Pair free players inside their loss brackets (see `pair_free_players`)."""
         pairs = pair_free_players(standing["losses"], free, busy_brackets,
-                                  self.settings.losses, rng)
+                                  self.settings.elimination_count, rng)
         return [PlannedMatch(a, b) for a, b in pairs]
 
     def apply_match(self, standing: Standing, match: PlayedMatch) -> list[Note]:
         """The loser drops a bracket, a draw drops both (in place)."""
         a, b, winner, _calls = match[:4]
         changes = apply_match(standing["losses"], standing["wins"], a, b, winner,
-                              self.settings.losses)
+                              self.settings.elimination_count)
         return [_bracket_note(c) for c in changes]
 
     def is_active(self, standing: Standing, player: int) -> bool:
         """Fewer than N losses."""
-        return bool(standing["losses"][player] < self.settings.losses)
+        return bool(standing["losses"][player] < self.settings.elimination_count)
 
     def group_of(self, standing: Standing, player: int) -> int:
         """The player's loss bracket."""
@@ -90,22 +90,22 @@ class EliminationStrategy(Strategy[Elimination]):
 
     def finished(self, standing: Standing) -> bool:
         """Over when at most one player is left."""
-        return len(active_players(standing["losses"], self.settings.losses)) < 2
+        return len(active_players(standing["losses"], self.settings.elimination_count)) < 2
 
     def rank(self, standing: Standing, history: Sequence[Any]) -> list[tuple[int, list[int]]]:
         """The last player standing first, then by wins (see `final_ranks`)."""
-        return final_ranks(standing["wins"], standing["losses"], self.settings.losses)
+        return final_ranks(standing["wins"], standing["losses"], self.settings.elimination_count)
 
     def match_bounds(self) -> tuple[int, int]:
         """N·n−N … N·n−1 matches (fewer when matches are drawn)."""
         if self.n_items < 2:
             return 0, 0
-        most = self.settings.losses * self.n_items - 1
-        return most - (self.settings.losses - 1), most
+        most = self.settings.elimination_count * self.n_items - 1
+        return most - (self.settings.elimination_count - 1), most
 
     def remaining_matches(self, standing: Standing) -> int:
         """At most (lives left) − 1 matches (N·n−1 at the start)."""
-        return remaining_match_bound(standing["losses"], self.settings.losses)
+        return remaining_match_bound(standing["losses"], self.settings.elimination_count)
 
     def match_cost(self, winner: Side | None) -> int:
         """A match uses one life at least; a draw takes one from each player."""
@@ -113,7 +113,7 @@ class EliminationStrategy(Strategy[Elimination]):
 
     def players_left(self, standing: Standing) -> int:
         """Players not yet eliminated."""
-        return len(active_players(standing["losses"], self.settings.losses))
+        return len(active_players(standing["losses"], self.settings.elimination_count))
 
 
 def _bracket_note(change: BracketChange) -> Note:

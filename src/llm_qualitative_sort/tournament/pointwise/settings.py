@@ -3,28 +3,53 @@
 Example:
     >>> Pointwise()
     Pointwise(scale='1-4 (default labels)', inverse=False, repetitions=1)
-    >>> Pointwise(scale="0-5", repetitions=3).state()["scale"][:2]
+    >>> Pointwise(scale="0-5", repetitions=3).stored()["scale"][:2]
     [[0, ''], [1, '']]
     >>> Pointwise(repetitions=0)
     Traceback (most recent call last):
     ...
-    ValueError: repetitions must be >= 1, got 0
+    llm_qualitative_sort.errors.InputError: repetitions must be >= 1, got 0
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import Annotated, Any, ClassVar, Literal
 
+from pydantic import BeforeValidator, Field, PlainSerializer, WithJsonSchema
+
+from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.scoring import Scale, ScoreQuestion
-from llm_qualitative_sort.tournament.settings import Spell, StrategySettings, positive_int
+from llm_qualitative_sort.tournament.settings import StrategySettings
 
 # More scorings of one text than this is never what anyone meant.
 MAX_REPETITIONS = 100
 
 
-@dataclass(frozen=True, kw_only=True)
+def _scale(given: Any) -> Scale:
+    # Raised as ours, so that the refusal keeps the scale's own message.
+    try:
+        return Scale.parse(given)
+    except TypeError as exc:
+        raise SettingTypeError(str(exc)) from None
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _stored_scale(scale: Scale) -> list[list[Any]] | None:
+    return None if scale.default else scale.to_state()
+
+
+# A scale as users give it and runs store it: None (the default 1-4), "LOW-HIGH", or
+# [[label, description], ...].
+ScaleSetting = Annotated[
+    Scale, BeforeValidator(_scale), PlainSerializer(_stored_scale),
+    WithJsonSchema({"anyOf": [
+        {"type": "null"}, {"type": "string", "pattern": r"^\d-\d$"},
+        {"type": "array", "items": {"type": "array", "prefixItems": [
+            {"type": "integer"}, {"type": "string"}]}}]}),
+]
+
+
 class Pointwise(StrategySettings):
     """Pointwise scoring: each item judged alone on a labelled scale, one call per repetition.
 
@@ -38,30 +63,17 @@ class Pointwise(StrategySettings):
         repetitions: Calls per item; their scores are averaged (they separate items a
             single call leaves tied).
 
-    Each call scores one text: `calls_per_match` is always 1 (stored as
-    `comparison_rounds`, which the sorter's keyword cannot change for this strategy).
+    Each call scores one text alone: there is no match, so no `comparison_rounds`, `ties`
+    or `verdicts`.
     """
 
     name: ClassVar[str] = "pointwise"
-    default_calls_per_match: ClassVar[int] = 1
-    single_call: ClassVar[bool] = True
+    model_config = StrategySettings.model_config | {"arbitrary_types_allowed": True}
 
-    scale: Any = None
-    inverse: bool = False
-    repetitions: int = 1
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", Scale.parse(self.scale))
-        super().__post_init__()
-
-    if TYPE_CHECKING:  # one text per call: not a field of this strategy (mypy's view)
-        calls_per_match: int | None = 1
-    else:
-
-        @property
-        def calls_per_match(self) -> int:
-            """Calls per match: 1, always."""
-            return 1
+    strategy: Literal["pointwise"] = Field(default="pointwise", repr=False)
+    scale: ScaleSetting = Field(default_factory=lambda: Scale.parse(None))
+    inverse: bool = Field(default=False, strict=True)
+    repetitions: int = Field(default=1, ge=1, le=MAX_REPETITIONS, strict=True)
 
     def __repr__(self) -> str:
         scale = ("1-4 (default labels)" if self.scale.default else
@@ -74,37 +86,3 @@ class Pointwise(StrategySettings):
     def question(self) -> ScoreQuestion:
         """What each call asks: the scale and the question's direction."""
         return ScoreQuestion(self.scale, self.inverse)
-
-    @classmethod
-    def check(cls, values: Mapping[str, Any], *, spell: Spell) -> None:
-        """The scale, a bool `inverse`, repetitions from 1 to 100, one call per match."""
-        try:
-            Scale.parse(values["scale"])
-        except (TypeError, ValueError) as exc:
-            # The scale's messages start with "scale": named once, as the caller spells it.
-            text = str(exc).removeprefix("scale")
-            raise type(exc)(f"{spell('scale')}{text}") from None
-        if not isinstance(values["inverse"], bool):
-            raise TypeError(f"{spell('inverse')} must be a bool, "
-                            f"got {type(values['inverse']).__name__}")
-        positive_int(spell("repetitions"), values["repetitions"], MAX_REPETITIONS)
-
-    @classmethod
-    def from_keywords(cls, given: Mapping[str, Any]) -> Self:
-        """The settings from flat keywords (None: not given); errors name the keyword."""
-        values = {name: given[name] for name in cls.field_names() if given.get(name) is not None}
-        cls.check({**cls._defaults(), **values}, spell=cls.keyword)
-        return cls(**values)
-
-    def state(self) -> dict[str, Any]:
-        """The flat keys; the scale as plain `[[label, description], ...]` (None: default)."""
-        stored = super().state()
-        stored["comparison_rounds"] = 1
-        stored["scale"] = None if self.scale.default else self.scale.to_state()
-        return stored
-
-    @classmethod
-    def from_state(cls, state: Mapping[str, Any]) -> Self:
-        """The settings a stored run holds."""
-        return cls(scale=state.get("scale"), inverse=bool(state.get("inverse", False)),
-                   repetitions=int(state.get("repetitions") or 1))

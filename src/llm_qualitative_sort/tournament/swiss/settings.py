@@ -2,22 +2,25 @@
 
 Example:
     >>> Swiss(budget=4000, top_k=10)
-    Swiss(budget=4000, top_k=10, stop_when_settled=False, prepass=None, calls_per_match=1)
+    Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=4000, top_k=10, \
+stop_when_settled=False, prepass=None)
     >>> Swiss(prepass="pointwise").prepass
     'pointwise'
     >>> Swiss(stop_when_settled=True)
     Traceback (most recent call last):
     ...
-    ValueError: stop_when_settled needs top_k: the K whose separation ends the run
+    llm_qualitative_sort.errors.InputError: stop_when_settled needs top_k: the K whose \
+separation ends the run
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, Literal, Self
 
-from llm_qualitative_sort.tournament.settings import Spell, StrategySettings, positive_int
+from pydantic import Field, model_validator
+
+from llm_qualitative_sort.errors import InputError
+from llm_qualitative_sort.tournament.settings import CallsPerMatch, PairwiseSettings
 
 # A budget past this is a typo (and would keep a run going for years).
 MAX_BUDGET = 10**9
@@ -26,8 +29,7 @@ MAX_BUDGET = 10**9
 PREPASSES = ("pointwise", "pointwise-inverse")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Swiss(StrategySettings):
+class Swiss(PairwiseSettings):
     """Swiss rounds: every item meets a near neighbour in strength, round after round.
 
     Args:
@@ -40,44 +42,29 @@ class Swiss(StrategySettings):
             (the default 1–4 scale, one parallel round); the Swiss rounds then start from
             those scores (see `tournament.swiss.prepass`). "pointwise-inverse": the same,
             asking the inverse question. None (default): no pre-pass.
-        calls_per_match: Calls per match: 1, or an even number (half in each order);
-            None (default) takes 1, which ranks better per call. The sorter's
-            `comparison_rounds` keyword.
+        comparison_rounds: Calls per match: 1 (the default, which ranks better per call),
+            or an even number (half in each order).
+        ties: Let the judge answer that two texts are equally good (see `PairwiseSettings`).
+        verdicts: "hard" (default) or "soft" (see `PairwiseSettings`).
+
+    Example:
+        >>> Swiss(ties=True, verdicts="soft").soft_verdicts
+        True
     """
 
     name: ClassVar[str] = "swiss"
-    default_calls_per_match: ClassVar[int] = 1
     single_call: ClassVar[bool] = True
 
-    budget: int | None = None
-    top_k: int | None = None
-    stop_when_settled: bool = False
-    prepass: str | None = None
-    calls_per_match: int | None = None
+    strategy: Literal["swiss"] = Field(default="swiss", repr=False)
+    comparison_rounds: CallsPerMatch = 1
+    budget: int | None = Field(default=None, ge=1, le=MAX_BUDGET, strict=True)
+    top_k: int | None = Field(default=None, ge=1, strict=True)
+    stop_when_settled: bool = Field(default=False, strict=True)
+    prepass: Literal["pointwise", "pointwise-inverse"] | None = None
 
-    def state(self) -> dict[str, Any]:
-        """The flat keys; `prepass` only when there is one (runs without keep their shape)."""
-        stored = super().state()
-        if stored["prepass"] is None:
-            del stored["prepass"]
-        return stored
-
-    @classmethod
-    def check(cls, values: Mapping[str, Any], *, spell: Spell) -> None:
-        """Calls per match, a positive budget and K, a known pre-pass; a settled stop needs a K."""
-        super().check(values, spell=spell)
-        if values["budget"] is not None:
-            positive_int(spell("budget"), values["budget"], MAX_BUDGET)
-        if values["top_k"] is not None:
-            positive_int(spell("top_k"), values["top_k"])
-        stop = values["stop_when_settled"]
-        if not isinstance(stop, bool):
-            raise TypeError(f"{spell('stop_when_settled')} must be a bool, "
-                            f"got {type(stop).__name__}")
-        prepass = values["prepass"]
-        if prepass is not None and prepass not in PREPASSES:
-            raise ValueError(f'{spell("prepass")} must be None, "pointwise" or '
-                             f'"pointwise-inverse", got {prepass!r}')
-        if stop and values["top_k"] is None:
-            raise ValueError(f"{spell('stop_when_settled')} needs {spell('top_k')}: "
-                             "the K whose separation ends the run")
+    @model_validator(mode="after")
+    def _settled_needs_k(self) -> Self:
+        if self.stop_when_settled and self.top_k is None:
+            raise InputError("stop_when_settled needs top_k: the K whose separation ends "
+                             "the run")
+        return self
