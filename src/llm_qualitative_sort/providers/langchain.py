@@ -27,6 +27,7 @@ from llm_qualitative_sort.providers._failures import (
     redact,
     status_of,
 )
+from llm_qualitative_sort.providers._knobs import check_knobs
 from llm_qualitative_sort.providers._langchain_chat import (
     _MODEL_FIELDS,
     _URL_FIELDS,
@@ -115,12 +116,11 @@ class LangChainProvider(LLMProvider):
     ) -> None:
         if not methods or any(m not in ALL_METHODS for m in methods):
             raise ValueError(f"methods must be a non-empty subset of {ALL_METHODS}, got {methods}")
-        if reasks < 0:
-            raise ValueError(f"reasks must be >= 0, got {reasks}")
-        if timeout is not None and timeout <= 0:
-            raise ValueError(f"timeout must be positive seconds or None, got {timeout}")
-        if not rate_wait_limit >= 0:
-            raise ValueError(f"rate_wait_limit must be >= 0 seconds, got {rate_wait_limit}")
+        check_knobs(type(self).__name__, reasks=reasks, timeout=timeout,
+                    requests_per_second=requests_per_second,
+                    input_price_per_million=input_price_per_million,
+                    output_price_per_million=output_price_per_million, logprobs=logprobs,
+                    adaptive_rate=adaptive_rate, rate_wait_limit=rate_wait_limit)
         instance = chat_model if isinstance(chat_model, BaseChatModel) else None
         super().__init__(
             api_key=_field_secret(instance),
