@@ -26,6 +26,7 @@ burst of 429s answering one burst of calls is one signal, not fifty.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -53,6 +54,9 @@ class Pause:
     until: float
     seconds: float
     new: bool  # it began now (not an existing pause reached again)
+    # False: longer than the call may still wait for the rate limit, so not taken (the
+    # call stops instead of waiting years on a server's word).
+    kept: bool = True
 
 
 class RateControl:
@@ -60,21 +64,26 @@ class RateControl:
 
     Args:
         ceiling: Calls in flight at most (`max_concurrent_requests`).
+        longest: The longest pause taken (the judge's `rate_wait_limit`).
     """
 
-    def __init__(self, ceiling: int) -> None:
+    def __init__(self, ceiling: int, longest: float = math.inf) -> None:
         self.ceiling = max(1, ceiling)
+        self.longest = longest
         self.window = float(self.ceiling)
         self.rate: float | None = None  # starts per second; None: not paced
         self.request_cap: float | None = None  # MARGIN of the stated limit, per second
+        self.stated_requests = 0.0  # the stated limit, per minute
         self.token_rate: float | None = None
+        self.tokens_limit: float | None = None  # per minute, as stated
+        self.quota = False  # the limits were a quota in an error body (Gemini), not headers
         self.knee: float | None = None
         self.epoch = 0
         self.paused_until = 0.0
         self.held_seconds = 0.0  # time the starts were held by pauses, in total
         self.limited = 0  # 429s met
         self.token_scale = 1.0
-        self._next_start = 0.0  # the request pacer's next free moment
+        self.next_start = 0.0  # the request pacer's next free moment
         self._next_tokens = 0.0  # the token pacer's
         self._quiet_until = 0.0
         # The latest answers' times: the answers per second before a 429.
@@ -93,7 +102,7 @@ class RateControl:
             return None
         at = max(now, self.paused_until)
         if self.rate is not None:
-            at = max(at, self._next_start)
+            at = max(at, self.next_start)
         if self.token_rate is not None and tokens > 0:
             at = max(at, self._next_tokens)
         return at
@@ -104,7 +113,7 @@ class RateControl:
             # A start the event loop made late by less than one interval is caught up on
             # (two starts may follow closely): lateness must not add up into a slower pace.
             step = 1.0 / self.rate
-            self._next_start = max(self._next_start, now - step) + step
+            self.next_start = max(self.next_start, now - step) + step
         if self.token_rate is not None and tokens > 0:
             self._next_tokens = max(self._next_tokens, now) + (
                 tokens * self.token_scale / self.token_rate)
@@ -134,8 +143,12 @@ class RateControl:
         return self._hold(now, facts, tokens) if facts is not None else None
 
     def limited_by(self, now: float, epoch: int, facts: RateFacts | None, tokens: float,
-                   jitter: float) -> Pause | None:
-        """A 429 for a call of `epoch`; `jitter` in [0, 1) spreads the pause's end."""
+                   jitter: float, left: float = math.inf) -> Pause | None:
+        """A 429 for a call of `epoch`; `jitter` in [0, 1) spreads the pause's end.
+
+        A wait longer than `left` (what the call may still wait) is not taken: the pause
+        returned is not `kept`.
+        """
         self.limited += 1
         if facts is not None:
             self._learn(facts)
@@ -149,8 +162,11 @@ class RateControl:
             if not blind:
                 self._cut_rate(now, facts)
         wait = self._wait(facts, tokens)
-        pause = None if wait is None else self._pause(
-            now, wait + min(JITTER_SHARE * wait, JITTER_MAX) * jitter)
+        if wait is not None and wait > min(left, self.longest):
+            pause: Pause | None = Pause(now + wait, wait, new=False, kept=False)
+        else:
+            pause = None if wait is None else self._pause(now, min(
+                wait + min(JITTER_SHARE * wait, JITTER_MAX) * jitter, left, self.longest))
         if cut:
             self._quiet_until = max(now, self.paused_until) + QUIET
         return pause
@@ -166,6 +182,11 @@ class RateControl:
         self.knee = base
         self.rate = max(MIN_RATE, rate)
 
+    def unfit(self, tokens: float) -> float | None:
+        """The stated tokens per minute when they are fewer than one call of `tokens` needs."""
+        limit = self.tokens_limit
+        return limit if limit is not None and tokens * self.token_scale > limit else None
+
     def current_rate(self, now: float) -> float:
         """Starts per second now: the pace if paced, else the answers per second lately."""
         return self.rate if self.rate is not None else self._throughput(now, None)
@@ -173,11 +194,15 @@ class RateControl:
     # Inside
 
     def _learn(self, facts: RateFacts) -> None:
+        if facts.requests_limit or facts.tokens_limit:
+            self.quota = facts.quota
         if facts.requests_limit:
+            self.stated_requests = facts.requests_limit
             self.request_cap = MARGIN * facts.requests_limit / 60.0
             if self.rate is not None:
                 self.rate = min(self.rate, self.request_cap)
         if facts.tokens_limit:
+            self.tokens_limit = facts.tokens_limit
             self.token_rate = MARGIN * facts.tokens_limit / 60.0
 
     def _answered_lately(self, now: float) -> bool:
@@ -220,7 +245,11 @@ class RateControl:
                 and facts.tokens_limit and facts.tokens_remaining < tokens * self.token_scale):
             need = tokens * self.token_scale - facts.tokens_remaining
             waits.append(min(facts.tokens_reset, need * 60.0 / facts.tokens_limit))
-        return self._pause(now, max(waits)) if waits and max(waits) > 0 else None
+        # A hold longer than any call may wait is not taken: the next call's 429, if any,
+        # says how long the server means.
+        if not waits or not 0 < max(waits) <= self.longest:
+            return None
+        return self._pause(now, max(waits))
 
     def _pause(self, now: float, seconds: float) -> Pause | None:
         until = now + seconds

@@ -45,8 +45,8 @@ class HostedProvider(LangChainProvider):
         logprobs: Ask for log-probabilities (live and batch), for the soft verdict
             `ComparisonResult.probability`; False never asks (every verdict is hard).
         adaptive_rate: Pace the calls by the server's 429s and rate-limit headers.
-        rate_wait_limit: Seconds one call may wait, in total, for the rate limit before a
-            429 counts as a failed attempt.
+        rate_wait_limit: Seconds one call may wait, in total, for the rate limit (pauses
+            and pace); a longer wait stops the run.
     """
 
     NAME: ClassVar[str]  # its entry in the provider registry

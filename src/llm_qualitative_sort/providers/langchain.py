@@ -84,8 +84,8 @@ class LangChainProvider(LLMProvider):
         adaptive_rate: Pace the calls by the server's 429s and rate-limit headers (fewer
             calls in flight and per second after a 429, one shared pause when the server
             says when to come back, tokens per minute when it states a token limit).
-        rate_wait_limit: Seconds one call may wait, in total, for the rate limit before a
-            429 counts as one of its failed attempts (10 minutes by default).
+        rate_wait_limit: Seconds one call may wait, in total, for the rate limit (pauses
+            and pace); a longer wait stops the run (10 minutes by default).
 
     Example:
         >>> from langchain_core.language_models import GenericFakeChatModel
