@@ -7,11 +7,14 @@ Three things bound when the next call may start:
   multiplicative decrease, as TCP does);
 - **starts per second** (`rate`): none at first; a 429 sets it, from the limit the server
   states (OpenAI's `x-ratelimit-limit-requests`, Gemini's per-minute quota) or else from
-  the answers per second just before the 429, or one call per `retry-after`, cut by
-  `RATE_CUT` (with none of these, a 429 only halves the window until one call is left in
-  flight: a guessed pace would take hundreds of answers to grow out of); it then grows slowly
-  while calls are answered (fast up to `KNEE` of the rate that met the 429, slowly
-  beyond), never above the stated limit (times `MARGIN`);
+  the answers per second just before the 429, or one call per `retry-after` when that is
+  short (`INTERVAL_WAIT`: a token bucket's refill), cut by `RATE_CUT` (with none of these,
+  a 429 only halves the window, and pauses if it says when to come back, until one call is
+  left in flight: a pace guessed from a window's reset, `retry-after: 6`, would take
+  hundreds of answers to grow out of); it then grows slowly while calls are answered
+  (fast up to `KNEE` of the rate that met the 429, slowly beyond), never above the stated
+  limit (times `MARGIN`). Starts keep to it within any second: lateness is caught up on
+  only up to `CATCH_UP`;
 - **tokens per second**: when the server states a token limit, each call's estimated
   tokens are spaced at `MARGIN` of it; the estimate is scaled by what calls really used.
 
@@ -40,6 +43,11 @@ KNEE = 0.9
 FAST_GROWTH = 0.2  # starts/s added per answered call: +20 % of the rate per second
 SLOW_GROWTH = 0.02  # beyond KNEE of the rate that met the last 429: +2 % per second
 QUIET = 1.0  # seconds after a cut (and its pause) in which a 429 cuts no more
+# The longest retry-after taken as the interval between calls, before anything is measured.
+INTERVAL_WAIT = 2.0
+# Seconds of a start's lateness caught up on: at MARGIN of a stated limit, starts then
+# never exceed it within any window of a second or more.
+CATCH_UP = 0.05
 MIN_RATE = 0.01  # starts per second, at least (one a hundred seconds)
 THROUGHPUT_SPAN = 10.0  # seconds of answers that measure the rate before a 429
 ANSWERS_KEPT = 256  # answers kept for that measure, at most
@@ -110,10 +118,13 @@ class RateControl:
     def started(self, now: float, tokens: float) -> int:
         """A call started now; returns the epoch it belongs to."""
         if self.rate is not None:
-            # A start the event loop made late by less than one interval is caught up on
-            # (two starts may follow closely): lateness must not add up into a slower pace.
-            step = 1.0 / self.rate
-            self.next_start = max(self.next_start, now - step) + step
+            # A start the event loop made a little late is caught up on: lateness must not
+            # add up into a slower pace. Only a little: a start after an idle spell or a
+            # pause that took a whole interval back would bring a second start with it at
+            # once, and a strict limiter (n requests in any second) answers the third 429.
+            late = now - self.next_start
+            self.next_start = (self.next_start if 0 <= late <= CATCH_UP else now) + (
+                1.0 / self.rate)
         if self.token_rate is not None and tokens > 0:
             self._next_tokens = max(self._next_tokens, now) + (
                 tokens * self.token_scale / self.token_rate)
@@ -156,8 +167,7 @@ class RateControl:
         if cut:
             self.epoch += 1
             blind = (self.rate is None and self.request_cap is None and self.window > 1
-                     and not self._answered_lately(now)
-                     and not (facts is not None and facts.retry_after))
+                     and not self._answered_lately(now) and not self._interval(facts))
             self.window = max(1.0, self.window * WINDOW_CUT)
             if not blind:
                 self._cut_rate(now, facts)
@@ -204,6 +214,16 @@ class RateControl:
         if facts.tokens_limit:
             self.tokens_limit = facts.tokens_limit
             self.token_rate = MARGIN * facts.tokens_limit / 60.0
+
+    @staticmethod
+    def _interval(facts: RateFacts | None) -> bool:
+        """Whether a 429's `retry-after` reads as the interval between calls the limit allows.
+
+        A token bucket asks for its refill interval, a fraction of a second or so; a longer
+        wait is the reset of a window, after which the whole limit is back.
+        """
+        wait = facts.retry_after if facts is not None else None
+        return wait is not None and 0 < wait <= INTERVAL_WAIT
 
     def _answered_lately(self, now: float) -> bool:
         return bool(self._answers) and self._answers[-1] >= now - THROUGHPUT_SPAN

@@ -110,8 +110,8 @@ class RateGate:
         if at is None:
             if now < deadline:
                 return
-            why = (f"no call of the judge's {int(control.window)} allowed in flight (cut "
-                   f"by the 429s) ended")
+            why = (f"none of the {int(control.window)} calls in flight that the 429s leave "
+                   "the judge ended")
         elif at <= deadline:
             return
         else:

@@ -138,3 +138,18 @@ async def test_429s_are_counted_and_a_nan_wait_is_no_wait(
     assert stats.failed_calls == 0 and judge.answered == 20
     assert judge.limited == 3 and stats.rate_limited == 3
     assert math.isfinite(stats.rate_wait) and stats.rate_wait >= 0
+
+
+async def test_a_strict_limiter_is_met_only_by_the_first_burst(strict: Any,
+                                                               tmp_path: Path) -> None:
+    # At most 5 requests in any second, no burst, and the limit stated: once the first
+    # burst has told the run the limit, the pace keeps to it, after the pause too.
+    stated = {"x-ratelimit-limit-requests": "300"}
+    judge, url = strict(window=(5, 1.0), on_429={"retry-after": "1", **stated},
+                        on_answer=stated, latency=0.05)
+    run = QualitativeSorter(make_provider("openai", url), criteria="which text is better",
+                            seed=3, strategy="swiss", budget=30, max_concurrent_requests=10,
+                            retry_policy=RETRY, checkpointer=tmp_path / "runs.sqlite3")
+    stats = (await run.sort(make_items())).statistics
+    assert stats.failed_calls == 0 and judge.answered == 30
+    assert judge.limited <= 5 + 2, "the first burst's 5, and at most 2 more"
