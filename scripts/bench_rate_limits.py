@@ -11,7 +11,7 @@ second when tokens bind; for the early wait, the wait plus the wall of the same 
 without it, measured just before), their ratio, the share of requests answered 429,
 failed calls, and the run's own statistics (429s met, seconds held).
 
-    python scripts/bench_rate_limits.py            # every case (about four minutes)
+    python scripts/bench_rate_limits.py            # every case (about seven minutes)
     python scripts/bench_rate_limits.py --case 2/s  # the cases whose name has "2/s"
     python scripts/bench_rate_limits.py --repeat 3  # each case 3 times, interleaved: medians
 """
