@@ -54,6 +54,8 @@ class GoogleProvider(HostedProvider):
 
     Raises:
         ValueError: No key given and `GOOGLE_API_KEY` unset.
+        ValueError, TypeError: A setting out of its range (negative, NaN, infinite, a
+            `base_url` that is not http(s)) or of the wrong type, named in the message.
         ImportError: langchain-google-genai missing
             (`pip install -e ".[google]"` in this project's folder).
 

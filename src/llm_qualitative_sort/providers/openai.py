@@ -63,6 +63,8 @@ class OpenAIProvider(HostedProvider):
 
     Raises:
         ValueError: No key given and `OPENAI_API_KEY` unset, for OpenAI itself or batch mode.
+        ValueError, TypeError: A setting out of its range (negative, NaN, infinite, a
+            `base_url` that is not http(s)) or of the wrong type, named in the message.
         ImportError: langchain-openai missing
             (`pip install -e ".[openai]"` in this project's folder).
 
