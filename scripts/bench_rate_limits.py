@@ -3,12 +3,15 @@
 A Swiss sort of 100 texts through the real OpenAI and Gemini clients against the loopback
 fakes of `tests/integration/providers/_rate_fakes.py`: a request bucket (burst 5) and,
 in one case, a tokens-per-minute bucket; 429s carry the headers (OpenAI) or the
-RetryInfo and QuotaFailure (Gemini) the real APIs send; 100 ms per answered call.
+RetryInfo and QuotaFailure (Gemini) the real APIs send; 100 ms per answered call. Two
+more shapes: a strict limiter (at most 2 requests in any 1-second window, no burst), and
+a server whose first 3 answers are 429s asking to wait 6 s.
 Reported per case: wall seconds, the ideal wall (calls / rate, or tokens / tokens per
-second when tokens bind), their ratio, the share of requests answered 429, failed calls,
-and the run's own statistics (429s met, seconds held).
+second when tokens bind; for the early wait, the wait plus the wall of the same run
+without it, measured just before), their ratio, the share of requests answered 429,
+failed calls, and the run's own statistics (429s met, seconds held).
 
-    python scripts/bench_rate_limits.py            # every case (about four minutes)
+    python scripts/bench_rate_limits.py            # every case (about seven minutes)
     python scripts/bench_rate_limits.py --case 2/s  # the cases whose name has "2/s"
     python scripts/bench_rate_limits.py --repeat 3  # each case 3 times, interleaved: medians
 """
@@ -22,7 +25,7 @@ import multiprocessing
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -31,7 +34,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "integration" / "providers"))
 
 from _fakes import serve  # noqa: E402
-from _rate_fakes import RateGemini, RateJudge, RateOpenAI  # noqa: E402
+from _rate_fakes import (  # noqa: E402
+    RateGemini,
+    RateJudge,
+    RateOpenAI,
+    StrictJudge,
+    StrictOpenAI,
+)
 from langgraph.types import RetryPolicy  # noqa: E402
 
 from llm_qualitative_sort import (  # noqa: E402
@@ -64,6 +73,9 @@ class Case:
     quota: bool = False
     adaptive: bool = True
     stated: bool = True
+    window: bool = False  # a strict limiter: `rate` requests in any 1-second window
+    # The first 3 requests answered 429 with this retry-after (0: none, on the same server).
+    early_wait: float | None = None
 
 
 CASES = [
@@ -84,6 +96,12 @@ CASES = [
     Case("Gemini 2/s (RetryInfo only), concurrency 10, 60 calls", "gemini", 2, 10, 60,
          stated=False),
     Case("Gemini per-day quota used up", "gemini", 2, 10, 60, quota=True),
+    Case("OpenAI strict window: 2 in any second, retry-after 2, limit stated, 40 calls",
+         "openai", 2, 10, 40, window=True),
+    Case("OpenAI strict window: 2 in any second, requests_per_second=2, 40 calls",
+         "openai", 2, 10, 40, window=True, requests_per_second=2),
+    Case("OpenAI early wait: the first 3 requests 429 with retry-after 6, 28 calls",
+         "openai", 1000, 10, 28, early_wait=6.0),
 ]
 
 
@@ -100,15 +118,29 @@ def server_process(case: Case, items: list[str], pipe: Connection) -> None:
     """The fake server, in a process of its own (no share of the client's interpreter)."""
     scores = {item: float((i * 37) % 100) for i, item in enumerate(items)}
     model = "gpt-5.1" if case.dialect == "openai" else "gemini-3.0"
-    judge = RateJudge(scores, KEY, model, rate=case.rate, tpm=case.tpm, quota=case.quota,
-                      latency=0.1, stated=case.stated)
-    server, url = serve(judge, RateOpenAI if case.dialect == "openai" else RateGemini)
+    if case.window or case.early_wait is not None:
+        stated = {"x-ratelimit-limit-requests": str(round(case.rate * 60))}
+        strict = StrictJudge(
+            scores, KEY, model, latency=0.1,
+            window=(round(case.rate), 1.0) if case.window else None,
+            refuse_first=3 if case.early_wait else 0,
+            on_429={"retry-after": f"{case.early_wait or 2:g}", **(stated if case.window else {})},
+            on_answer=stated if case.window else {})
+        server, url = serve(strict, StrictOpenAI)
+    else:
+        judge = RateJudge(scores, KEY, model, rate=case.rate, tpm=case.tpm, quota=case.quota,
+                          latency=0.1, stated=case.stated)
+        server, url = serve(judge, RateOpenAI if case.dialect == "openai" else RateGemini)
     pipe.send(url)
     pipe.recv()
     server.shutdown()
     server.server_close()
-    pipe.send({"answered": judge.answered, "limited": judge.limited,
-               "refused": judge.refused, "tokens_answered": judge.tokens_answered})
+    if case.window or case.early_wait is not None:
+        pipe.send({"answered": strict.answered, "limited": strict.limited, "refused": 0,
+                   "tokens_answered": 0})
+    else:
+        pipe.send({"answered": judge.answered, "limited": judge.limited,
+                   "refused": judge.refused, "tokens_answered": judge.tokens_answered})
 
 
 def run(case: Case, folder: Path) -> dict[str, Any]:
@@ -128,6 +160,9 @@ def run(case: Case, folder: Path) -> dict[str, Any]:
     ideal = served["answered"] / case.rate
     if case.tpm:
         ideal = max(ideal, served["tokens_answered"] / (case.tpm / 60))
+    if case.early_wait:
+        unlimited = run(replace(case, early_wait=0.0), folder)
+        ideal = case.early_wait + unlimited["wall"]
     if not outcome["stopped"]:
         outcome |= {"ideal": round(ideal, 1), "ratio": round(outcome["wall"] / ideal, 2)}
     return outcome | {

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 WAITING = (
     "tests/integration/providers/test_rate_limits.py::",
+    "tests/integration/providers/test_rate_waits.py::",
     "tests/integration/test_lease_busy.py::",
     "tests/unit/test_sqlite_start_race.py::",
     "tests/integration/providers/test_sort.py::"

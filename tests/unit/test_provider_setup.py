@@ -75,3 +75,40 @@ def test_classification_masks_the_key() -> None:
     assert KEY not in str(error) and "***" in str(error)
     assert isinstance(classify(TimeoutError(), where="m", secret=None), TransientProviderError)
     assert classify(KeyError("bug"), where="m", secret=None) is None
+
+
+BAD_KNOBS = [
+    ({"requests_per_second": -1}, ValueError, "requests_per_second must be greater than 0, got -1"),
+    ({"requests_per_second": float("nan")}, ValueError, "requests_per_second must be a finite"),
+    ({"rate_wait_limit": float("inf")}, ValueError, "rate_wait_limit must be a finite number"),
+    ({"rate_wait_limit": 1e308}, ValueError, "rate_wait_limit must be less than or equal to"),
+    ({"rate_wait_limit": "5"}, TypeError, "rate_wait_limit must be a valid number, got '5'"),
+    ({"timeout": float("inf")}, ValueError, "timeout must be a finite number, got inf"),
+    ({"timeout": float("nan")}, ValueError, "timeout must be a finite number, got nan"),
+    ({"max_retries": -1}, ValueError, "max_retries must be greater than or equal to 0, got -1"),
+    ({"adaptive_rate": "no"}, TypeError, "adaptive_rate must be a valid boolean, got 'no'"),
+    ({"logprobs": "no"}, TypeError, "logprobs must be a valid boolean, got 'no'"),
+    ({"reasks": 1.5}, TypeError, "reasks must be a valid integer, got 1.5"),
+    ({"input_price_per_million": -2.0}, ValueError, "input_price_per_million must be a finite number >= 0, got -2.0"),
+    ({"base_url": "ftp://x"}, ValueError, "base_url must be an http\\(s\\) URL, got 'ftp://x'"),
+]
+
+
+@pytest.mark.parametrize("cls", [OpenAIProvider, GoogleProvider])
+@pytest.mark.parametrize(("knob", "error", "message"), BAD_KNOBS,
+                         ids=[f"{next(iter(k))}={v!r}" for k, _, _ in BAD_KNOBS
+                              for v in k.values()])
+def test_a_bad_setting_is_refused_at_construction_naming_it(
+    cls: type, knob: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=f"^{cls.__name__}: {message}"):
+        cls(api_key=KEY, **knob)
+
+
+def test_good_settings_are_taken_as_given() -> None:
+    judge = OpenAIProvider(api_key=KEY, base_url="http://127.0.0.1:9/v1", timeout=5,
+                           requests_per_second=0.5, rate_wait_limit=0, max_retries=2,
+                           adaptive_rate=False, logprobs=False)
+    assert (judge.timeout, judge.rate_wait_limit, judge.adaptive_rate, judge.logprobs) == (
+        5, 0.0, False, False)
+    assert judge.base_url == "http://127.0.0.1:9/v1"

@@ -74,18 +74,49 @@ def test_a_first_429_with_a_time_to_come_back_paces_one_call_per_that_time() -> 
     assert control.rate == pytest.approx(2.0 * 0.7) and control.window == 4
 
 
+def test_a_first_429_asking_for_a_long_wait_pauses_without_setting_a_pace() -> None:
+    # One call per retry-after would be a guess: a server asking for 6 s once, at the start,
+    # would hold the whole run to a call every 8 s. The calls pause, and go on at full speed.
+    control = RateControl(8)
+    pause = control.limited_by(0.0, control.started(0.0, 0), RateFacts(retry_after=6.0), 0, 0)
+    assert pause is not None and pause.until == 6.0
+    assert control.rate is None and control.window == 4
+    for i in range(30):
+        control.answered(6.1 + i * 0.01, None)
+    assert control.unbound(7.0, 7)
+
+
 def test_starts_are_spaced_by_the_rate_and_the_window_bounds_calls_in_flight() -> None:
     control = RateControl(3)
     control.limited_by(0.0, 0, RateFacts(requests_limit=60), 0, 0.0)  # 0.95 per second
     control.window = 3
     at = control.start_at(10.0, 0, 0)
     assert at == 10.0
-    control.started(10.0, 0)  # after a pause: one start late is caught up on
-    assert control.start_at(10.0, 1, 0) == 10.0
-    control.started(10.0, 0)
-    assert control.start_at(10.0, 2, 0) == pytest.approx(10.0 + 1 / MARGIN)
+    control.started(10.0, 0)  # after an idle spell: no start is caught up on
+    assert control.start_at(10.0, 1, 0) == pytest.approx(10.0 + 1 / MARGIN)
     control.started(10.0 + 1 / MARGIN, 0)
+    assert control.start_at(10.0, 2, 0) == pytest.approx(10.0 + 2 / MARGIN)
+    control.started(10.0 + 2 / MARGIN, 0)
     assert control.start_at(10.0, 3, 0) is None
+
+
+@given(st.lists(st.tuples(st.floats(0.0, 0.2), st.floats(0.0, 3.0)), min_size=3,
+                max_size=60))
+def test_under_a_stated_limit_no_second_holds_more_starts_than_it_allows(
+        waits: list[tuple[float, float]]) -> None:
+    # A strict limiter allows 2 requests in any second, no burst: starts the loop woke
+    # late (`late`), or that came after an idle spell (`idle`), must keep to it.
+    control = RateControl(1000)
+    control.limited_by(0.0, 0, RateFacts(requests_limit=120), 0, 0.0)
+    now, starts = 0.0, []
+    for late, idle in waits:
+        at = control.start_at(now, 0, 0)
+        assert at is not None
+        now = max(at + late, now + (idle if idle > 2 else 0.0))
+        control.started(now, 0)
+        starts.append(now)
+    for first in range(len(starts) - 2):
+        assert starts[first + 2] - starts[first] >= 1.0
 
 
 @given(st.lists(st.floats(0.0, 3.0), min_size=1, max_size=60))

@@ -120,3 +120,26 @@ def test_billing_wording_is_a_quota_only_without_a_time_to_come_back() -> None:
     assert quota_named(429, None, None, text) == "billing"
     assert quota_named(429, None, None, text, timed=True) is None
     assert quota_named(429, {"code": "rate_limit_exceeded"}, None, "slow down") is None
+
+
+@pytest.mark.parametrize(("headers", "field", "seconds"), [
+    ({"retry-after": "nan"}, "retry_after", None),
+    ({"retry-after-ms": "NaN"}, "retry_after", None),
+    ({"retry-after": "inf"}, "retry_after", float("inf")),
+    ({"x-ratelimit-limit-requests": "nan"}, "requests_limit", None),
+    ({"x-ratelimit-reset-requests": "nan"}, "requests_reset", None),
+    # The moment of the reset, as some gateways send it: long past, so nothing to wait.
+    ({"x-ratelimit-reset-requests": "1700000000"}, "requests_reset", 0.0),
+    ({"x-ratelimit-reset-tokens": "1e9"}, "tokens_reset", 0.0),
+])
+def test_nan_says_nothing_and_a_unix_time_reset_is_a_moment(
+    headers: dict[str, str], field: str, seconds: float | None
+) -> None:
+    assert getattr(facts_from_headers(headers), field) == seconds
+
+
+def test_a_reset_given_as_a_future_unix_time_is_the_time_left() -> None:
+    import time
+
+    facts = facts_from_headers({"x-ratelimit-reset-requests": str(int(time.time()) + 30)})
+    assert facts.requests_reset is not None and 25 <= facts.requests_reset <= 31

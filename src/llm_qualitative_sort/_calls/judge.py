@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from typing import NoReturn
 
 from langgraph.types import RetryPolicy
 
@@ -20,10 +21,11 @@ from llm_qualitative_sort._calls._cutoff import stray_cancel as stray_cancel
 from llm_qualitative_sort._calls.deadlines import Deadlines
 from llm_qualitative_sort._calls.rate_control import Pause
 from llm_qualitative_sort._calls.rate_gate import (
-    DEFAULT_RATE_WAIT_LIMIT,
     RateBook,
     RateGate,
     RateNews,
+    RateWaitTooLong,
+    span,
 )
 from llm_qualitative_sort._calls.retrying import backoff_delay, retryable
 from llm_qualitative_sort._calls.storable import storable_raw
@@ -158,45 +160,56 @@ class Judge:
             try:
                 return await self._checked_answer(judge, place, repetition)
             except Exception as exc:
+                if isinstance(exc, RateLimitedError) and self.rates is not None:
+                    self.rates.limited_unpaced()
                 await self._failed(judge, exc, attempt)
                 attempt += 1
 
     async def _failed(self, judge: LLMProvider, exc: Exception, attempt: int) -> None:
         """Wait before the next attempt, or stop the run with `exc`."""
         if attempt >= self.retry.max_attempts or not retryable(self.retry, exc):
-            self.stop.set()
-            name_judge(exc, judge)
-            raise exc
+            self._give_up(judge, exc)
         await asyncio.sleep(backoff_delay(self.retry, attempt, exc))
+
+    def _give_up(self, judge: LLMProvider, exc: Exception) -> NoReturn:
+        """Stop the run with `exc`, the failure of `judge`'s call."""
+        self.stop.set()
+        name_judge(exc, judge)
+        raise exc
 
     async def _paced(self, gate: RateGate, judge: LLMProvider, place: CallPlace,
                      repetition: int) -> ComparisonResult:
         """`_ask` through the judge's rate gate.
 
         A 429 that says when to come back is flow control (no attempt used) while the
-        call's waits stay under `rate_wait_limit`.
+        call's waits stay under `rate_wait_limit`; a wait that would take it past that
+        stops the run at once.
         """
         tokens = call_tokens(place.first, place.second, self.criteria)
-        attempt, waited, limited_at = 1, 0.0, None
+        attempt, waited = 1, 0.0
         while True:
-            epoch = await gate.enter(tokens, self.stop)
+            entered = gate.clock()
+            try:
+                epoch = await gate.enter(tokens, self.stop, waited)
+            except RateWaitTooLong as exc:
+                self._give_up(judge, exc)
             if epoch is None:
                 raise CallsStopped
-            if limited_at is not None:
-                waited += gate.clock() - limited_at
+            waited += gate.clock() - entered
             note = listen()  # the provider's task inherits it: headers come back in it
             try:
                 result = await self._checked_answer(judge, place, repetition)
             except BaseException as exc:
-                pause = gate.left(epoch, tokens, error=exc)
+                pause = gate.left(epoch, tokens, error=exc, waited=waited)
                 if not isinstance(exc, Exception):
                     raise
                 self._tell(judge, gate, pause)
-                if (isinstance(exc, RateLimitedError) and pause is not None
-                        and waited < getattr(judge, "rate_wait_limit",
-                                             DEFAULT_RATE_WAIT_LIMIT)):
-                    limited_at = gate.clock()
-                    continue
+                if isinstance(exc, RateLimitedError) and pause is not None:
+                    if not pause.kept:
+                        asked = f"the server asks to wait {span(pause.seconds)}"
+                        self._give_up(judge, gate.too_long(asked, waited, exc))
+                    if waited < gate.longest:
+                        continue
                 await self._failed(judge, exc, attempt)
                 attempt += 1
                 continue

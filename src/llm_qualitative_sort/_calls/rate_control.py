@@ -7,11 +7,14 @@ Three things bound when the next call may start:
   multiplicative decrease, as TCP does);
 - **starts per second** (`rate`): none at first; a 429 sets it, from the limit the server
   states (OpenAI's `x-ratelimit-limit-requests`, Gemini's per-minute quota) or else from
-  the answers per second just before the 429, or one call per `retry-after`, cut by
-  `RATE_CUT` (with none of these, a 429 only halves the window until one call is left in
-  flight: a guessed pace would take hundreds of answers to grow out of); it then grows slowly
-  while calls are answered (fast up to `KNEE` of the rate that met the 429, slowly
-  beyond), never above the stated limit (times `MARGIN`);
+  the answers per second just before the 429, or one call per `retry-after` when that is
+  short (`INTERVAL_WAIT`: a token bucket's refill), cut by `RATE_CUT` (with none of these,
+  a 429 only halves the window, and pauses if it says when to come back, until one call is
+  left in flight: a pace guessed from a window's reset, `retry-after: 6`, would take
+  hundreds of answers to grow out of); it then grows slowly while calls are answered
+  (fast up to `KNEE` of the rate that met the 429, slowly beyond), never above the stated
+  limit (times `MARGIN`). Starts keep to it within any second: lateness is caught up on
+  only up to `CATCH_UP`;
 - **tokens per second**: when the server states a token limit, each call's estimated
   tokens are spaced at `MARGIN` of it; the estimate is scaled by what calls really used.
 
@@ -26,6 +29,7 @@ burst of 429s answering one burst of calls is one signal, not fifty.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -39,6 +43,11 @@ KNEE = 0.9
 FAST_GROWTH = 0.2  # starts/s added per answered call: +20 % of the rate per second
 SLOW_GROWTH = 0.02  # beyond KNEE of the rate that met the last 429: +2 % per second
 QUIET = 1.0  # seconds after a cut (and its pause) in which a 429 cuts no more
+# The longest retry-after taken as the interval between calls, before anything is measured.
+INTERVAL_WAIT = 2.0
+# Seconds of a start's lateness caught up on: at MARGIN of a stated limit, starts then
+# never exceed it within any window of a second or more.
+CATCH_UP = 0.05
 MIN_RATE = 0.01  # starts per second, at least (one a hundred seconds)
 THROUGHPUT_SPAN = 10.0  # seconds of answers that measure the rate before a 429
 ANSWERS_KEPT = 256  # answers kept for that measure, at most
@@ -53,6 +62,9 @@ class Pause:
     until: float
     seconds: float
     new: bool  # it began now (not an existing pause reached again)
+    # False: longer than the call may still wait for the rate limit, so not taken (the
+    # call stops instead of waiting years on a server's word).
+    kept: bool = True
 
 
 class RateControl:
@@ -60,21 +72,26 @@ class RateControl:
 
     Args:
         ceiling: Calls in flight at most (`max_concurrent_requests`).
+        longest: The longest pause taken (the judge's `rate_wait_limit`).
     """
 
-    def __init__(self, ceiling: int) -> None:
+    def __init__(self, ceiling: int, longest: float = math.inf) -> None:
         self.ceiling = max(1, ceiling)
+        self.longest = longest
         self.window = float(self.ceiling)
         self.rate: float | None = None  # starts per second; None: not paced
         self.request_cap: float | None = None  # MARGIN of the stated limit, per second
+        self.stated_requests = 0.0  # the stated limit, per minute
         self.token_rate: float | None = None
+        self.tokens_limit: float | None = None  # per minute, as stated
+        self.quota = False  # the limits were a quota in an error body (Gemini), not headers
         self.knee: float | None = None
         self.epoch = 0
         self.paused_until = 0.0
         self.held_seconds = 0.0  # time the starts were held by pauses, in total
         self.limited = 0  # 429s met
         self.token_scale = 1.0
-        self._next_start = 0.0  # the request pacer's next free moment
+        self.next_start = 0.0  # the request pacer's next free moment
         self._next_tokens = 0.0  # the token pacer's
         self._quiet_until = 0.0
         # The latest answers' times: the answers per second before a 429.
@@ -93,7 +110,7 @@ class RateControl:
             return None
         at = max(now, self.paused_until)
         if self.rate is not None:
-            at = max(at, self._next_start)
+            at = max(at, self.next_start)
         if self.token_rate is not None and tokens > 0:
             at = max(at, self._next_tokens)
         return at
@@ -101,10 +118,13 @@ class RateControl:
     def started(self, now: float, tokens: float) -> int:
         """A call started now; returns the epoch it belongs to."""
         if self.rate is not None:
-            # A start the event loop made late by less than one interval is caught up on
-            # (two starts may follow closely): lateness must not add up into a slower pace.
-            step = 1.0 / self.rate
-            self._next_start = max(self._next_start, now - step) + step
+            # A start the event loop made a little late is caught up on: lateness must not
+            # add up into a slower pace. Only a little: a start after an idle spell or a
+            # pause that took a whole interval back would bring a second start with it at
+            # once, and a strict limiter (n requests in any second) answers the third 429.
+            late = now - self.next_start
+            self.next_start = (self.next_start if 0 <= late <= CATCH_UP else now) + (
+                1.0 / self.rate)
         if self.token_rate is not None and tokens > 0:
             self._next_tokens = max(self._next_tokens, now) + (
                 tokens * self.token_scale / self.token_rate)
@@ -134,8 +154,12 @@ class RateControl:
         return self._hold(now, facts, tokens) if facts is not None else None
 
     def limited_by(self, now: float, epoch: int, facts: RateFacts | None, tokens: float,
-                   jitter: float) -> Pause | None:
-        """A 429 for a call of `epoch`; `jitter` in [0, 1) spreads the pause's end."""
+                   jitter: float, left: float = math.inf) -> Pause | None:
+        """A 429 for a call of `epoch`; `jitter` in [0, 1) spreads the pause's end.
+
+        A wait longer than `left` (what the call may still wait) is not taken: the pause
+        returned is not `kept`.
+        """
         self.limited += 1
         if facts is not None:
             self._learn(facts)
@@ -143,14 +167,16 @@ class RateControl:
         if cut:
             self.epoch += 1
             blind = (self.rate is None and self.request_cap is None and self.window > 1
-                     and not self._answered_lately(now)
-                     and not (facts is not None and facts.retry_after))
+                     and not self._answered_lately(now) and not self._interval(facts))
             self.window = max(1.0, self.window * WINDOW_CUT)
             if not blind:
                 self._cut_rate(now, facts)
         wait = self._wait(facts, tokens)
-        pause = None if wait is None else self._pause(
-            now, wait + min(JITTER_SHARE * wait, JITTER_MAX) * jitter)
+        if wait is not None and wait > min(left, self.longest):
+            pause: Pause | None = Pause(now + wait, wait, new=False, kept=False)
+        else:
+            pause = None if wait is None else self._pause(now, min(
+                wait + min(JITTER_SHARE * wait, JITTER_MAX) * jitter, left, self.longest))
         if cut:
             self._quiet_until = max(now, self.paused_until) + QUIET
         return pause
@@ -166,6 +192,11 @@ class RateControl:
         self.knee = base
         self.rate = max(MIN_RATE, rate)
 
+    def unfit(self, tokens: float) -> float | None:
+        """The stated tokens per minute when they are fewer than one call of `tokens` needs."""
+        limit = self.tokens_limit
+        return limit if limit is not None and tokens * self.token_scale > limit else None
+
     def current_rate(self, now: float) -> float:
         """Starts per second now: the pace if paced, else the answers per second lately."""
         return self.rate if self.rate is not None else self._throughput(now, None)
@@ -173,12 +204,26 @@ class RateControl:
     # Inside
 
     def _learn(self, facts: RateFacts) -> None:
+        if facts.requests_limit or facts.tokens_limit:
+            self.quota = facts.quota
         if facts.requests_limit:
+            self.stated_requests = facts.requests_limit
             self.request_cap = MARGIN * facts.requests_limit / 60.0
             if self.rate is not None:
                 self.rate = min(self.rate, self.request_cap)
         if facts.tokens_limit:
+            self.tokens_limit = facts.tokens_limit
             self.token_rate = MARGIN * facts.tokens_limit / 60.0
+
+    @staticmethod
+    def _interval(facts: RateFacts | None) -> bool:
+        """Whether a 429's `retry-after` reads as the interval between calls the limit allows.
+
+        A token bucket asks for its refill interval, a fraction of a second or so; a longer
+        wait is the reset of a window, after which the whole limit is back.
+        """
+        wait = facts.retry_after if facts is not None else None
+        return wait is not None and 0 < wait <= INTERVAL_WAIT
 
     def _answered_lately(self, now: float) -> bool:
         return bool(self._answers) and self._answers[-1] >= now - THROUGHPUT_SPAN
@@ -220,7 +265,11 @@ class RateControl:
                 and facts.tokens_limit and facts.tokens_remaining < tokens * self.token_scale):
             need = tokens * self.token_scale - facts.tokens_remaining
             waits.append(min(facts.tokens_reset, need * 60.0 / facts.tokens_limit))
-        return self._pause(now, max(waits)) if waits and max(waits) > 0 else None
+        # A hold longer than any call may wait is not taken: the next call's 429, if any,
+        # says how long the server means.
+        if not waits or not 0 < max(waits) <= self.longest:
+            return None
+        return self._pause(now, max(waits))
 
     def _pause(self, now: float, seconds: float) -> Pause | None:
         until = now + seconds

@@ -175,7 +175,7 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                        "the provider's limit from its 429s and rate-limit headers)")
     judge.add_argument("--rate-wait-limit", type=float, metavar="SECONDS",
                        help="how long one call may wait, in total, for the provider's rate "
-                       "limit before a 429 counts as a failed attempt (default 600)")
+                       "limit; a longer wait stops the run (default 600)")
     judge.add_argument("--input-price-per-million", type=float, metavar="PRICE",
                        help="price of a million input tokens (shows the cost as it runs)")
     judge.add_argument("--output-price-per-million", type=float, metavar="PRICE",

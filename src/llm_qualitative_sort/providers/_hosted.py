@@ -17,6 +17,7 @@ from pydantic import SecretStr
 
 from llm_qualitative_sort.errors import install_hint
 from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
+from llm_qualitative_sort.providers._knobs import check_knobs
 from llm_qualitative_sort.providers._langchain_chat import Method
 from llm_qualitative_sort.providers.langchain import LangChainProvider
 from llm_qualitative_sort.registry import REGISTRY, spec_for_extra
@@ -44,8 +45,8 @@ class HostedProvider(LangChainProvider):
         logprobs: Ask for log-probabilities (live and batch), for the soft verdict
             `ComparisonResult.probability`; False never asks (every verdict is hard).
         adaptive_rate: Pace the calls by the server's 429s and rate-limit headers.
-        rate_wait_limit: Seconds one call may wait, in total, for the rate limit before a
-            429 counts as a failed attempt.
+        rate_wait_limit: Seconds one call may wait, in total, for the rate limit (pauses
+            and pace); a longer wait stops the run.
     """
 
     NAME: ClassVar[str]  # its entry in the provider registry
@@ -70,6 +71,10 @@ class HostedProvider(LangChainProvider):
         adaptive_rate: bool = True,
         rate_wait_limit: float = 600.0,
     ) -> None:
+        # Before anything is built: a bad endpoint or retry count would show only at the
+        # first call, after the engine's retries.
+        check_knobs(type(self).__name__, base_url=base_url, timeout=timeout,
+                    max_retries=max_retries)
         self.batch = batch_options(batch)
         self._batch_clients: PerLoop[BatchClient] = PerLoop(self._new_batch_client)
         url = self._endpoint(base_url)

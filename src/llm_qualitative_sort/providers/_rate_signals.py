@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextvars
 import email.utils
+import math
 import re
 import time
 from collections.abc import Iterator
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+# A reset this many seconds or more ahead is a Unix time (September 2001 or later).
+UNIX_TIME_FROM = 1e9
 
 
 def parse_duration(text: object) -> float | None:
@@ -35,12 +38,12 @@ def parse_duration(text: object) -> float | None:
         (2.0, 3723.0, None)
     """
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return max(float(text), 0.0)
+        return _seconds(float(text))
     if not isinstance(text, str) or not text.strip():
         return None
     value = text.strip()
     try:
-        return max(float(value), 0.0)
+        return _seconds(float(value))
     except ValueError:
         pass
     parts = _DURATION.findall(value)
@@ -48,6 +51,27 @@ def parse_duration(text: object) -> float | None:
         return None
     scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
     return sum(float(number) * scale[unit] for number, unit in parts)
+
+
+def _seconds(value: float) -> float | None:
+    """A number a server sent, as seconds: NaN says nothing, a negative one is now."""
+    return None if math.isnan(value) else max(value, 0.0)
+
+
+def parse_reset(text: object) -> float | None:
+    """Seconds until an `x-ratelimit-reset-*` resets: a duration, or a Unix time.
+
+    Some gateways send the moment of the reset (`1700000000`) instead of the time left.
+    No limit resets 31 years ahead, so a number past `UNIX_TIME_FROM` is such a moment.
+
+    Example:
+        >>> parse_reset("6m0s"), parse_reset("1700000000"), parse_reset("nan")
+        (360.0, 0.0, None)
+    """
+    seconds = parse_duration(text)
+    if seconds is not None and UNIX_TIME_FROM <= seconds < math.inf:
+        return max(seconds - time.time(), 0.0)
+    return seconds
 
 
 @dataclass(frozen=True)
@@ -64,10 +88,16 @@ class RateFacts:
     tokens_limit: float | None = None
     tokens_remaining: float | None = None
     tokens_reset: float | None = None
+    quota: bool = False  # the limits are a quota named in an error body (Gemini), not headers
 
     def said_anything(self) -> bool:
         """Whether any field is known."""
-        return any(value is not None for value in vars(self).values())
+        return any(value is not None for name, value in vars(self).items() if name != "quota")
+
+    def limit_name(self, what: str) -> str:
+        """Where the limit on `what` ("requests" or "tokens") per minute was stated."""
+        return (f"the per-minute {what[:-1]} quota" if self.quota
+                else f"x-ratelimit-limit-{what}")
 
 
 def _number(headers: Any, name: str) -> float | None:
@@ -78,7 +108,7 @@ def _number(headers: Any, name: str) -> float | None:
     if value is None:
         return None
     try:
-        return max(float(value), 0.0)
+        return _seconds(float(value))
     except (TypeError, ValueError):
         return None
 
@@ -114,10 +144,10 @@ def facts_from_headers(headers: Any) -> RateFacts:
         retry_after=header_retry_after(headers),
         requests_limit=_number(headers, "x-ratelimit-limit-requests"),
         requests_remaining=_number(headers, "x-ratelimit-remaining-requests"),
-        requests_reset=parse_duration(_header(headers, "x-ratelimit-reset-requests")),
+        requests_reset=parse_reset(_header(headers, "x-ratelimit-reset-requests")),
         tokens_limit=_number(headers, "x-ratelimit-limit-tokens"),
         tokens_remaining=_number(headers, "x-ratelimit-remaining-tokens"),
-        tokens_reset=parse_duration(_header(headers, "x-ratelimit-reset-tokens")),
+        tokens_reset=parse_reset(_header(headers, "x-ratelimit-reset-tokens")),
     )
 
 
@@ -167,7 +197,7 @@ def facts_from_details(details: Any) -> RateFacts:
     """What a Gemini 429 body says: when to come back, and the per-minute limits."""
     requests, tokens = per_minute_limit(details)
     return RateFacts(retry_after=retry_delay(details), requests_limit=requests,
-                     tokens_limit=tokens)
+                     tokens_limit=tokens, quota=requests is not None or tokens is not None)
 
 
 _BILLING = re.compile(r"\bbilling\b|\bcredit balance\b|\bplan and billing\b", re.I)

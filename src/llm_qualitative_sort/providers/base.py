@@ -42,7 +42,7 @@ class LLMProvider(ABC):
 
     # Whether the engine paces this judge's calls by the 429s and rate-limit headers it
     # meets (see the providers guide), and how long, in total, one call may wait for the
-    # rate limit before a 429 counts as a failed attempt.
+    # rate limit (a longer wait stops the run).
     adaptive_rate: bool = True
     rate_wait_limit: float = 600.0
 

@@ -49,11 +49,13 @@ class GoogleProvider(HostedProvider):
             soft verdict `ComparisonResult.probability` is read; False never asks.
         adaptive_rate: Pace the calls by the server's 429s and rate-limit headers (on by
             default; see the providers guide). `requests_per_second` stays a hard cap.
-        rate_wait_limit: Seconds one call may wait, in total, for the rate limit before a
-            429 counts as a failed attempt (10 minutes by default).
+        rate_wait_limit: Seconds one call may wait, in total, for the rate limit (pauses
+            and pace); a longer wait stops the run (10 minutes by default).
 
     Raises:
         ValueError: No key given and `GOOGLE_API_KEY` unset.
+        ValueError, TypeError: A setting out of its range (negative, NaN, infinite, a
+            `base_url` that is not http(s)) or of the wrong type, named in the message.
         ImportError: langchain-google-genai missing
             (`pip install -e ".[google]"` in this project's folder).
 

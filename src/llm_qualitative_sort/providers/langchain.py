@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import math
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
@@ -28,6 +27,7 @@ from llm_qualitative_sort.providers._failures import (
     redact,
     status_of,
 )
+from llm_qualitative_sort.providers._knobs import check_knobs
 from llm_qualitative_sort.providers._langchain_chat import (
     _MODEL_FIELDS,
     _URL_FIELDS,
@@ -85,8 +85,8 @@ class LangChainProvider(LLMProvider):
         adaptive_rate: Pace the calls by the server's 429s and rate-limit headers (fewer
             calls in flight and per second after a 429, one shared pause when the server
             says when to come back, tokens per minute when it states a token limit).
-        rate_wait_limit: Seconds one call may wait, in total, for the rate limit before a
-            429 counts as one of its failed attempts (10 minutes by default).
+        rate_wait_limit: Seconds one call may wait, in total, for the rate limit (pauses
+            and pace); a longer wait stops the run (10 minutes by default).
 
     Example:
         >>> from langchain_core.language_models import GenericFakeChatModel
@@ -117,17 +117,11 @@ class LangChainProvider(LLMProvider):
     ) -> None:
         if not methods or any(m not in ALL_METHODS for m in methods):
             raise ValueError(f"methods must be a non-empty subset of {ALL_METHODS}, got {methods}")
-        if reasks < 0:
-            raise ValueError(f"reasks must be >= 0, got {reasks}")
-        if timeout is not None and timeout <= 0:
-            raise ValueError(f"timeout must be positive seconds or None, got {timeout}")
-        if not rate_wait_limit >= 0:
-            raise ValueError(f"rate_wait_limit must be >= 0 seconds, got {rate_wait_limit}")
-        for name, price in (("input_price_per_million", input_price_per_million),
-                            ("output_price_per_million", output_price_per_million)):
-            # A NaN or an infinity would make every cost, and the JSON report, untrue.
-            if price is not None and not 0 <= price < math.inf:
-                raise ValueError(f"{name} must be a finite number >= 0, got {price}")
+        check_knobs(type(self).__name__, reasks=reasks, timeout=timeout,
+                    requests_per_second=requests_per_second,
+                    input_price_per_million=input_price_per_million,
+                    output_price_per_million=output_price_per_million, logprobs=logprobs,
+                    adaptive_rate=adaptive_rate, rate_wait_limit=rate_wait_limit)
         instance = chat_model if isinstance(chat_model, BaseChatModel) else None
         super().__init__(
             api_key=_field_secret(instance),

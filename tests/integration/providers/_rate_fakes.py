@@ -177,3 +177,56 @@ class RateGemini(GeminiDialect):
             "status": "RESOURCE_EXHAUSTED",
             "details": [failure, retry] if judge.stated or short == "quota" else [retry],
         }}, {})
+
+
+@dataclass
+class StrictJudge(FakeJudge):
+    """A fake judge whose 429s say what a test wants, and whose limit allows no burst.
+
+    The first `refuse_first` requests are answered 429 (`math.inf`: every request); with
+    `window` (n, seconds), a request that finds n requests admitted in the last `seconds`
+    is answered 429 too: a strict sliding window. A 429 carries `on_429`, an answer
+    `on_answer`, as headers.
+    """
+
+    refuse_first: float = 0
+    window: tuple[int, float] | None = None
+    on_429: dict[str, str] = field(default_factory=dict)
+    on_answer: dict[str, str] = field(default_factory=dict)
+    latency: float = 0.0
+    answered: int = 0
+    limited: int = 0
+    admitted: list[float] = field(default_factory=list)
+    gate: threading.Lock = field(default_factory=threading.Lock)
+
+    def admit(self) -> bool:
+        with self.gate:
+            now = time.monotonic()
+            if self.answered + self.limited < self.refuse_first:
+                self.limited += 1
+                return False
+            if self.window is not None:
+                most, seconds = self.window
+                recent = [t for t in self.admitted[-most:] if t > now - seconds]
+                if len(recent) >= most:
+                    self.limited += 1
+                    return False
+            self.admitted.append(now)
+            self.answered += 1
+            return True
+
+
+class StrictOpenAI(OpenAIDialect):
+    """OpenAI's chat completions behind `StrictJudge`."""
+
+    @classmethod
+    def handle(cls, h: Any, body: dict[str, Any]) -> None:
+        judge: StrictJudge = h.judge
+        if not judge.admit():
+            return h.send_json(429, {"error": {
+                "message": f"Rate limit reached for {judge.model} on requests per min (RPM)",
+                "type": "requests", "param": None, "code": "rate_limit_exceeded"}},
+                judge.on_429)
+        h.extra_headers = judge.on_answer
+        time.sleep(judge.latency)
+        return super().handle(h, body)
