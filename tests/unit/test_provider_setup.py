@@ -89,7 +89,8 @@ BAD_KNOBS = [
     ({"adaptive_rate": "no"}, TypeError, "adaptive_rate must be a valid boolean, got 'no'"),
     ({"logprobs": "no"}, TypeError, "logprobs must be a valid boolean, got 'no'"),
     ({"reasks": 1.5}, TypeError, "reasks must be a valid integer, got 1.5"),
-    ({"input_price_per_million": -2.0}, ValueError, "input_price_per_million must be a finite number >= 0, got -2.0"),
+    ({"input_price_per_million": -2.0}, ValueError,
+     "input_price_per_million must be a finite number >= 0, got -2.0"),
     ({"base_url": "ftp://x"}, ValueError, "base_url must be an http\\(s\\) URL, got 'ftp://x'"),
 ]
 
