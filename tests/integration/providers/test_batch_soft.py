@@ -118,8 +118,8 @@ async def test_a_soft_batch_run_asks_again_for_answers_cached_without_logprobs(
         runs = {verdicts: QualitativeSorter(
             batch_provider("openai", url, logprobs=verdicts == "soft"),
             criteria="which essay argues better", seed=4, retry_policy=FAST_RETRY,
-            strategy="swiss", budget=24, checkpointer=tmp_path / f"{verdicts}.sqlite3",
-            cache=FileCache(tmp_path / "cache"), verdicts=verdicts)
+            strategy=Swiss(budget=24, verdicts=verdicts),
+            checkpointer=tmp_path / f"{verdicts}.sqlite3", cache=FileCache(tmp_path / "cache"))
             for verdicts in ("hard", "soft")}
         await runs["hard"].sort(items)  # asked without log-probabilities, cached
         result = await runs["soft"].sort(items)

@@ -26,6 +26,7 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     RateLimitedError,
     RunStoppedError,
+    Swiss,
     TransientProviderError,
 )
 
@@ -56,7 +57,7 @@ async def sort_within(provider: Any, tmp_path: Path, seconds: float,
                       events: list[ProgressEvent] | None = None) -> Any:
     """The run's result, or the `RunStoppedError` it stopped with, within `seconds`."""
     run = QualitativeSorter(provider, criteria="which text is more persuasive", seed=3,
-                            strategy="swiss", budget=20, max_concurrent_requests=4,
+                            strategy=Swiss(budget=20), max_concurrent_requests=4,
                             retry_policy=RETRY, checkpointer=tmp_path / "runs.sqlite3",
                             on_progress=events.append if events is not None else None)
     async with asyncio.timeout(seconds):
@@ -150,7 +151,7 @@ async def test_a_strict_limiter_is_met_only_by_the_first_burst(strict: Any,
     judge, url = strict(window=(5, 1.0), on_429={"retry-after": "1", **stated},
                         on_answer=stated, latency=0.05)
     run = QualitativeSorter(make_provider("openai", url), criteria="which text is better",
-                            seed=3, strategy="swiss", budget=30, max_concurrent_requests=10,
+                            seed=3, strategy=Swiss(budget=30), max_concurrent_requests=10,
                             retry_policy=RETRY, checkpointer=tmp_path / "runs.sqlite3")
     stats = (await run.sort(make_items())).statistics
     assert stats.failed_calls == 0 and judge.answered == 30

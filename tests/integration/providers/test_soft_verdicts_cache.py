@@ -13,7 +13,7 @@ from pathlib import Path
 from _fakes import FakeJudge
 from _setup import make_provider
 
-from llm_qualitative_sort import QualitativeSorter
+from llm_qualitative_sort import QualitativeSorter, Swiss
 from llm_qualitative_sort import cache as cache_module
 from llm_qualitative_sort.cache import FileCache
 from llm_qualitative_sort.models import SortResult
@@ -21,9 +21,10 @@ from llm_qualitative_sort.models import SortResult
 
 def _sorted(provider: object, items: list[str], tmp_path: Path, name: str,
             verdicts: str = "hard") -> SortResult:
-    sorter = QualitativeSorter(provider, criteria="clarity", strategy="swiss",  # type: ignore[arg-type]
-                               budget=12, seed=1, checkpointer=tmp_path / f"{name}.sqlite3",
-                               cache=FileCache(tmp_path / "cache"), verdicts=verdicts)
+    sorter = QualitativeSorter(provider, criteria="clarity",  # type: ignore[arg-type]
+                               strategy=Swiss(budget=12, verdicts=verdicts), seed=1,
+                               checkpointer=tmp_path / f"{name}.sqlite3",
+                               cache=FileCache(tmp_path / "cache"))
     return asyncio.run(sorter.sort(items[:6]))
 
 
