@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         SettingTypeError,
         StorageError,
         TransientProviderError,
+        UnknownRunError,
     )
     from llm_qualitative_sort.graph import build_graph
     from llm_qualitative_sort.models import (
@@ -110,6 +111,7 @@ __all__ = [
     "StorageError",
     "Swiss",
     "TransientProviderError",
+    "UnknownRunError",
     "__version__",
     "build_graph",
     "default_checkpoint_path",
@@ -127,6 +129,7 @@ _HOMES = {
         "Error", "InputError", "PermanentProviderError", "ProviderError", "QuotaExceededError",
         "RateLimitedError", "RunDetached", "RunLockedError", "RunMismatchError",
         "RunStoppedError", "SettingTypeError", "StorageError", "TransientProviderError",
+        "UnknownRunError",
     ),
     "llm_qualitative_sort.graph": ("build_graph",),
     "llm_qualitative_sort.models": (

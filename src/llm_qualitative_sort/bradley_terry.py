@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit, ndtri
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.rating.fit_input import checked_calls, start_vector
 from llm_qualitative_sort.rating.newton import Vector, maximise
 
@@ -107,9 +108,9 @@ class BradleyTerryFit:
         """
         n = len(self.strengths)
         if not 1 <= k <= n:
-            raise ValueError(f"k must lie in 1..{n}, got {k!r}")
+            raise InputError(f"k must lie in 1..{n}, got {k!r}")
         if samples < 1:
-            raise ValueError(f"samples must be >= 1, got {samples!r}")
+            raise InputError(f"samples must be >= 1, got {samples!r}")
         normal = self._normal or _Independent(self.standard_errors)
         rng = np.random.default_rng(seed)
         counts = np.zeros(n)
@@ -125,7 +126,7 @@ class _Independent:
 
     def __init__(self, standard_errors: np.ndarray) -> None:
         if not np.all(np.isfinite(standard_errors)):
-            raise ValueError("this fit has no standard errors: fit with uncertainty=True")
+            raise InputError("this fit has no standard errors: fit with uncertainty=True")
         self.standard_errors = standard_errors
 
     def variances(self) -> tuple[Vector, float]:
@@ -138,7 +139,7 @@ class _Independent:
 
 def _z(level: float) -> float:
     if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+        raise InputError(f"level must lie in (0, 1), got {level!r}")
     return float(ndtri(0.5 + level / 2))
 
 
@@ -220,9 +221,9 @@ def fit_strengths(
     shares: list[float] = []
     for a, b, share in observations:
         if a not in index or b not in index:
-            raise ValueError(f"observation ({a!r}, {b!r}) names an item not in items")
+            raise InputError(f"observation ({a!r}, {b!r}) names an item not in items")
         if not 0.0 <= share <= 1.0:
-            raise ValueError(f"share must lie in [0, 1], got {share!r}")
+            raise InputError(f"share must lie in [0, 1], got {share!r}")
         firsts.append(index[a])
         seconds.append(index[b])
         shares.append(share)

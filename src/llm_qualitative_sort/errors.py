@@ -5,7 +5,8 @@ Error:
     │   │                                     before any call; the message names it
     │   ├── SettingTypeError (also TypeError) a value of the wrong type
     │   ├── PromptTemplateError               a prompt template that cannot be used
-    │   └── RunMismatchError                  a run id reused with other items or settings
+    │   ├── RunMismatchError                  a run id reused with other items or settings
+    │   └── UnknownRunError (also a KeyError) no run of that id in the store
     ├── MissingExtra (also an ImportError)    an optional dependency is not installed
     ├── ProviderError                         a judge could not answer
     │   ├── TransientProviderError            worth trying again (5xx, a timeout)
@@ -207,6 +208,10 @@ class DamagedJournalError(StorageError):
 
 class RunMismatchError(InputError):
     """A run id was reused with items or settings that differ from the stored run."""
+
+
+class UnknownRunError(InputError, KeyError):
+    """No run of the id given is kept in the store (`resume` of a run never saved)."""
 
 
 class RunDetached(Error):

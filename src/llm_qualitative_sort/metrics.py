@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from llm_qualitative_sort.errors import InputError
+
 Rankings = Sequence[tuple[int, Sequence[str]]]
 
 __all__ = [
@@ -42,16 +44,16 @@ def flatten_rankings(rankings: Rankings) -> list[tuple[str, int]]:
     previous = 0
     for rank, group in rankings:
         if isinstance(rank, bool) or not isinstance(rank, int) or rank <= previous:
-            raise ValueError(f"ranks must be positive ints in increasing order; {rank!r} "
+            raise InputError(f"ranks must be positive ints in increasing order; {rank!r} "
                              f"follows {previous}")
         if not group:
-            raise ValueError(f"rank {rank} has no items")
+            raise InputError(f"rank {rank} has no items")
         flat.extend((item, rank) for item in group)
         previous = rank
     seen: set[str] = set()
     for item, _ in flat:
         if item in seen:
-            raise ValueError(f"item {item!r} appears more than once in the rankings")
+            raise InputError(f"item {item!r} appears more than once in the rankings")
         seen.add(item)
     return flat
 
@@ -96,7 +98,7 @@ def top_k_accuracy(rankings: Rankings, true_order: Sequence[str], k: int) -> flo
     """
     _check_same_items(flatten_rankings(rankings), true_order)
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(true_order):
-        raise ValueError(f"k must be an int in 1..{len(true_order)}, got {k!r}")
+        raise InputError(f"k must be an int in 1..{len(true_order)}, got {k!r}")
     true_top = set(true_order[:k])
     expected, places = 0.0, k
     for _, group in rankings:
@@ -143,9 +145,9 @@ def segment_pair_ratio(
     ranks = _ranks_in_true_order(rankings, true_order)
     for name, value in (("start", start), ("stop", stop)):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{name} must be an int, got {value!r}")
+            raise InputError(f"{name} must be an int, got {value!r}")
     if not 0 <= start <= stop - 2 or stop > len(ranks):
-        raise ValueError(f"need 0 <= start and start + 2 <= stop <= {len(ranks)} (a segment "
+        raise InputError(f"need 0 <= start and start + 2 <= stop <= {len(ranks)} (a segment "
                          f"with at least one pair), got start={start}, stop={stop}")
     return _pair_ratio(ranks[start:stop])
 
@@ -161,20 +163,20 @@ def _check_same_items(
     predicted: Sequence[tuple[str, int]] | dict[str, int], true_order: Sequence[str]
 ) -> None:
     if isinstance(true_order, str):
-        raise ValueError("true_order must be a sequence of items, not one str")
+        raise InputError("true_order must be a sequence of items, not one str")
     truth = set(true_order)
     if len(truth) != len(true_order):
-        raise ValueError("true_order lists an item more than once")
+        raise InputError("true_order lists an item more than once")
     names = set(predicted) if isinstance(predicted, dict) else {item for item, _ in predicted}
     missing, extra = sorted(truth - names), sorted(names - truth)
     if missing or extra:
-        raise ValueError(f"rankings and true_order must hold the same items; missing from "
+        raise InputError(f"rankings and true_order must hold the same items; missing from "
                          f"rankings: {missing[:5]!r}, not in true_order: {extra[:5]!r}")
 
 
 def _need_pairs(n: int, name: str) -> None:
     if n < 2:
-        raise ValueError(f"{name} needs at least two items, got {n}")
+        raise InputError(f"{name} needs at least two items, got {n}")
 
 
 def _pair_ratio(ranks: Sequence[int]) -> float:

@@ -21,6 +21,8 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from llm_qualitative_sort.errors import InputError, SettingTypeError
+
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers.base import LLMProvider
 
@@ -101,7 +103,7 @@ def build_provider(name: str, *, model: str | None = None, seed: int | None = No
     """
     if name not in NAMED_PROVIDERS:
         expected = ", ".join(map(repr, NAMED_PROVIDERS))
-        raise ValueError(f"unknown provider {name!r}; expected one of {expected}")
+        raise InputError(f"unknown provider {name!r}; expected one of {expected}")
     # Imported when a provider is built (not at the top): see the module's docstring.
     from llm_qualitative_sort.providers.base import LLMProvider
 
@@ -113,5 +115,5 @@ def build_provider(name: str, *, model: str | None = None, seed: int | None = No
     provider = provider_class(name)(**kwargs)
     if not isinstance(provider, LLMProvider):
         spec = REGISTRY[name]
-        raise TypeError(f"{spec.module}.{spec.class_name} is not an LLMProvider")
+        raise SettingTypeError(f"{spec.module}.{spec.class_name} is not an LLMProvider")
     return provider

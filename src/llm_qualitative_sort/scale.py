@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from llm_qualitative_sort.errors import InputError, SettingTypeError
+
 # The labels a scale may use: single digits (one token each).
 LOWEST_LABEL, HIGHEST_LABEL = 0, 9
 # The default scale: 1-4 with descriptions; the inverse question's own wording of it.
@@ -41,10 +43,11 @@ class Scale:
         (0, 1, 2, 3)
         >>> Scale.parse({1: "bad", 2: "good"}).describe()
         '1: bad\n2: good'
-        >>> Scale.parse("1-12")
-        Traceback (most recent call last):
-        ...
-        ValueError: scale labels must be single digits 0-9 (one token each), got 1..12
+        >>> try:
+        ...     Scale.parse("1-12")
+        ... except ValueError as refused:
+        ...     print(refused)
+        scale labels must be single digits 0-9 (one token each), got 1..12
     """
 
     entries: tuple[tuple[int, str], ...] = DEFAULT_LABELS
@@ -66,12 +69,13 @@ class Scale:
             pairs = [tuple(p) if isinstance(p, Sequence) and not isinstance(p, str) else (p,)
                      for p in given]
         else:
-            raise TypeError(f"scale must be 'LOW-HIGH', a mapping of label to description or "
-                            f"a list of [label, description], got {type(given).__name__}")
+            raise SettingTypeError(f"scale must be 'LOW-HIGH', a mapping of label to description "
+                                   f"or a list of [label, description], got "
+                                   f"{type(given).__name__}")
         entries = []
         for pair in pairs:
             if len(pair) != 2:
-                raise ValueError(f"scale entries must be [label, description], got {pair!r}")
+                raise InputError(f"scale entries must be [label, description], got {pair!r}")
             entries.append((_label(pair[0]), _description(pair[1])))
         entries.sort()
         labels = [label for label, _ in entries]
@@ -116,13 +120,13 @@ class Scale:
 def _range(text: str) -> tuple[tuple[int, str], ...]:
     parts = text.strip().split("-")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise ValueError(f"scale must be 'LOW-HIGH' such as '1-4', got {text!r}")
+        raise InputError(f"scale must be 'LOW-HIGH' such as '1-4', got {text!r}")
     low, high = int(parts[0]), int(parts[1])
     labels = list(range(low, high + 1))
     if high <= low:
-        raise ValueError(f"scale needs LOW < HIGH, got {text!r}")
+        raise InputError(f"scale needs LOW < HIGH, got {text!r}")
     if low < LOWEST_LABEL or high > HIGHEST_LABEL:
-        raise ValueError(f"scale labels must be single digits 0-9 (one token each), "
+        raise InputError(f"scale labels must be single digits 0-9 (one token each), "
                          f"got {low}..{high}")
     return tuple((label, "") for label in labels)
 
@@ -131,21 +135,21 @@ def _label(value: Any) -> int:
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"scale labels must be integers, got {value!r}")
+        raise SettingTypeError(f"scale labels must be integers, got {value!r}")
     return value
 
 
 def _description(value: Any) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"scale descriptions must be strings, got {value!r}")
+        raise SettingTypeError(f"scale descriptions must be strings, got {value!r}")
     return value.strip()
 
 
 def _check_labels(labels: Sequence[int]) -> None:
     if len(labels) < 2:
-        raise ValueError(f"scale needs at least two labels, got {list(labels)}")
+        raise InputError(f"scale needs at least two labels, got {list(labels)}")
     if labels != list(range(labels[0], labels[0] + len(labels))):
-        raise ValueError(f"scale labels must be consecutive integers, got {list(labels)}")
+        raise InputError(f"scale labels must be consecutive integers, got {list(labels)}")
     if labels[0] < LOWEST_LABEL or labels[-1] > HIGHEST_LABEL:
-        raise ValueError(f"scale labels must be single digits 0-9 (one token each), "
+        raise InputError(f"scale labels must be single digits 0-9 (one token each), "
                          f"got {labels[0]}..{labels[-1]}")

@@ -253,7 +253,7 @@ class QualitativeSorter:
         """Continue the unfinished run `run_id` (or return its result if it finished).
 
         Raises:
-            KeyError: No run with this id in this sorter's checkpointer.
+            UnknownRunError: No run with this id in this sorter's checkpointer (a `KeyError`).
             RunMismatchError: The run has other settings, or was started by another judge
                 (see `allow_judge_change`); before any call.
             RunLockedError: Another process holds the run (see `wait_for_run`).

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from llm_qualitative_sort._postgres import is_dsn
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph import TournamentGraph, build_graph
 from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE
 
@@ -37,7 +38,7 @@ async def postgres_checkpointer() -> AsyncIterator[Any]:
     """
     dsn = os.environ.get(CHECKPOINT_VARIABLE, "")
     if not is_dsn(dsn):
-        raise ValueError(f"set {CHECKPOINT_VARIABLE} to a postgresql:// URI to serve the graph "
+        raise InputError(f"set {CHECKPOINT_VARIABLE} to a postgresql:// URI to serve the graph "
                          "with the PostgreSQL checkpointer")
     from llm_qualitative_sort.stores.postgres import PostgresStore
 

@@ -24,7 +24,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TypeAlias
 
-from llm_qualitative_sort.errors import PermanentProviderError
+from llm_qualitative_sort.errors import PermanentProviderError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
@@ -83,12 +83,12 @@ class FunctionProvider(LLMProvider):
     def __init__(self, compare: CompareFunction | None = None, *,
                  score: ScoreFunction | None = None, model: str | None = None) -> None:
         if compare is None and score is None:
-            raise TypeError("FunctionProvider needs a compare function, a score function "
-                            "or both")
+            raise SettingTypeError("FunctionProvider needs a compare function, a score function "
+                                   "or both")
         for name, function in (("compare", compare), ("score", score)):
             if function is not None and not callable(function):
-                raise TypeError(f"FunctionProvider: {name} must be callable, got "
-                                f"{type(function).__name__}")
+                raise SettingTypeError(f"FunctionProvider: {name} must be callable, got "
+                                       f"{type(function).__name__}")
         named = compare if compare is not None else score
         super().__init__(model=model if model is not None else _name_of(named))
         self._compare = compare

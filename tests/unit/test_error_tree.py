@@ -8,6 +8,8 @@ import inspect
 import pkgutil
 from pathlib import Path
 
+import pytest
+
 import llm_qualitative_sort
 from llm_qualitative_sort import errors
 
@@ -61,3 +63,42 @@ def test_the_builtin_bases_keep_earlier_handlers_working() -> None:
     assert issubclass(errors.CacheError, RuntimeError)
     assert issubclass(errors.RunStoppedError, RuntimeError)
     assert issubclass(errors.MissingExtra, ImportError)
+
+
+def _refusals() -> list[tuple[str, object]]:
+    import asyncio
+
+    import llm_qualitative_sort as lqs
+    from llm_qualitative_sort import metrics
+    from llm_qualitative_sort.bradley_terry import fit_bradley_terry
+
+    mock = lqs.MockLLMProvider(seed=0)
+
+    def sorter(**options: object) -> lqs.QualitativeSorter:
+        options.setdefault("checkpointer", None)
+        return lqs.QualitativeSorter(mock, **options)  # type: ignore[arg-type]
+
+    return [
+        ("empty criteria", lambda: sorter(criteria=" ")),
+        ("criteria of the wrong type", lambda: sorter(criteria=3)),
+        ("a moved setting", lambda: sorter(criteria="c", budget=3)),
+        ("a bad budget", lambda: lqs.Swiss(budget=-1)),
+        ("an unknown field", lambda: lqs.Elimination(losses=2)),
+        ("a bad seed", lambda: sorter(criteria="c", seed=2**80)),
+        ("a bad scale", lambda: lqs.Scale.parse("1-12")),
+        ("a bad provider knob", lambda: lqs.OpenAIProvider(api_key="k", timeout=-1)),
+        ("a bad template", lambda: sorter(
+            criteria="c", prompt=lqs.PromptTemplate(system="s", user="{{ text_a "))),
+        ("duplicate items", lambda: asyncio.run(sorter(criteria="c").sort(["a", "a"]))),
+        ("an unknown run", lambda: asyncio.run(sorter(criteria="c").resume("nope"))),
+        ("a bad fit input", lambda: fit_bradley_terry(2, [0], [0], [1.0])),
+        ("a bad metric input", lambda: metrics.kendall_tau([(1, ["a"])], ["a"])),
+        ("a checkpoint of another database", lambda: sorter(criteria="c",
+                                                             checkpointer="mysql://x")),
+    ]
+
+
+@pytest.mark.parametrize(("what", "refuse"), _refusals(), ids=[w for w, _ in _refusals()])
+def test_except_error_catches_every_refusal(what: str, refuse: object) -> None:
+    with pytest.raises(llm_qualitative_sort.Error):
+        refuse()  # type: ignore[operator]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort._postgres import is_dsn, redact
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.registry import NAMED_PROVIDERS, PROVIDER_NAMES
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def scale_value(given: Any) -> Any:
     try:
         return json.loads(Path(given).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ValueError(f"--scale {given!r}: expected LOW-HIGH (such as 1-4) or a JSON file "
+        raise InputError(f"--scale {given!r}: expected LOW-HIGH (such as 1-4) or a JSON file "
                          f"of labels and descriptions ({exc})") from None
 
 

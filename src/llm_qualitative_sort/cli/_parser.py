@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from llm_qualitative_sort.cli._config import PROGRAM, PROVIDERS, RANKINGS, SCHEDULES
 from llm_qualitative_sort.cli._inputs import FORMATS
 from llm_qualitative_sort.cli._terminal import one_line
+from llm_qualitative_sort.errors import InputError
 
 EPILOG = """exit codes:
   0    done (the ranking, the dry run or the runs were printed)
@@ -297,7 +298,7 @@ def chat_model_args(pairs: Sequence[str] | None) -> dict[str, Any]:
     for pair in pairs or ():
         name, sep, text = pair.partition("=")
         if not sep or not name.isidentifier():
-            raise ValueError(f"--chat-model-arg {pair!r}: expected NAME=VALUE")
+            raise InputError(f"--chat-model-arg {pair!r}: expected NAME=VALUE")
         try:
             kwargs[name] = json.loads(text)
         except json.JSONDecodeError:

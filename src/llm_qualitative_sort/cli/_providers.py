@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any
 
 from llm_qualitative_sort.cli._config import PANEL_PROVIDERS, RunConfig
-from llm_qualitative_sort.errors import Error, install_hint
+from llm_qualitative_sort.errors import Error, InputError, install_hint
 from llm_qualitative_sort.providers import LLMProvider
 from llm_qualitative_sort.providers.mock import default_score
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
@@ -82,7 +82,7 @@ def make_provider(config: RunConfig) -> LLMProvider:
 def _panel(config: RunConfig) -> LLMProvider:
     """A panel of the `--judge`s; mock judges are seeded apart (seed, seed + 1, ...)."""
     if config.provider != "mock" or config.model or config.chat_model:
-        raise ValueError("--judge names every judge of a panel: drop --provider, --model and "
+        raise InputError("--judge names every judge of a panel: drop --provider, --model and "
                          "--chat-model (or drop --judge for a single judge)")
     members = []
     seed = config.seed or 0

@@ -19,8 +19,8 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from llm_qualitative_sort.errors import InputError, RunLockedError, StorageError
 from llm_qualitative_sort.errors import LeaseStoreBusyError as LeaseStoreBusyError
-from llm_qualitative_sort.errors import RunLockedError, StorageError
 from llm_qualitative_sort.leases._fence import Fence as Fence
 from llm_qualitative_sort.leases._fence import _taken_over
 from llm_qualitative_sort.leases.holder import LeaseHolder as LeaseHolder
@@ -105,7 +105,7 @@ class RunLease(ABC):
     def __init__(self, ttl: float | None = None) -> None:
         ttl = DEFAULT_TTL if ttl is None else ttl
         if not ttl > 0:
-            raise ValueError(f"ttl must be positive seconds, got {ttl!r}")
+            raise InputError(f"ttl must be positive seconds, got {ttl!r}")
         self.ttl = ttl
         self._fences: dict[str, Fence] = {}
 

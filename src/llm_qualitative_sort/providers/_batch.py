@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
+from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.providers._answer import _Answer, _validated
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, parsed_score, read_scored
@@ -58,11 +59,11 @@ class BatchOptions:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
                 0 < value < math.inf
             ):
-                raise ValueError(f"BatchOptions.{name} must be > 0 seconds, got {value!r}")
+                raise InputError(f"BatchOptions.{name} must be > 0 seconds, got {value!r}")
         if not self.poll_backoff >= 1:
-            raise ValueError(f"BatchOptions.poll_backoff must be >= 1, got {self.poll_backoff}")
+            raise InputError(f"BatchOptions.poll_backoff must be >= 1, got {self.poll_backoff}")
         if not 0 <= self.discount < 1:
-            raise ValueError(f"BatchOptions.discount must be in [0, 1), got {self.discount}")
+            raise InputError(f"BatchOptions.discount must be in [0, 1), got {self.discount}")
 
 
 def batch_options(batch: bool | BatchOptions) -> BatchOptions | None:
@@ -70,7 +71,7 @@ def batch_options(batch: bool | BatchOptions) -> BatchOptions | None:
     if isinstance(batch, BatchOptions):
         return batch
     if not isinstance(batch, bool):
-        raise TypeError(f"batch must be a bool or BatchOptions, got {type(batch).__name__}")
+        raise SettingTypeError(f"batch must be a bool or BatchOptions, got {type(batch).__name__}")
     return BatchOptions() if batch else None
 
 

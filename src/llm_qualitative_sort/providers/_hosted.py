@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import SecretStr
 
-from llm_qualitative_sort.errors import install_hint
+from llm_qualitative_sort.errors import InputError, install_hint
 from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
 from llm_qualitative_sort.providers._knobs import check_knobs
 from llm_qualitative_sort.providers._langchain_chat import Method
@@ -149,7 +149,7 @@ def required_key(api_key: str | None, variable: str, provider: str, extra: str) 
     """
     key = api_key or os.environ.get(variable)
     if not key:
-        raise ValueError(f"{provider} needs an API key: pass api_key=... or set {variable}")
+        raise InputError(f"{provider} needs an API key: pass api_key=... or set {variable}")
     module = spec_for_extra(extra).client
     assert module is not None  # an extra is there to install a client
     try:

@@ -14,6 +14,8 @@ import random
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from llm_qualitative_sort.errors import InputError
+
 NoiseName = Literal["gauss", "gumbel", "student_t"]
 Flaw = Literal["refusal", "wrong"]
 
@@ -152,10 +154,10 @@ class Flaws:
 
     def __post_init__(self) -> None:
         if self.noise not in NOISES:
-            raise ValueError(f"noise must be one of {sorted(NOISES)}, got {self.noise!r}")
+            raise InputError(f"noise must be one of {sorted(NOISES)}, got {self.noise!r}")
         _check_at_least_zero("close_noise", self.close_noise)
         if not math.isfinite(self.pair_bias[0]):
-            raise ValueError(f"pair_bias mean must be finite, got {self.pair_bias[0]!r}")
+            raise InputError(f"pair_bias mean must be finite, got {self.pair_bias[0]!r}")
         _check_at_least_zero("pair_bias sd", self.pair_bias[1])
         _check_at_least_zero("item_bias", self.item_bias)
         check_share("wrong_rate", self.wrong_rate)
@@ -163,7 +165,7 @@ class Flaws:
         check_share("refusal_rate", low)
         check_share("refusal_rate", high)
         if high < low:
-            raise ValueError(f"refusal_rate must be a share or a (low, high) range: {low, high}")
+            raise InputError(f"refusal_rate must be a share or a (low, high) range: {low, high}")
 
     def noise_model(self) -> Noise:
         """The noise drawn on each side."""
@@ -220,9 +222,9 @@ class Flaws:
 def check_share(name: str, value: float) -> None:
     """Raise unless `value` is a share in [0, 1]."""
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+        raise InputError(f"{name} must lie in [0, 1], got {value!r}")
 
 
 def _check_at_least_zero(name: str, value: float) -> None:
     if not (math.isfinite(value) and value >= 0.0):
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
+        raise InputError(f"{name} must be >= 0, got {value!r}")

@@ -19,6 +19,7 @@ import math
 from dataclasses import replace
 from typing import Literal
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.providers._mock_flaws import keyed_rng
 from llm_qualitative_sort.providers.logprobs import first_wins
 from llm_qualitative_sort.verdicts import ComparisonResult
@@ -32,9 +33,9 @@ WRONG_CONFIDENCE = 0.95
 def check_mode(mode: str | None, sharpness: float) -> None:
     """Refuse an unknown mode or a sharpness that is not a positive number."""
     if mode is not None and mode not in LOGPROB_MODES:
-        raise ValueError(f'logprobs must be None, "calibrated" or "overconfident", got {mode!r}')
+        raise InputError(f'logprobs must be None, "calibrated" or "overconfident", got {mode!r}')
     if not (isinstance(sharpness, int | float) and math.isfinite(sharpness) and sharpness > 0):
-        raise ValueError(f"sharpness must be a positive number, got {sharpness!r}")
+        raise InputError(f"sharpness must be a positive number, got {sharpness!r}")
 
 
 def judged_probability(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from llm_qualitative_sort.errors import InputError
+
 Latency = float | tuple[float, float]
 Share = float | tuple[float, float]
 
@@ -33,5 +35,5 @@ def _share_range(share: Share) -> tuple[float, float]:
 def _check_latency(latency: Latency) -> tuple[float, float]:
     low, high = latency if isinstance(latency, tuple) else (latency, latency)
     if low < 0 or high < low:
-        raise ValueError(f"latency must be >= 0 or a (min, max) range, got {latency!r}")
+        raise InputError(f"latency must be >= 0 or a (min, max) range, got {latency!r}")
     return float(low), float(high)

@@ -34,6 +34,7 @@ import asyncio
 import math
 from typing import TYPE_CHECKING, Literal
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.providers._mock_flaws import keyed_rng
 from llm_qualitative_sort.scoring import PointwiseResult, Scale, label_distribution
 
@@ -70,12 +71,12 @@ def pointwise_identity(mode: str | None, sharpness: float, noise: float,
 def check_pointwise(mode: str | None, noise: float, span: tuple[float, float] | None) -> None:
     """Refuse an unknown mode, a noise that is not a positive number, or an empty span."""
     if mode is not None and mode not in POINTWISE_MODES:
-        raise ValueError(f'pointwise must be None, "calibrated", "overconfident" or "lenient", '
+        raise InputError(f'pointwise must be None, "calibrated", "overconfident" or "lenient", '
                          f"got {mode!r}")
     if not (isinstance(noise, int | float) and math.isfinite(noise) and noise > 0):
-        raise ValueError(f"pointwise_noise must be a positive number, got {noise!r}")
+        raise InputError(f"pointwise_noise must be a positive number, got {noise!r}")
     if span is not None and not (len(span) == 2 and span[0] < span[1]):
-        raise ValueError(f"pointwise_span must be (low, high) with low < high, got {span!r}")
+        raise InputError(f"pointwise_span must be (low, high) with low < high, got {span!r}")
 
 
 def bin_edges(count: int, lenient: bool) -> list[float]:
@@ -104,7 +105,7 @@ async def score_with(mock: MockLLMProvider, text: str, scale: Scale, inverse: bo
                      repetition: int) -> PointwiseResult:
     """`mock`'s pointwise answer for `text`: placed on the scale by the span, then `mock_score`."""
     if mock._span is None:
-        raise ValueError("MockLLMProvider places texts on the scale by the range of the "
+        raise InputError("MockLLMProvider places texts on the scale by the range of the "
                          "run's hidden values: call check_items(items) first, or give "
                          "pointwise_span=(low, high)")
     low, high = mock._span

@@ -15,6 +15,8 @@ from typing import Any
 
 from jinja2 import nodes
 
+from llm_qualitative_sort.errors import InputError, SettingTypeError
+
 SIDES = {"fields_a": "A", "fields_b": "B"}
 
 
@@ -70,22 +72,22 @@ def checked_fields(fields: Any, count: int) -> list[dict[str, Any]]:
     Each entry is a mapping with string keys and JSON values (they are stored with the run).
     """
     if isinstance(fields, (str, Mapping)) or not isinstance(fields, Sequence):
-        raise TypeError("fields must be a list of mappings, one per item, got "
-                        f"{type(fields).__name__}")
+        raise SettingTypeError("fields must be a list of mappings, one per item, got "
+                               f"{type(fields).__name__}")
     if len(fields) != count:
         entries = "1 entry" if len(fields) == 1 else f"{len(fields)} entries"
-        raise ValueError(f"fields has {entries} for {count} items: give one mapping per "
+        raise InputError(f"fields has {entries} for {count} items: give one mapping per "
                          "item, in the items' order")
     result: list[dict[str, Any]] = []
     for index, entry in enumerate(fields):
         if not isinstance(entry, Mapping) or not all(isinstance(k, str) for k in entry):
-            raise TypeError(f"fields[{index}] must be a mapping with string keys, got "
-                            f"{type(entry).__name__}")
+            raise SettingTypeError(f"fields[{index}] must be a mapping with string keys, got "
+                                   f"{type(entry).__name__}")
         try:
             json.dumps(dict(entry))
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"fields[{index}] must be plain JSON data (it is stored with the "
-                            f"run): {exc}") from None
+            raise SettingTypeError(f"fields[{index}] must be plain JSON data (it is stored "
+                                   f"with the run): {exc}") from None
         result.append(dict(entry))
     return result
 
@@ -121,7 +123,7 @@ def field_blocks(uses: Iterable[FieldUse],
     for use in uses:
         assert use.key is not None
         if given[use.side].get(use.key) is None:
-            raise ValueError(f"the item shown as {SIDES[use.side]} has no field {use.key!r}")
+            raise InputError(f"the item shown as {SIDES[use.side]} has no field {use.key!r}")
         blocks[f"{use.side}.{use.key}"] = (fence_name(use.side, use.key),
                                            shown(given[use.side][use.key]))
     return blocks

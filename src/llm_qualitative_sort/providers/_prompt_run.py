@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from llm_qualitative_sort.errors import RunMismatchError
+from llm_qualitative_sort.errors import RunMismatchError, SettingTypeError
 from llm_qualitative_sort.providers._prompt_fields import checked_fields, kept
 from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.providers.prompt_template import PromptTemplate, PromptTemplateError
@@ -31,15 +31,15 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
             shows none of it.
     """
     if prompt is not None and not isinstance(prompt, PromptTemplate):
-        raise TypeError(f"prompt must be a PromptTemplate, got {type(prompt).__name__}")
+        raise SettingTypeError(f"prompt must be a PromptTemplate, got {type(prompt).__name__}")
     if context is not None:
         if not isinstance(context, Mapping) or not all(isinstance(k, str) for k in context):
-            raise TypeError("context must be a mapping with string keys")
+            raise SettingTypeError("context must be a mapping with string keys")
         try:
             json.dumps(dict(context))
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"context must be plain JSON data (it is stored with the run): "
-                            f"{exc}") from None
+            raise SettingTypeError(f"context must be plain JSON data (it is stored with the run): "
+                                   f"{exc}") from None
         if prompt is None:
             raise PromptTemplateError("context is given but the default prompt shows none of it: "
                                       "give a template that uses it (prompt= or --prompt)")
@@ -116,8 +116,8 @@ def input_prompt(state: Mapping[str, Any], pointwise: bool = False) -> dict[str,
     elif isinstance(given, Mapping) and {"system", "user"} <= set(given):
         template = PromptTemplate.from_dict(given)
     elif given is not None:
-        raise TypeError('prompt must be {"system": "...", "user": "..."} or "builtin:LANG", '
-                        f"got {given!r:.80}")
+        raise SettingTypeError('prompt must be {"system": "...", "user": "..."} or "builtin:LANG", '
+                               f"got {given!r:.80}")
     items = list(state.get("items") or [])
     setup = check_prompt(template, context, pointwise)
     return prompt_state(with_fields(setup, items, fields), items)

@@ -17,6 +17,8 @@ from typing import Any
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
 from jinja2.sandbox import SandboxedEnvironment
 
+from llm_qualitative_sort.errors import InputError
+
 # Undefined variables are errors; nothing is escaped (the output is a prompt, not HTML).
 ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
                            autoescape=False)
@@ -51,11 +53,11 @@ def split_sections(text: str) -> dict[str, tuple[str, int]]:
         if index + 1 < len(found):
             body = body.removesuffix("\n")
         if marker.group(1) in parts:
-            raise ValueError(f"two ---{marker.group(1)}--- sections")
+            raise InputError(f"two ---{marker.group(1)}--- sections")
         parts[marker.group(1)] = (body, text.count("\n", 0, marker.end()) + 2)
     missing = [name for name in ("system", "user") if name not in parts]
     if missing or text[:found[0].start()].strip():
-        raise ValueError("expected a ---system--- line then a ---user--- line, each starting "
+        raise InputError("expected a ---system--- line then a ---user--- line, each starting "
                          "its section, and nothing before them")
     return parts
 

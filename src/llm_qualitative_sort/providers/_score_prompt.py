@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.scoring import Scale
 
 _EN_SYSTEM = """\
@@ -107,9 +108,9 @@ class ScoreAnswer(BaseModel):
         # written, nor what its token's log-probabilities are read as (its first digit).
         # A JSON number 3.0 is the integer 3, as JSON Schema counts it.
         if isinstance(value, bool):
-            raise ValueError(f"a label is an integer of the scale, not {json.dumps(value)}")
+            raise InputError(f"a label is an integer of the scale, not {json.dumps(value)}")
         if isinstance(value, str) and not _INTEGER.fullmatch(value):
-            raise ValueError(f"a label is an integer of the scale, not {value!r}")
+            raise InputError(f"a label is an integer of the scale, not {value!r}")
         return value
 
 

@@ -20,6 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from pydantic import SecretStr
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.providers._answer import _Answer, _result
 from llm_qualitative_sort.providers._failures import (
     classify,
@@ -116,7 +117,7 @@ class LangChainProvider(LLMProvider):
         rate_wait_limit: float = 600.0,
     ) -> None:
         if not methods or any(m not in ALL_METHODS for m in methods):
-            raise ValueError(f"methods must be a non-empty subset of {ALL_METHODS}, got {methods}")
+            raise InputError(f"methods must be a non-empty subset of {ALL_METHODS}, got {methods}")
         check_knobs(type(self).__name__, reasks=reasks, timeout=timeout,
                     requests_per_second=requests_per_second,
                     input_price_per_million=input_price_per_million,

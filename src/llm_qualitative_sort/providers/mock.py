@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from llm_qualitative_sort.errors import TransientProviderError
+from llm_qualitative_sort.errors import InputError, TransientProviderError
 from llm_qualitative_sort.providers._mock_flaws import (
     Flaws,
     KeyedDraws,
@@ -154,11 +154,11 @@ class MockLLMProvider(LLMProvider):
         check_share("position_bias", position_bias)
         check_share("failure_rate", failure_rate)
         if not noise_stddev >= 0:
-            raise ValueError(f"noise_stddev must be >= 0, got {noise_stddev!r}")
+            raise InputError(f"noise_stddev must be >= 0, got {noise_stddev!r}")
         self.seed = secrets.randbits(63) if seed is None else seed
         self.noise_stddev = noise_stddev
         if not tie_margin >= 0:
-            raise ValueError(f"tie_margin must be >= 0, got {tie_margin!r}")
+            raise InputError(f"tie_margin must be >= 0, got {tie_margin!r}")
         self.tie_margin = tie_margin
         check_mode(logprobs, sharpness)
         self.logprobs, self.sharpness = logprobs, float(sharpness)
@@ -224,11 +224,11 @@ class MockLLMProvider(LLMProvider):
             try:
                 value = self.value(text)
             except Exception as exc:
-                raise ValueError(
+                raise InputError(
                     f"MockLLMProvider cannot score {text[:40]!r}: the score raised {exc!r}"
                 ) from exc
             if not math.isfinite(value):
-                raise ValueError(
+                raise InputError(
                     f"MockLLMProvider scores {text[:40]!r} as {value}; a score must be finite"
                 )
         if not self._span_given and items:

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.providers._hosted import HostedProvider
 from llm_qualitative_sort.providers._langchain_chat import ALL_METHODS
 
@@ -86,7 +87,7 @@ class OpenAIProvider(HostedProvider):
         # A local model takes no key, but the OpenAI client insists on one.
         secret = self._required_key(NO_KEY)
         if self.batch is not None:
-            raise ValueError("batch mode needs OpenAI's Batch API and its key: pass "
+            raise InputError("batch mode needs OpenAI's Batch API and its key: pass "
                              "api_key=... or set OPENAI_API_KEY")
         return secret
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult
@@ -49,17 +50,18 @@ class PanelProvider(LLMProvider):
     def __init__(self, judges: Sequence[LLMProvider], *, seed: int = 0) -> None:
         members = list(judges)
         if not members:
-            raise ValueError("PanelProvider needs at least one judge")
+            raise InputError("PanelProvider needs at least one judge")
         for judge in members:
             if not isinstance(judge, LLMProvider):
-                raise TypeError(f"a judge must be an LLMProvider, got {type(judge).__name__}")
+                raise SettingTypeError(
+                    f"a judge must be an LLMProvider, got {type(judge).__name__}")
         identities = [judge.model_identity for judge in members]
         repeated = sorted({i for i in identities if identities.count(i) > 1})
         if repeated:
-            raise ValueError(f"two judges share the model identity {repeated[0]!r}: give "
+            raise InputError(f"two judges share the model identity {repeated[0]!r}: give "
                              "each judge its own model or seed")
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"seed must be an int, got {seed!r}")
+            raise SettingTypeError(f"seed must be an int, got {seed!r}")
         super().__init__(model="panel")
         self.judges: tuple[LLMProvider, ...] = tuple(members)
         self.seed = seed
@@ -141,6 +143,6 @@ def parse_judge(spec: str, names: Sequence[str]) -> tuple[str, str | None]:
     """
     name, _, model = spec.strip().partition(":")
     if name not in names:
-        raise ValueError(f"judge {spec!r}: expected PROVIDER[:MODEL] with PROVIDER one of "
+        raise InputError(f"judge {spec!r}: expected PROVIDER[:MODEL] with PROVIDER one of "
                          f"{', '.join(names)}")
     return name, model.strip() or None

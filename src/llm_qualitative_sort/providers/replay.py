@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from llm_qualitative_sort.errors import PermanentProviderError
+from llm_qualitative_sort.errors import InputError, PermanentProviderError
 from llm_qualitative_sort.providers._mock_flaws import keyed_rng
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.verdicts import ComparisonResult, Side
@@ -95,11 +95,11 @@ def load_replay_topic(path: str | Path) -> ReplayTopic:
 def _check_pair(args: Mapping[str, str], x: str, y: str, stored: str,
                 votes: Mapping[tuple[str, str], str]) -> None:
     if x not in args or y not in args or x == y:
-        raise ValueError(f"pair ({x!r}, {y!r}) does not name two known arguments")
+        raise InputError(f"pair ({x!r}, {y!r}) does not name two known arguments")
     if not stored or not set(stored) <= VOTES:
-        raise ValueError(f"pair ({x!r}, {y!r}) has votes {stored!r}; each must be 1, 2 or =")
+        raise InputError(f"pair ({x!r}, {y!r}) has votes {stored!r}; each must be 1, 2 or =")
     if (x, y) in votes or (y, x) in votes:
-        raise ValueError(f"pair ({x!r}, {y!r}) is stored twice")
+        raise InputError(f"pair ({x!r}, {y!r}) is stored twice")
 
 
 def call_outcome(vote: str, flipped: bool) -> Outcome:
@@ -174,12 +174,12 @@ class ReplayProvider(LLMProvider):
         """
         unknown = next((text for text in items if text not in self._ids), None)
         if unknown is not None:
-            raise ValueError(f"ReplayProvider has no stored votes for {unknown[:40]!r}")
+            raise InputError(f"ReplayProvider has no stored votes for {unknown[:40]!r}")
         ids = [self._ids[text] for text in items]
         for i, x in enumerate(ids):
             for y in ids[i + 1:]:
                 if (x, y) not in self.topic.votes and (y, x) not in self.topic.votes:
-                    raise ValueError(f"ReplayProvider has no stored votes for {x} vs {y}")
+                    raise InputError(f"ReplayProvider has no stored votes for {x} vs {y}")
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Replay as the first repetition of this presentation order."""

@@ -43,6 +43,8 @@ from scipy import optimize
 from scipy.sparse.linalg import splu
 from scipy.special import expit, log_expit
 
+from llm_qualitative_sort.errors import InputError
+
 Vector = NDArray[np.float64]
 
 # Weak priors on the log scale and log distance: sd 2 (a factor of e² either way is
@@ -84,9 +86,9 @@ class AnchoredFit:
             ValueError: `level` outside (0, 1) or `draws` < 1.
         """
         if not 0 < level < 1:
-            raise ValueError(f"level must lie in (0, 1), got {level!r}")
+            raise InputError(f"level must lie in (0, 1), got {level!r}")
         if draws < 1:
-            raise ValueError(f"draws must be >= 1, got {draws!r}")
+            raise InputError(f"draws must be >= 1, got {draws!r}")
         samples = self._draw(draws, np.random.default_rng(seed))
         positions = np.empty_like(samples, dtype=np.int64)
         order = np.argsort(-samples, axis=1)
@@ -238,21 +240,21 @@ def _checked(judge_strengths: ArrayLike, judge_errors: ArrayLike, first: ArrayLi
     n = phi.size
     if errors.shape != phi.shape or not np.isfinite(phi).all() or \
             not np.isfinite(errors).all() or (errors < 0).any():
-        raise ValueError("judge_strengths and judge_errors must be finite, as long as each "
+        raise InputError("judge_strengths and judge_errors must be finite, as long as each "
                          "other, with errors >= 0")
     if len(pairs) == 0:
-        raise ValueError("anchoring needs at least one person's verdict")
+        raise InputError("anchoring needs at least one person's verdict")
     if np.size(first) != np.size(second) or won.shape != (len(pairs),):
-        raise ValueError("first, second and first_won must be as long as each other")
+        raise InputError("first, second and first_won must be as long as each other")
     if (pairs < 0).any() or (pairs >= n).any():
-        raise ValueError(f"a verdict names an item outside 0..{n - 1}")
+        raise InputError(f"a verdict names an item outside 0..{n - 1}")
     if (pairs[:, 0] == pairs[:, 1]).any():
-        raise ValueError("a verdict compares an item with itself")
+        raise InputError("a verdict compares an item with itself")
     if not ((won >= 0) & (won <= 1)).all():
-        raise ValueError("first_won must lie in [0, 1]")
+        raise InputError("first_won must lie in [0, 1]")
     x = np.zeros((n, 0)) if covariates is None else np.asarray(covariates, dtype=float)
     if x.ndim == 1:
         x = x[:, None]
     if x.shape[0] != n or not np.isfinite(x).all():
-        raise ValueError("covariates must have one finite row per item")
+        raise InputError("covariates must have one finite row per item")
     return phi, errors, pairs, won, x

@@ -33,6 +33,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 from scipy.special import ndtri
 
+from llm_qualitative_sort.errors import InputError
+
 Vector = NDArray[np.float64]
 
 
@@ -91,18 +93,18 @@ def covariate_effects(strengths: ArrayLike, standard_errors: ArrayLike,
             than covariates + 2, or a level outside (0, 1).
     """
     if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+        raise InputError(f"level must lie in (0, 1), got {level!r}")
     y = np.asarray(strengths, dtype=float)
     se = np.nan_to_num(np.asarray(standard_errors, dtype=float))
     names = list(covariates)
     columns = [standardised(covariates[name]) for name in names]
     if se.shape != y.shape or any(c.shape != y.shape for c in columns):
-        raise ValueError("strengths, standard_errors and every covariate must have one "
+        raise InputError("strengths, standard_errors and every covariate must have one "
                          "value per item")
     if not np.isfinite(y).all() or not all(np.isfinite(c).all() for c in columns):
-        raise ValueError("strengths and covariates must be finite")
+        raise InputError("strengths and covariates must be finite")
     if y.size < len(names) + 2:
-        raise ValueError(f"{len(names)} covariates need at least {len(names) + 2} items, "
+        raise InputError(f"{len(names)} covariates need at least {len(names) + 2} items, "
                          f"got {y.size}")
     design = np.column_stack([np.ones_like(y), *columns])
     tau2 = _residual_variance(y, se, design)

@@ -33,6 +33,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
+from llm_qualitative_sort.errors import InputError
+
 Matrix = NDArray[np.float64]
 Vector = NDArray[np.float64]
 
@@ -56,13 +58,13 @@ def posterior_covariance(n: int, first: ArrayLike, second: ArrayLike, strengths:
         ValueError: Lengths that differ, an index outside 0..n−1, or prior <= 0.
     """
     if prior <= 0:
-        raise ValueError(f"prior must be > 0, got {prior!r}")
+        raise InputError(f"prior must be > 0, got {prior!r}")
     f, s = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
     theta = np.asarray(strengths, dtype=float)
     if f.shape != s.shape or theta.shape != (n,):
-        raise ValueError("first and second must be as long, and strengths one per item")
+        raise InputError("first and second must be as long, and strengths one per item")
     if f.size and (min(f.min(), s.min()) < 0 or max(f.max(), s.max()) >= n):
-        raise ValueError(f"a comparison names an item outside 0..{n - 1}")
+        raise InputError(f"a comparison names an item outside 0..{n - 1}")
     p = expit(theta[f] - theta[s])
     w = p * (1 - p)
     information = np.diag(np.full(n, prior / 4))
@@ -124,7 +126,7 @@ def choose_groups(gains: Matrix, items: Iterable[int], size: int,
         ValueError: `size` < 2.
     """
     if size < 2:
-        raise ValueError(f"size must be >= 2, got {size!r}")
+        raise InputError(f"size must be >= 2, got {size!r}")
     pool = sorted(set(items))
     groups: list[tuple[int, ...]] = []
     free = set(pool)

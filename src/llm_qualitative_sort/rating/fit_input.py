@@ -7,6 +7,7 @@ import operator
 import numpy as np
 from numpy.typing import ArrayLike
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.rating.newton import Calls, Indices, Vector
 
 
@@ -16,13 +17,13 @@ def checked_calls(
     """The calls as arrays, or a `ValueError` naming the first bad one."""
     n = operator.index(n_items)
     if n < 0:
-        raise ValueError(f"n_items must be >= 0, got {n}")
+        raise InputError(f"n_items must be >= 0, got {n}")
     if not (np.isfinite(prior) and prior > 0):
-        raise ValueError(f"prior must be > 0, got {prior!r}")
+        raise InputError(f"prior must be > 0, got {prior!r}")
     firsts, seconds = _indices("first", first, n), _indices("second", second, n)
     shares = np.asarray(won, dtype=np.float64)
     if not firsts.shape == seconds.shape == shares.shape:
-        raise ValueError(
+        raise InputError(
             f"first, second and first_won must be 1-D of one length, got shapes "
             f"{firsts.shape}, {seconds.shape}, {shares.shape}"
         )
@@ -34,9 +35,9 @@ def checked_calls(
 def _indices(name: str, values: ArrayLike, n: int) -> Indices:
     array = np.asarray(values)
     if array.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {array.shape}")
+        raise InputError(f"{name} must be 1-D, got shape {array.shape}")
     if array.size and array.dtype.kind not in "iu":
-        raise ValueError(f"{name} must hold integer indices, got dtype {array.dtype}")
+        raise InputError(f"{name} must hold integer indices, got dtype {array.dtype}")
     array = array.astype(np.intp)
     _reject(f"{name} index outside 0..{n - 1}", (array < 0) | (array >= n), array)
     return array
@@ -45,7 +46,7 @@ def _indices(name: str, values: ArrayLike, n: int) -> Indices:
 def _reject(problem: str, bad: np.ndarray, values: np.ndarray) -> None:
     if np.any(bad):
         where = int(np.argmax(bad))
-        raise ValueError(f"call {where}: {problem} (got {values[where].item()!r})")
+        raise InputError(f"call {where}: {problem} (got {values[where].item()!r})")
 
 
 def start_vector(calls: Calls, strengths: ArrayLike | None, position: float) -> Vector:
@@ -55,7 +56,7 @@ def start_vector(calls: Calls, strengths: ArrayLike | None, position: float) -> 
         return theta
     values = np.asarray(strengths, dtype=np.float64)
     if values.shape != (calls.n,) or not np.all(np.isfinite(values)):
-        raise ValueError(f"start must hold {calls.n} finite strengths, got shape {values.shape}")
+        raise InputError(f"start must hold {calls.n} finite strengths, got shape {values.shape}")
     theta[: calls.n] = values
     if calls.position:
         theta[calls.n] = position

@@ -13,6 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.rating.soft import soft_share
 
 # (first item, second item, share of the observation won by the first: 1, 0 or 0.5)
@@ -67,7 +68,7 @@ def shown_calls(
     rows: list[tuple[int, int, float]] = []
     for match in matches:
         if match.item_a not in index or match.item_b not in index:
-            raise ValueError(f"match ({match.item_a!r}, {match.item_b!r}) names an unknown item")
+            raise InputError(f"match ({match.item_a!r}, {match.item_b!r}) names an unknown item")
         a, b = index[match.item_a], index[match.item_b]
         if a == b:  # a text scored alone (a pre-pass): no verdict between two texts
             continue

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from llm_qualitative_sort.errors import InputError
+
 VerdictsMode = Literal["hard", "soft"]
 VERDICTS: tuple[VerdictsMode, ...] = ("hard", "soft")
 
@@ -17,7 +19,7 @@ VERDICTS: tuple[VerdictsMode, ...] = ("hard", "soft")
 def check_verdicts(value: Any) -> VerdictsMode:
     """`value` if it names a verdicts mode, else a `ValueError` listing them."""
     if value not in VERDICTS:
-        raise ValueError(f'verdicts must be "hard" or "soft", got {value!r}')
+        raise InputError(f'verdicts must be "hard" or "soft", got {value!r}')
     return value  # type: ignore[no-any-return]
 
 

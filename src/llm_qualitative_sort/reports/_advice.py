@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Literal, get_args
 
+from llm_qualitative_sort.errors import InputError
+
 FrontEnd = Literal["python", "cli"]
 FRONT_ENDS: tuple[str, ...] = get_args(FrontEnd)
 
@@ -24,7 +26,7 @@ def check_front_end(front_end: str) -> FrontEnd:
         return "cli"
     if front_end == "python":
         return "python"
-    raise ValueError(f"front_end must be one of {', '.join(FRONT_ENDS)}, not {front_end!r}")
+    raise InputError(f"front_end must be one of {', '.join(FRONT_ENDS)}, not {front_end!r}")
 
 
 def spelt(front_end: FrontEnd, **settings: object) -> str:

@@ -14,6 +14,7 @@ from llm_qualitative_sort.audit import (
     PositionBias,
     ReliabilityBin,
 )
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.reports._pointwise import pointwise_json
 from llm_qualitative_sort.reports._standings import Standing, standings
@@ -92,7 +93,7 @@ def from_json_dict(data: Mapping[str, Any]) -> SortResult:
         ValueError: The data is not a report of a schema version this code reads.
     """
     if data.get("schema") != SCHEMA or data.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(
+        raise InputError(
             f"not a version-{SCHEMA_VERSION} llm-qualitative-sort report: "
             f"schema={data.get('schema')!r}, version={data.get('schema_version')!r}"
         )

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import SortResult
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._csv import to_csv
@@ -59,7 +60,7 @@ def write_report(
     elif suffix == ".html":
         text = to_html(result, settings, lang=lang, ids=ids, front_end=front_end)
     else:
-        raise ValueError(
+        raise InputError(
             f"cannot tell the report format of {str(target)!r}: use one of "
             + ", ".join(REPORT_FORMATS)
         )
@@ -83,7 +84,7 @@ def json_report_text(data: Mapping[str, Any], target: Path) -> str:
         place = _non_finite(data)
         if place is None:
             raise
-        raise ValueError(f"cannot write {target} as JSON: {place[0]} is {place[1]}, which "
+        raise InputError(f"cannot write {target} as JSON: {place[0]} is {place[1]}, which "
                          "JSON cannot hold") from None
 
 

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from llm_qualitative_sort.errors import InputError
+
 LABELS = ("A", "tie", "B")
 _INDEX = {label: i for i, label in enumerate(LABELS)}
 LEVEL = 0.95
@@ -129,7 +131,7 @@ def confusion_matrix(human: Sequence[str],
                      judge: Sequence[str]) -> tuple[tuple[int, int, int], ...]:
     """Counts of (person's label, judge's label) pairs, rows and columns in `LABELS` order."""
     if len(human) != len(judge):
-        raise ValueError(f"human and judge must be as long, got {len(human)} and {len(judge)}")
+        raise InputError(f"human and judge must be as long, got {len(human)} and {len(judge)}")
     counts = np.zeros((3, 3), dtype=int)
     for h, j in zip(human, judge, strict=True):
         counts[_label(h), _label(j)] += 1
@@ -155,9 +157,9 @@ def judge_agreement(calls: Sequence[LabelledCall], *,
         ValueError: A label outside A / tie / B, or a bad level or number of draws.
     """
     if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+        raise InputError(f"level must lie in (0, 1), got {level!r}")
     if draws < 1:
-        raise ValueError(f"draws must be >= 1, got {draws!r}")
+        raise InputError(f"draws must be >= 1, got {draws!r}")
     answered = [call for call in calls if call.judge is not None]
     for call in calls:
         _label(call.human)
@@ -185,7 +187,7 @@ def judge_agreement(calls: Sequence[LabelledCall], *,
 
 def _label(label: object) -> int:
     if not isinstance(label, str) or label not in _INDEX:
-        raise ValueError(f"a verdict must be 'A', 'B' or 'tie', got {label!r}")
+        raise InputError(f"a verdict must be 'A', 'B' or 'tie', got {label!r}")
     return _INDEX[label]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import SortResult, Statistics
 from llm_qualitative_sort.results.audit import ties
 from llm_qualitative_sort.scoring import ItemScore, Scale, ScoredCall, call_score, stored_value
@@ -79,7 +80,7 @@ class PointwiseRating:
         """P(item among the k best), from draws of the means."""
         n = len(self.scored)
         if not 1 <= k <= n:
-            raise ValueError(f"k must lie in 1..{n}, got {k!r}")
+            raise InputError(f"k must lie in 1..{n}, got {k!r}")
         rng = np.random.default_rng(0)
         means, errors = zip(*(self._mean_error(s) for s in self.scored), strict=True)
         draws = rng.normal(np.asarray(means), np.asarray(errors), size=(SAMPLES, n))

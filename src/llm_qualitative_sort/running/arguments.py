@@ -12,7 +12,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from llm_qualitative_sort.cache import ComparisonCache
-from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.errors import SettingTypeError, StorageError
 from llm_qualitative_sort.providers.base import LLMProvider, offers_scores, offers_ties
 from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.stores import Store, store_for
@@ -34,10 +34,10 @@ DEFAULT_CHECKPOINTER: Any = _Default()
 def check_judge(provider: Any, ties: bool) -> None:
     """Refuse a provider that is not an `LLMProvider`, or `ties` it cannot be offered."""
     if not isinstance(provider, LLMProvider):
-        raise TypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
+        raise SettingTypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
     if ties and not offers_ties(provider):
-        raise TypeError(f"ties=True: {type(provider).__name__}.compare_call takes no `ties` "
-                        "keyword, so it cannot be offered a tie; add `ties: bool = False`")
+        raise SettingTypeError(f"ties=True: {type(provider).__name__}.compare_call takes no `ties` "
+                               "keyword, so it cannot be offered a tie; add `ties: bool = False`")
 
 
 def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
@@ -55,22 +55,22 @@ def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
         return
     for judge in [provider, *leaf_judges(provider)]:
         if not offers_scores(judge):
-            raise TypeError(f"{what}: {type(judge).__name__} has no score_call, "
-                            "so it cannot score a text alone")
+            raise SettingTypeError(f"{what}: {type(judge).__name__} has no score_call, "
+                                   "so it cannot score a text alone")
 
 
 def check_hooks(cache: Any, on_progress: Any) -> None:
     """Refuse a cache that is not a `ComparisonCache`, or a callback that cannot be called."""
     if cache is not None and not isinstance(cache, ComparisonCache):
-        raise TypeError(f"cache must be a ComparisonCache, got {type(cache).__name__}")
+        raise SettingTypeError(f"cache must be a ComparisonCache, got {type(cache).__name__}")
     if on_progress is not None and not callable(on_progress):
-        raise TypeError("on_progress must be callable")
+        raise SettingTypeError("on_progress must be callable")
 
 
 def check_flag(name: str, value: Any) -> bool:
     """`value`, or `TypeError` naming `name` when it is not a bool."""
     if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+        raise SettingTypeError(f"{name} must be a bool, got {type(value).__name__}")
     return value
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 
+from llm_qualitative_sort.errors import UnknownRunError
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.models import SortResult
 from llm_qualitative_sort.providers._prompt_run import with_fields
@@ -77,7 +78,7 @@ async def resume_run(sorter: QualitativeSorter, run_id: str) -> SortResult:
         config: RunnableConfig = {"configurable": {"thread_id": run_id}}
         stored = await stored_run(graph, config)
         if not stored:
-            raise KeyError(
+            raise UnknownRunError(
                 f"no run {run_id!r} in {sorter._store.where} (a run killed before its input "
                 "was saved must be started again with sort(items, run_id=...))"
             )

@@ -13,7 +13,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from llm_qualitative_sort._postgres import is_dsn
-from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.errors import SettingTypeError, StorageError
 from llm_qualitative_sort.stores.base import (
     BatchRecords,
     Catalog,
@@ -49,7 +49,7 @@ def store_for(target: Target) -> Store:
         return PostgresStore(str(target))
     if isinstance(target, (str, os.PathLike)):
         return SqliteStore(Path(target))
-    raise TypeError(
-        "checkpointer must be a file path, a postgresql:// URI, a LangGraph "
-        f"BaseCheckpointSaver or None, got {type(target).__name__}"
-    )
+    raise SettingTypeError(
+               "checkpointer must be a file path, a postgresql:// URI, a LangGraph "
+               f"BaseCheckpointSaver or None, got {type(target).__name__}"
+           )

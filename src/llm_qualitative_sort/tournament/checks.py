@@ -94,37 +94,37 @@ def check_seed(seed: Any) -> None:
     if seed is None:
         return
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        raise SettingTypeError(f"seed must be an int or None, got {type(seed).__name__}")
     low, high = SEED_RANGE
     if not low <= seed <= high:
-        raise ValueError(f"seed must fit in 64 bits ({low} … {high}), got {seed}")
+        raise InputError(f"seed must fit in 64 bits ({low} … {high}), got {seed}")
 
 
 def check_criteria(criteria: Any) -> None:
     """Raise for a missing or empty criterion."""
     if not isinstance(criteria, str):
-        raise TypeError(f"criteria must be a str, got {type(criteria).__name__}")
+        raise SettingTypeError(f"criteria must be a str, got {type(criteria).__name__}")
     if not criteria.strip():
-        raise ValueError("criteria must not be empty")
+        raise InputError("criteria must not be empty")
     _encodable("criteria", criteria)
 
 
 def check_items(items: Any) -> list[str]:
     """Return the items as a list, or raise naming the bad ones."""
     if isinstance(items, str) or not isinstance(items, Sequence):
-        raise TypeError(f"items must be a list of str, got {type(items).__name__}")
+        raise SettingTypeError(f"items must be a list of str, got {type(items).__name__}")
     texts = list(items)
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise TypeError(f"items[{index}] is of type {type(text).__name__}, not str: "
-                            f"{text!r}")
+            raise SettingTypeError(f"items[{index}] is of type {type(text).__name__}, not str: "
+                                   f"{text!r}")
         if not text.strip():
-            raise ValueError(f"items[{index}] is empty")
+            raise InputError(f"items[{index}] is empty")
         _encodable(f"items[{index}]", text)
     seen: dict[str, int] = {}
     for index, text in enumerate(texts):
         if text in seen:
-            raise ValueError(
+            raise InputError(
                 f"items[{index}] duplicates items[{seen[text]}]: {_preview(text)}; "
                 "remove duplicates first"
             )
@@ -137,7 +137,7 @@ def _encodable(name: str, text: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValueError(
+        raise InputError(
             f"{name} is not valid Unicode text: {exc.reason} at character {exc.start} "
             f"({_preview(text)})"
         ) from None
@@ -158,15 +158,15 @@ def check_ranking(ranking: Any, native: str) -> Ranking:
     """The ranking to use: the one given, or the strategy's own (`native`) for None."""
     if native == "pointwise":
         if ranking not in (None, "pointwise"):
-            raise ValueError(f"ranking={ranking!r} needs pairwise calls: strategy='pointwise' "
+            raise InputError(f"ranking={ranking!r} needs pairwise calls: strategy='pointwise' "
                              "ranks by its scores (leave ranking unset)")
         return "pointwise"
     if ranking is None:
         return "wins" if native == "wins" else "bradley_terry"
     if ranking not in ("wins", "bradley_terry"):
-        raise ValueError(f"ranking must be 'wins' or 'bradley_terry', got {ranking!r}")
+        raise InputError(f"ranking must be 'wins' or 'bradley_terry', got {ranking!r}")
     if native == "bradley_terry" and ranking == "wins":
-        raise ValueError("ranking='wins' needs strategy='elimination': Swiss pairs by "
+        raise InputError("ranking='wins' needs strategy='elimination': Swiss pairs by "
                          "strength, so its win counts are not a ranking")
     rank: Ranking = ranking
     return rank
@@ -175,7 +175,7 @@ def check_ranking(ranking: Any, native: str) -> Ranking:
 def check_run_id(run_id: Any) -> str:
     """The run id, or `ValueError` for anything but a non-empty string."""
     if not isinstance(run_id, str) or not run_id.strip():
-        raise ValueError(f"run_id must be a non-empty str, got {run_id!r}")
+        raise InputError(f"run_id must be a non-empty str, got {run_id!r}")
     return run_id
 
 
@@ -187,10 +187,10 @@ MAX_SECONDS = 10**9
 def _seconds(name: str, value: Any, *, zero: bool) -> None:
     """Refuse anything but a finite number of seconds (> 0, or >= 0 with `zero`)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be seconds (an int or float) or None, got {value!r}")
+        raise SettingTypeError(f"{name} must be seconds (an int or float) or None, got {value!r}")
     least = ">= 0" if zero else "> 0"
     if not (0 <= value if zero else 0 < value) or not value <= MAX_SECONDS:
-        raise ValueError(f"{name} must be {least} seconds, at most {MAX_SECONDS} "
+        raise InputError(f"{name} must be {least} seconds, at most {MAX_SECONDS} "
                          f"(None: no bound), got {_number(value)}")
 
 
@@ -212,14 +212,14 @@ def check_retry_policy(policy: Any) -> None:
     from langgraph.types import RetryPolicy
 
     if not isinstance(policy, RetryPolicy):
-        raise TypeError("retry_policy must be a langgraph.types.RetryPolicy, got "
-                        f"{type(policy).__name__}: {policy!r}")
+        raise SettingTypeError("retry_policy must be a langgraph.types.RetryPolicy, got "
+                               f"{type(policy).__name__}: {policy!r}")
     positive_int("retry_policy.max_attempts", policy.max_attempts)
     for name in ("initial_interval", "max_interval"):
         _seconds(f"retry_policy.{name}", getattr(policy, name), zero=True)
     factor = policy.backoff_factor
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 1 <= factor <= 100:
-        raise ValueError(f"retry_policy.backoff_factor must be a number from 1 to 100, "
+        raise InputError(f"retry_policy.backoff_factor must be a number from 1 to 100, "
                          f"got {factor!r}")
 
 

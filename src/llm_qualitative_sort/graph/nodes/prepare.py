@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.providers._prompt_run import input_prompt
@@ -21,7 +22,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     """Validate, sort the items (so results depend on the set, not the input order)."""
     missing = [name for name in ("items", "criteria") if name not in state]
     if missing:  # Studio and the API server send the input as typed, without checks
-        raise ValueError(f"the run input has no {' and no '.join(map(repr, missing))}; "
+        raise InputError(f"the run input has no {' and no '.join(map(repr, missing))}; "
                          'expected {"items": ["text", ...], "criteria": "what makes one better"}')
     items = check_items(state["items"])
     check_criteria(state["criteria"])

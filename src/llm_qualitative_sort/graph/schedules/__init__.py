@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph.schedules.base import Schedule
 from llm_qualitative_sort.graph.schedules.pipelined import Pipelined
 from llm_qualitative_sort.graph.schedules.rounds import Rounds
@@ -15,7 +16,7 @@ __all__ = ["SCHEDULES", "Pipelined", "Rounds", "Schedule", "check_schedule"]
 def check_schedule(schedule: Any, strategy: type[Strategy[Any]], provider: Any) -> str:
     """The schedule's name, or `ValueError` when it is unknown or cannot play the run."""
     if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, "
+        raise InputError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, "
                          f"got {schedule!r}")
     SCHEDULES[schedule].check(strategy, provider)
     return str(schedule)

@@ -12,6 +12,7 @@ from typing import Any
 
 from langgraph.graph import StateGraph
 
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph.nodes.play import play
 from llm_qualitative_sort.graph.schedules.base import Schedule
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
@@ -33,11 +34,11 @@ class Pipelined(Schedule):
     def check(cls, strategy: type[Strategy[Any]], provider: Any) -> None:
         """Only strategies with pipelined rules, and only live calls."""
         if not strategy.pipelined:
-            raise ValueError(f"schedule='pipelined' cannot play strategy={strategy.name!r}: "
+            raise InputError(f"schedule='pipelined' cannot play strategy={strategy.name!r}: "
                              f"{strategy.not_pipelined_because}")
         batch = getattr(provider, "batch_client", None)
         if callable(batch) and batch() is not None:
-            raise ValueError("schedule='pipelined' needs live calls: a provider batch answers "
+            raise InputError("schedule='pipelined' needs live calls: a provider batch answers "
                              "a whole round at once (use the default schedule='rounds' with "
                              "batch=True)")
 

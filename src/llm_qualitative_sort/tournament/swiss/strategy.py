@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_bradley_terry
+from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, EventType
 from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.base import (
@@ -95,15 +96,15 @@ class SwissStrategy(Strategy[Swiss]):
     def check(cls, settings: Swiss, n_items: int) -> None:
         """Top K must leave someone outside; the budget must pay for one match."""
         if settings.top_k is not None and settings.top_k >= n_items:
-            raise ValueError(f"top_k must be smaller than the number of items ({n_items}), "
+            raise InputError(f"top_k must be smaller than the number of items ({n_items}), "
                              f"got {settings.top_k}")
         one_match = f"{settings.calls} call" + ("s" if settings.calls != 1 else "")
         if cls._budget(settings, n_items) < settings.calls:
-            raise ValueError(f"budget must pay for one match ({one_match}), "
+            raise InputError(f"budget must pay for one match ({one_match}), "
                              f"got {settings.budget}")
         needed = n_items + settings.calls
         if settings.prepass is not None and cls._budget(settings, n_items) < needed:
-            raise ValueError(f"budget must pay for the pre-pass ({n_items} calls, one per "
+            raise InputError(f"budget must pay for the pre-pass ({n_items} calls, one per "
                              f"item) and one match ({one_match}): at least "
                              f"{needed}, got {settings.budget}")
 
