@@ -82,7 +82,8 @@ class Pointwise(StrategySettings):
             Scale.parse(values["scale"])
         except (TypeError, ValueError) as exc:
             # The scale's messages start with "scale": named once, as the caller spells it.
-            text = str(exc).removeprefix("scale")
+            text = str(exc)
+            text = text.removeprefix("scale") if text.startswith("scale") else f": {text}"
             raise type(exc)(f"{spell('scale')}{text}") from None
         if not isinstance(values["inverse"], bool):
             raise TypeError(f"{spell('inverse')} must be a bool, "
