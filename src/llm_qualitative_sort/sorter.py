@@ -106,13 +106,14 @@ class QualitativeSorter:
             "tie" gets no verdict for that call (counted in `failed_calls`). Comparisons
             only: refused with strategy="pointwise", as is verdicts="soft".
         prompt: The judge's prompt, a `PromptTemplate` (None: the default, the same as
-            `PromptTemplate.builtin("en")`). Checked with `context` when the sorter is made;
-            its calls are cached apart from other prompts', and the run stores it. Providers
-            that build their messages themselves (a custom `LLMProvider`, the mock) ignore
-            its text.
+            `PromptTemplate.builtin("en")`). Checked with `context` (and a pointwise run's
+            scale) when the sorter is made, rendered as its calls will be; its calls are
+            cached apart from other prompts', and the run stores it. Providers that build
+            their messages themselves (a custom `LLMProvider`, the mock) ignore its text.
         context: The mapping a template reads as `{{ context.KEY }}` (the question, a
-            reference answer, a rubric...): plain JSON data, stored with the run. Each
-            item's own fields go to `sort(items, fields=...)`.
+            reference answer, a rubric...): plain JSON data, stored with the run (finite
+            numbers, integers within 64 bits, at most 32 levels deep). Each item's own
+            fields go to `sort(items, fields=...)`.
         verdicts: "hard" (default): each call counts as its verdict; "soft": the Bradley–Terry
             fits (Swiss pairing, `scores`, rankings by strength) take the judge's probability
             that the first-shown text wins (`RoundResult.probability`, read from its
@@ -180,7 +181,8 @@ class QualitativeSorter:
         self.schedule = check_schedule(schedule, played_by, provider)
         check_wait(wait_for_run)
         self.allow_judge_change = check_flag("allow_judge_change", allow_judge_change)
-        self.prompt = check_prompt(prompt, context, self.settings.name == "pointwise")
+        self.prompt = check_prompt(prompt, context, self.settings.name == "pointwise",
+                                   getattr(self.settings, "scale", None))
         self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)
         self.provider, self.criteria, self.ties = provider, criteria, ties
