@@ -123,8 +123,9 @@ def _range(text: str) -> tuple[tuple[int, str], ...]:
     if match is None:
         raise ValueError(f"scale must be 'LOW-HIGH' such as '1-4', got {text!r}")
     if any(len(part.lstrip("0")) > 1 for part in match.groups()):  # checked before any int()
+        low, high = (part if len(part) <= 12 else f"{part[:12]}..." for part in match.groups())
         raise ValueError(f"scale labels must be single digits 0-9 (one token each), "
-                         f"got {text.strip()!r:.40}")
+                         f"got {low}..{high}")
     low, high = int(match[1]), int(match[2])
     if high <= low:
         raise ValueError(f"scale needs LOW < HIGH, got {text!r}")
