@@ -51,6 +51,15 @@ def test_endless_work_is_refused_when_the_sorter_is_made(system: str, message: s
      "{% endfor %}", "makes a value of 1,048,576 characters or items"),
     ("{% for i in range(200) %}{% set s = 'x' * 99999 %}{% endfor %}",
      "more than 10,000,000 characters or items in all"),
+    # One long string held a thousand times is a short list but a long text.
+    ("{{ ['x' * 100000] * 1000 }}", "showing it is refused: the list or mapping would make"),
+    ("{{ (['x' * 100000] * 1000)|string }}", "the filter 'string' is refused"),
+    ("{{ (['x' * 100000] * 1000)|join }}", "the filter 'join' is refused"),
+    ("{{ (['x' * 100000] * 1000)|tojson }}", "the filter 'tojson' is refused"),
+    ("{{ ''.join(['x' * 100000] * 1000) }}", "the call of join is refused"),
+    ("{{ ([[0] * 1000] * 100000)|sum(start=[]) }}", "the filter 'sum' is refused"),
+    ("{% set ns = namespace(l=[]) %}{% set _ = ns.l.append(ns.l) %}{{ ns.l }}",
+     "showing it is refused"),
 ])
 def test_huge_values_are_refused_before_they_are_made(system: str, message: str) -> None:
     tracemalloc.start()

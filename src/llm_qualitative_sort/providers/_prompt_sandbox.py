@@ -53,8 +53,11 @@ _SHRINKING_FILTERS = frozenset({
     "abs", "attr", "capitalize", "count", "d", "default", "dictsort", "e", "escape", "first",
     "float", "forceescape", "groupby", "int", "items", "last", "length", "list", "lower",
     "map", "max", "min", "reject", "rejectattr", "reverse", "round", "safe", "select",
-    "selectattr", "slice", "sort", "string", "striptags", "sum", "title", "trim", "truncate",
+    "selectattr", "slice", "sort", "string", "striptags", "title", "trim", "truncate",
     "unique", "upper", "wordcount"})
+# Of those, the filters that turn a list or mapping into its text first.
+_STRINGIFYING = frozenset({"capitalize", "e", "escape", "forceescape", "lower", "string",
+                           "striptags", "title", "trim", "truncate", "upper", "wordcount"})
 # String methods whose result may be longer than the string and the arguments together.
 _GROWING_METHODS = frozenset({"center", "expandtabs", "format", "format_map", "join",
                               "ljust", "replace", "rjust", "translate", "zfill"})
@@ -107,12 +110,47 @@ def _step() -> _Budget | None:
 
 
 def _size(value: Any) -> int:
-    """How much `value` weighs in a product: a length, or an integer's size."""
+    """How much `value` weighs in a product: its text's length, or an integer's size."""
+    if isinstance(value, (list, tuple, dict)):
+        return _shown_size(value, MAX_PRODUCT)
     if isinstance(value, Sized):
         return len(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return abs(value)
     return 1
+
+
+def _shown_size(value: Any, limit: int) -> int:
+    """About how long `value` is once shown as text, counted until past `limit`.
+
+    A list holding one long string a thousand times is short, but its text is a thousand
+    long strings: showing, joining or summing it would make them all.
+    """
+    total, visits, pending = 0, 0, [value]
+    while pending and total <= limit:
+        item = pending.pop()
+        visits += 1
+        if visits > MAX_VALUE:  # a list holding itself, or millions of small items
+            return limit + 1
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += 2
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            total += 2
+            pending.extend(item)
+        else:
+            total += 4
+    return total
+
+
+def _refuse_shown(what: str, value: Any, limit: int) -> None:
+    """Refuse to turn a list or mapping into a text longer than `limit`."""
+    if isinstance(value, (list, tuple, dict)) and _shown_size(value, limit) > limit:
+        raise RenderLimitError(f"{what} is refused: the list or mapping would make a text of "
+                               f"more than {limit:,} characters")
 
 
 def _refuse_product(what: str, values: list[Any]) -> None:
@@ -262,6 +300,8 @@ def _bounded_filter(name: str, function: Callable[..., Any]) -> Callable[..., An
             _refuse_product("the filter 'format'", [value, *rest, *kwargs.values()])
         elif name not in _SHRINKING_FILTERS:
             _refuse_product(f"the filter {name!r}", [value, *rest, *kwargs.values()])
+        elif name in _STRINGIFYING:
+            _refuse_shown(f"the filter {name!r}", value, MAX_VALUE)
         result = function(*args, **kwargs)
         return result if budget is None else budget.make(result)
 
@@ -280,6 +320,7 @@ def _listed(args: tuple[Any, ...]) -> tuple[Any, ...]:
 @pass_context
 def _shown(context: Context, value: Any) -> str:
     """An output of the template: counted like any value made."""
+    _refuse_shown("showing it", value, MAX_OUTPUT)
     text = str(value)
     budget = _BUDGET.get()
     return text if budget is None else budget.make(text)
