@@ -14,6 +14,7 @@ from llm_qualitative_sort import (
     QualitativeSorter,
 )
 from llm_qualitative_sort.providers import _prompt_sandbox as sandbox
+from llm_qualitative_sort.providers import prompt_template
 
 SHOWS_BOTH = "{{ text_a }}\n{{ text_b }}"
 
@@ -97,3 +98,18 @@ def test_templates_that_would_change_between_calls_cannot_use_randomness() -> No
         PromptTemplate(system="{{ lipsum(1) }}", user=SHOWS_BOTH).check()
     with pytest.raises(PromptTemplateError, match="No filter named 'random'"):
         PromptTemplate(system="{{ [1, 2]|random }}", user=SHOWS_BOTH).check()
+
+
+def test_a_call_has_more_time_than_the_check_so_a_checked_template_never_fails_on_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Steps and sizes are the same at the check and at every call; only time depends on
+    # the machine, so a call gets several times the check's.
+    assert sandbox.CALL_SECONDS >= 5 * sandbox.MAX_SECONDS
+    template = PromptTemplate(system="{% for i in range(10) %}{{ i }}{% endfor %}",
+                              user=SHOWS_BOTH, name="t")
+    monkeypatch.setattr(prompt_template, "MAX_SECONDS", -1.0)  # no check has time
+    with pytest.raises(PromptTemplateError, match="'t', system part, line 1: the template "
+                                                  "takes more than -1 s to render"):
+        template.check()
+    assert template.render("a", "b", "c")[0] == "0123456789"

@@ -36,7 +36,12 @@ from llm_qualitative_sort.providers._prompt_fields import (
 from llm_qualitative_sort.providers._prompt_names import FILLED_IN, check_names, read_part
 from llm_qualitative_sort.providers._prompt_names import SCORE_VARIABLES as SCORE_VARIABLES
 from llm_qualitative_sort.providers._prompt_names import VARIABLES as VARIABLES
-from llm_qualitative_sort.providers._prompt_sandbox import bounded_render, context_view
+from llm_qualitative_sort.providers._prompt_sandbox import (
+    CALL_SECONDS,
+    MAX_SECONDS,
+    bounded_render,
+    context_view,
+)
 from llm_qualitative_sort.providers._prompt_source import (
     compiled,
     inferred_kind,
@@ -191,7 +196,8 @@ class PromptTemplate:
         if self.pointwise:
             run_scale = Scale.parse(scale)
             for inverse in (False, True):
-                system, user = self._score_rendered(context, run_scale, inverse, salt)
+                system, user = self._score_rendered(context, run_scale, inverse, salt,
+                                                    MAX_SECONDS)
                 if placeholder("text", salt) not in system + user:
                     raise PromptTemplateError(
                         f"prompt template {self.name!r} never shows {{{{ text }}}} as it is "
@@ -199,7 +205,7 @@ class PromptTemplate:
             return
         rendered = ""
         for ties in (False, True):
-            system, user = self._rendered(context, ties, salt)
+            system, user = self._rendered(context, ties, salt, MAX_SECONDS)
             shown = system + user
             rendered += shown
             for name in ("text_a", "text_b"):
@@ -257,7 +263,7 @@ class PromptTemplate:
                                    {"fields_a": fields_a or {}, "fields_b": fields_b or {}}))
         tag = fence_tag(*(value for _, value in blocks.values()))
         salt = {"salt": secrets.token_hex(8)}
-        system, user = self._rendered(dict(context or {}), ties, salt)
+        system, user = self._rendered(dict(context or {}), ties, salt, CALL_SECONDS)
         filled = {name: fenced(fence, tag, value) for name, (fence, value) in blocks.items()}
         filled["tag"] = tag
         return _filled(system, salt, filled), _filled(user, salt, filled)
@@ -270,14 +276,15 @@ class PromptTemplate:
         """The system and user texts of one pointwise call, the text fenced as data."""
         tag = fence_tag(text, criteria)
         salt = {"salt": secrets.token_hex(8)}
-        system, user = self._score_rendered(dict(context or {}), scale, inverse, salt)
+        system, user = self._score_rendered(dict(context or {}), scale, inverse, salt,
+                                            CALL_SECONDS)
         filled = {name: fenced(_SCORE_FENCES[name], tag, value)
                   for name, value in (("text", text), ("criteria", criteria))}
         filled["tag"] = tag
         return _filled(system, salt, filled), _filled(user, salt, filled)
 
     def _score_rendered(self, context: dict[str, Any], scale: Scale, inverse: bool,
-                        salt: dict[str, str]) -> tuple[str, str]:
+                        salt: dict[str, str], seconds: float) -> tuple[str, str]:
         worded = scale.worded(inverse)
         if scale.default and self.name.startswith("builtin:ja"):  # the default scale in Japanese
             worded = Scale(JA_INVERSE_LABELS if inverse else JA_LABELS)
@@ -285,21 +292,22 @@ class PromptTemplate:
                                   for name in (*_SCORE_FENCES, "tag")}
         values.update(inverse=inverse, context=context_view(context), scale=worded.describe(),
                       low=worded.low, high=worded.high)
-        return self._render_part("system", values), self._render_part("user", values)
+        return (self._render_part("system", values, seconds),
+                self._render_part("user", values, seconds))
 
-    def _rendered(self, context: dict[str, Any], ties: bool,
-                  salt: dict[str, str]) -> tuple[str, str]:
+    def _rendered(self, context: dict[str, Any], ties: bool, salt: dict[str, str],
+                  seconds: float) -> tuple[str, str]:
         values: dict[str, Any] = {name: placeholder(name, salt) for name in (*_FENCES, "tag")}
         values.update(ties=ties, context=context_view(context))
         uses = self._uses("system") + self._uses("user")
         values.update(placeholders(uses, lambda name: placeholder(name, salt)))
-        system = self._render_part("system", values)
-        return system, self._render_part("user", values)
+        system = self._render_part("system", values, seconds)
+        return system, self._render_part("user", values, seconds)
 
-    def _render_part(self, part: str, values: dict[str, Any]) -> str:
+    def _render_part(self, part: str, values: dict[str, Any], seconds: float) -> str:
         source = getattr(self, part)
         try:
-            return bounded_render(compiled(source), values)
+            return bounded_render(compiled(source), values, seconds)
         except TemplateSyntaxError as exc:
             raise self._error(part, exc.lineno, exc.message or str(exc)) from None
         except RecursionError:
