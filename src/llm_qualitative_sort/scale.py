@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,22 +118,26 @@ class Scale:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+# "LOW-HIGH" in ASCII digits ("²" and "٣" are digits to `str.isdigit`, not to `int`).
+_RANGE = re.compile(r"\s*([0-9]+)\s*-\s*([0-9]+)\s*")
+
+
 def _range(text: str) -> tuple[tuple[int, str], ...]:
-    parts = text.strip().split("-")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+    match = _RANGE.fullmatch(text)
+    if match is None:
         raise InputError(f"scale must be 'LOW-HIGH' such as '1-4', got {text!r}")
-    low, high = int(parts[0]), int(parts[1])
-    labels = list(range(low, high + 1))
-    if high <= low:
-        raise InputError(f"scale needs LOW < HIGH, got {text!r}")
-    if low < LOWEST_LABEL or high > HIGHEST_LABEL:
+    if any(len(part.lstrip("0")) > 1 for part in match.groups()):  # checked before any int()
+        low, high = (part if len(part) <= 12 else f"{part[:12]}..." for part in match.groups())
         raise InputError(f"scale labels must be single digits 0-9 (one token each), "
                          f"got {low}..{high}")
-    return tuple((label, "") for label in labels)
+    low, high = int(match[1]), int(match[2])
+    if high <= low:
+        raise InputError(f"scale needs LOW < HIGH, got {text!r}")
+    return tuple((label, "") for label in range(low, high + 1))
 
 
 def _label(value: Any) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and re.fullmatch(r"\s*[0-9]{1,18}\s*", value):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise SettingTypeError(f"scale labels must be integers, got {value!r}")

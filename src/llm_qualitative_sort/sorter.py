@@ -97,13 +97,14 @@ class QualitativeSorter:
             name, so the audit credits each call to the judge that made it; the calls of
             the first judge are priced as unknown (its prices are not stored).
         prompt: The judge's prompt, a `PromptTemplate` (None: the default, the same as
-            `PromptTemplate.builtin("en")`). Checked with `context` when the sorter is made;
-            its calls are cached apart from other prompts', and the run stores it. Providers
-            that build their messages themselves (a custom `LLMProvider`, the mock) ignore
-            its text.
+            `PromptTemplate.builtin("en")`). Checked with `context` (and a pointwise run's
+            scale) when the sorter is made, rendered as its calls will be; its calls are
+            cached apart from other prompts', and the run stores it. Providers that build
+            their messages themselves (a custom `LLMProvider`, the mock) ignore its text.
         context: The mapping a template reads as `{{ context.KEY }}` (the question, a
-            reference answer, a rubric...): plain JSON data, stored with the run. Each
-            item's own fields go to `sort(items, fields=...)`.
+            reference answer, a rubric...): plain JSON data, stored with the run (finite
+            numbers, integers within 64 bits, at most 32 levels deep). Each item's own
+            fields go to `sort(items, fields=...)`.
         allow_prompt_change: Let a resume go on with another template or context than the
             run's (refused by default, before any call, like another judge).
         **moved: Nothing is taken here: a strategy's setting given on its own (`budget=`,
@@ -165,7 +166,8 @@ class QualitativeSorter:
         self.schedule = check_schedule(schedule, played_by, provider)
         check_wait(wait_for_run)
         self.allow_judge_change = check_flag("allow_judge_change", allow_judge_change)
-        self.prompt = check_prompt(prompt, context, self.settings.name == "pointwise")
+        self.prompt = check_prompt(prompt, context, self.settings.name == "pointwise",
+                                   getattr(self.settings, "scale", None))
         self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)
         self.provider, self.criteria = provider, criteria

@@ -15,7 +15,8 @@ from llm_qualitative_sort import errors
 
 PACKAGE = Path(llm_qualitative_sort.__file__).parent
 # Exceptions used for control flow inside the package: none reaches a caller.
-INTERNAL = {"CallCancelled", "CallsStopped", "Signalled", "OutputClosed"}
+# RenderLimitError is the sandbox's: rendering turns every error into a PromptTemplateError.
+INTERNAL = {"CallCancelled", "CallsStopped", "Signalled", "OutputClosed", "RenderLimitError"}
 
 
 def exception_classes() -> dict[str, type[BaseException]]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._config import RunConfig, scale_value
 from llm_qualitative_sort.cli._exits import UsageError
 from llm_qualitative_sort.cli._inputs import Record
 
@@ -37,12 +37,13 @@ def load_prompt(config: RunConfig) -> dict[str, Any]:
         elif config.prompt:
             template = PromptTemplate.from_file(config.prompt)
         context = _context(config.context) if config.context else None
-        check_prompt(template, context, config.strategy == "pointwise")
+        check_prompt(template, context, config.strategy == "pointwise",
+                     scale_value(config.scale))
     except OSError as exc:
         raise UsageError(f"cannot read {exc.filename}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise UsageError(f"--prompt {config.prompt}: not UTF-8 text ({exc.reason})") from None
-    except (PromptTemplateError, TypeError) as exc:
+    except (PromptTemplateError, TypeError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     return {"prompt": template, "context": context}
 
@@ -79,6 +80,8 @@ def _context(path: str) -> dict[str, Any]:
         data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except ValueError as exc:
         raise UsageError(f"--context {path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise UsageError(f"--context {path}: nested too deep to read") from None
     if not isinstance(data, dict):
         raise UsageError(f"--context {path}: expected a JSON object, got {type(data).__name__}")
     return data

@@ -3,29 +3,37 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from llm_qualitative_sort.errors import RunMismatchError, SettingTypeError
+from llm_qualitative_sort.errors import InputError, RunMismatchError, SettingTypeError
 from llm_qualitative_sort.providers._prompt_fields import checked_fields, kept
 from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.providers.prompt_template import PromptTemplate, PromptTemplateError
 
 DEFAULT = PromptSetup(PromptTemplate.builtin("en"))
+# How deep a context's lists and mappings may nest (a rubric is a few levels at most).
+MAX_CONTEXT_DEPTH = 32
+# The stores keep a context's integers in 64 bits.
+_INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | None,
-                 pointwise: bool = False) -> PromptSetup:
+                 pointwise: bool = False, scale: Any = None) -> PromptSetup:
     """The run's prompt setup, refused before any call unless it renders.
 
     A pointwise run (`pointwise`) asks a pointwise template: its default is the built-in
     pointwise prompt, and a built-in named for pairs ("builtin:ja") is taken in its
-    pointwise form.
+    pointwise form; it is checked on the run's `scale`.
 
     Raises:
-        TypeError: `prompt` is not a `PromptTemplate`, or `context` not a JSON-able mapping
-            with string keys (it is stored with the run).
+        TypeError: `prompt` is not a `PromptTemplate`, or `context` not a mapping of plain
+            JSON data with string keys (it is stored with the run).
+        ValueError: A context value that is not a finite number, an integer beyond 64
+            bits, or lists and mappings nested more than `MAX_CONTEXT_DEPTH` deep; the
+            message names the key.
         PromptTemplateError: The template does not render with `context` (see
             `PromptTemplate.check`), or a context is given to the default prompt, which
             shows none of it.
@@ -33,13 +41,10 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
     if prompt is not None and not isinstance(prompt, PromptTemplate):
         raise SettingTypeError(f"prompt must be a PromptTemplate, got {type(prompt).__name__}")
     if context is not None:
-        if not isinstance(context, Mapping) or not all(isinstance(k, str) for k in context):
-            raise SettingTypeError("context must be a mapping with string keys")
-        try:
-            json.dumps(dict(context))
-        except (TypeError, ValueError) as exc:
-            raise SettingTypeError(f"context must be plain JSON data (it is stored with the run): "
-                                   f"{exc}") from None
+        if not isinstance(context, Mapping):
+            raise SettingTypeError(f"context must be a mapping with string keys, got "
+                                   f"{type(context).__name__}")
+        check_context(context)
         if prompt is None:
             raise PromptTemplateError("context is given but the default prompt shows none of it: "
                                       "give a template that uses it (prompt= or --prompt)")
@@ -53,8 +58,46 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
                                   f"{'pointwise' if pointwise else 'pairwise'} run needs "
                                   f"{wanted}")
     setup = PromptSetup(template, dict(context or {}))
-    setup.template.check(setup.context)
+    setup.template.check(setup.context, scale if pointwise else None)
     return setup
+
+
+def check_context(context: Mapping[str, Any]) -> None:
+    """Refuse a context that is not plain JSON data a judge can read, naming the key.
+
+    Walked without recursion, so a context nested thousands deep gets this message too.
+
+    Raises:
+        TypeError: A key that is not a string, or a value of another type than JSON's.
+        ValueError: A number that is not finite (the judge would read "nan"), an integer
+            beyond 64 bits (the stores cannot keep it), or nesting past `MAX_CONTEXT_DEPTH`.
+    """
+    pending: list[tuple[str, Any, int]] = [("context", context, 0)]
+    while pending:
+        path, value, depth = pending.pop()
+        if depth > MAX_CONTEXT_DEPTH:
+            raise InputError(f"{path}: the context nests more than {MAX_CONTEXT_DEPTH} levels "
+                             "of lists and mappings")
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise SettingTypeError(f"{path} has the key {key!r}: context keys must be "
+                                           "strings")
+                pending.append((f"{path}[{key!r}]", item, depth + 1))
+        elif isinstance(value, (list, tuple)):
+            pending.extend((f"{path}[{index}]", item, depth + 1)
+                           for index, item in enumerate(value))
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise InputError(f"{path} is {value!r}: context numbers must be finite (the judge "
+                             f"would read {json.dumps(value)!r})")
+        elif isinstance(value, int) and not isinstance(value, bool) and not (
+                _INT_RANGE[0] <= value <= _INT_RANGE[1]):
+            raise InputError(f"{path} is {value}: context integers must fit in 64 bits (the "
+                             "run is stored with them); give it as a string")
+        elif not isinstance(value, (str, int, float, type(None))):
+            raise SettingTypeError(f"{path} is a {type(value).__name__}: a context holds plain "
+                                   "JSON data (strings, numbers, booleans, null, lists, "
+                                   "mappings); it is stored with the run")
 
 
 def with_fields(setup: PromptSetup, texts: Sequence[str], fields: Any,
@@ -93,7 +136,8 @@ def round_prompt(setup: PromptSetup, pointwise: bool) -> PromptSetup:
     return PromptSetup(PromptTemplate.builtin(lang, "pointwise"))
 
 
-def input_prompt(state: Mapping[str, Any], pointwise: bool = False) -> dict[str, Any]:
+def input_prompt(state: Mapping[str, Any], pointwise: bool = False,
+                 scale: Any = None) -> dict[str, Any]:
     """Check the prompt of a run's plain input (Studio, the API server) before any call.
 
     `prompt` is {"system": ..., "user": ..., "name": ...} or "builtin:LANG"; `context` a
@@ -119,7 +163,7 @@ def input_prompt(state: Mapping[str, Any], pointwise: bool = False) -> dict[str,
         raise SettingTypeError('prompt must be {"system": "...", "user": "..."} or "builtin:LANG", '
                                f"got {given!r:.80}")
     items = list(state.get("items") or [])
-    setup = check_prompt(template, context, pointwise)
+    setup = check_prompt(template, context, pointwise, scale)
     return prompt_state(with_fields(setup, items, fields), items)
 
 

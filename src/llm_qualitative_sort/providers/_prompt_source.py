@@ -1,7 +1,7 @@
 """What the prompt templates share besides the class.
 
-The sandbox, placeholders, reading a template's source (its file's sections, its kind, its
-context keys, error lines), digests.
+Compiling in the bounded sandbox, placeholders, reading a template's source (its file's
+sections, its kind, its context keys, error lines), digests.
 """
 
 from __future__ import annotations
@@ -14,23 +14,20 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import Template, TemplateSyntaxError, meta, nodes
 
 from llm_qualitative_sort.errors import InputError
-
-# Undefined variables are errors; nothing is escaped (the output is a prompt, not HTML).
-ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
-                           autoescape=False)
+from llm_qualitative_sort.providers._prompt_sandbox import ENV, bounded_template
 
 
 @lru_cache(maxsize=256)
 def compiled(source: str) -> Template:
     """`source` compiled once (a syntax error is raised each time, never kept).
 
-    Every call renders its template, and compiling one costs about a millisecond.
+    Every call renders its template, and compiling one costs about a millisecond. Its loops,
+    outputs and `~` count towards the rendering's bounds (see `_prompt_sandbox`).
     """
-    return ENV.from_string(source)
+    return bounded_template(source)
 
 
 _SECTION = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
@@ -68,7 +65,7 @@ def inferred_kind(system: str, user: str) -> str:
     for source in (system, user):
         try:
             names |= meta.find_undeclared_variables(ENV.parse(source))
-        except TemplateSyntaxError:
+        except (TemplateSyntaxError, RecursionError):
             return "pairwise"  # reported by `check`, with its line
     return "pointwise" if "text" in names and not names & {"text_a", "text_b"} else "pairwise"
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from llm_qualitative_sort.errors import InputError, SettingTypeError
+from llm_qualitative_sort.errors import InputError, SettingTypeError, cut
 from llm_qualitative_sort.tournament.registry import STRATEGIES, settings_class
 from llm_qualitative_sort.tournament.settings import StrategySettings, positive_int
 
@@ -69,7 +69,8 @@ strategy=Swiss(budget=40)
         owners = _owners(name)
         if not owners:
             raise SettingTypeError(f"QualitativeSorter got an unexpected keyword {name!r}")
-        named = " or ".join(f"{owner.__name__}({name}={value!r})" for owner in owners)
+        shown = _preview(value) if isinstance(value, str) else cut(repr(value), 60)
+        named = " or ".join(f"{owner.__name__}({name}={shown})" for owner in owners)
         if len(owners) == 1:
             raise SettingTypeError(f"{name} is a {owners[0].__name__} setting: "
                                    f"strategy={named}")
