@@ -27,7 +27,7 @@ MAX_LOSSES = 1000
 class Elimination(PairwiseSettings):
     """Multi-elimination: players meet inside loss brackets; `elimination_count` losses eliminate.
 
-    Args:
+    Attributes:
         elimination_count: Losses that eliminate a player (N): 1 is single elimination, 2
             (the default) double elimination; at most 1000.
         comparison_rounds: Calls per match, an even number (default 2), half in each

@@ -53,7 +53,7 @@ ScaleSetting = Annotated[
 class Pointwise(StrategySettings):
     """Pointwise scoring: each item judged alone on a labelled scale, one call per repetition.
 
-    Args:
+    Attributes:
         scale: The labels: None (default) is 1–4 with descriptions (4 excellent … 1
             useless); "LOW-HIGH" such as "0-5" (bare labels); a mapping of label to
             description or a list of `[label, description]`. Labels are consecutive single

@@ -32,7 +32,7 @@ PREPASSES = ("pointwise", "pointwise-inverse")
 class Swiss(PairwiseSettings):
     """Swiss rounds: every item meets a near neighbour in strength, round after round.
 
-    Args:
+    Attributes:
         budget: The judgements a run may use (paid calls and cache hits); None (default)
             takes what elimination with N=2 and two calls per match would make, 2·(2n−1).
         top_k: Refine the top K with the last part of the budget (None: no refinement).
