@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from llm_qualitative_sort.errors import PermanentProviderError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
@@ -104,9 +104,7 @@ class FunctionProvider(LLMProvider):
         if self._compare is None:
             raise PermanentProviderError("FunctionProvider was given no compare function, so "
                                          "it cannot compare two texts")
-        answer = self._compare(item_a, item_b, criteria)
-        if inspect.isawaitable(answer):
-            answer = await answer
+        answer = await _answered(self._compare(item_a, item_b, criteria))
         if isinstance(answer, ComparisonResult):
             return answer
         return ComparisonResult(winner=answer, reasoning="")  # type: ignore[arg-type]
@@ -129,9 +127,7 @@ class FunctionProvider(LLMProvider):
         if self._score_function is None:
             raise PermanentProviderError("FunctionProvider was given no score function, so "
                                          "it cannot score a text alone")
-        answer = self._score_function(text, criteria, scale)
-        if inspect.isawaitable(answer):
-            answer = await answer
+        answer = await _answered(self._score_function(text, criteria, scale))
         if not isinstance(answer, PointwiseResult):
             answer = PointwiseResult(label=answer, reason="")
         if inverse and isinstance(answer.label, int) and answer.label in scale.labels:
@@ -142,6 +138,11 @@ class FunctionProvider(LLMProvider):
             answer = dataclasses.replace(answer, label=ends - answer.label,
                                          distribution=distribution)
         return answer
+
+
+async def _answered(answer: Any) -> Any:
+    """A function's answer, awaited when the function was `async`."""
+    return await answer if inspect.isawaitable(answer) else answer
 
 
 def _name_of(function: object) -> str:
