@@ -107,7 +107,7 @@ class FunctionProvider(LLMProvider):
         answer = await _answered(self._compare(item_a, item_b, criteria))
         if isinstance(answer, ComparisonResult):
             return answer
-        return ComparisonResult(winner=answer, reasoning="")  # type: ignore[arg-type]
+        return ComparisonResult(winner=answer, reasoning="")
 
     async def compare_call(self, item_a: str, item_b: str, criteria: str, *,
                            repetition: int, ties: bool = False) -> ComparisonResult:
