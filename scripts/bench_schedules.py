@@ -51,6 +51,10 @@ SETTINGS: dict[str, tuple[int, int, int, str, float]] = {
 class LatencyMock(MockLLMProvider):
     """The seeded mock, each call delayed by a latency drawn from the call itself."""
 
+    # Its calls only sleep and ask the mock, both ending at once when cancelled: the round
+    # schedule awaits them in the call's task, as it does the mock's.
+    cancels_promptly = True
+
     def __init__(self, model: str, value: float) -> None:
         super().__init__(seed=1)
         self.spread, self.median = model, value

@@ -11,8 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+import llm_qualitative_sort._calls.judge as judge_module
+from llm_qualitative_sort import (
+    MockLLMProvider,
+    QualitativeSorter,
+    RunStoppedError,
+    TransientProviderError,
+)
 from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 
@@ -31,10 +38,14 @@ def _counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[in
     return count
 
 
+IN_FLIGHT = 4
+
+
 async def _sort(tmp_path: Path) -> tuple[int, int]:
     """Calls and rounds of an elimination sort of `ITEMS`."""
     sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="the larger number", seed=3,
-                               checkpointer=tmp_path / "runs.sqlite3")
+                               checkpointer=tmp_path / "runs.sqlite3",
+                               max_concurrent_requests=IN_FLIGHT)
     result = await sorter.sort(ITEMS)
     return result.statistics.total_api_calls, result.statistics.rounds
 
@@ -57,5 +68,39 @@ async def test_the_runs_input_and_rate_gate_are_looked_up_once_per_round(
     gates = _counting(monkeypatch, RateBook, "gate")
     calls, rounds = await _sort(tmp_path)
     assert calls > 50
-    assert 1 <= waits[0] <= rounds
+    # Once per round, and in the first round once per call started before the input's
+    # save ended (at most the calls in flight).
+    assert 1 <= waits[0] <= rounds + IN_FLIGHT - 1
     assert 1 <= gates[0] <= rounds
+
+
+class _Prompt(MockLLMProvider):
+    """A user's provider that says its calls end when cancelled."""
+
+    cancels_promptly = True
+
+
+class _PromptChild(_Prompt):
+    """A subclass of it that does not say so itself (it might swallow a cancel)."""
+
+
+@pytest.mark.parametrize(("provider", "own_tasks"), [(_Prompt, False), (_PromptChild, True)])
+async def test_a_provider_that_says_it_cancels_promptly_runs_in_the_calls_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: type[MockLLMProvider],
+    own_tasks: bool,
+) -> None:
+    started = _counting(monkeypatch, judge_module, "_provider_task")
+    sorter = QualitativeSorter(provider(seed=1), criteria="the larger number", seed=3,
+                               checkpointer=tmp_path / "runs.sqlite3")
+    result = await sorter.sort(ITEMS[:8])
+    assert started[0] == (result.statistics.total_api_calls if own_tasks else 0)
+
+
+async def test_a_provider_awaited_in_the_calls_task_is_still_cut_off_by_call_timeout() -> None:
+    sorter = QualitativeSorter(
+        _Prompt(seed=1, latency=5.0), criteria="the larger number", seed=3, checkpointer=None,
+        call_timeout=0.02,
+        retry_policy=RetryPolicy(initial_interval=0.001, max_interval=0.001, max_attempts=2,
+                                 jitter=False, retry_on=TransientProviderError))
+    with pytest.raises(RunStoppedError, match=r"gave no answer within call_timeout=0\.02"):
+        await sorter.sort(["a", "b"])
