@@ -7,6 +7,16 @@ Each variant runs in its own subprocess so that peak memory (max RSS) is its own
 
     python scripts/bench_engine.py            # n=1000, N=10, comparison_rounds=2
     python scripts/bench_engine.py --quick    # n=200, for a smoke run
+
+With `--src NAME=PATH` (repeatable; a copy of the package's `src/` folder, such as an older
+commit checked out in a `git worktree`), one setting is measured side by side instead: each
+repeat runs the floor, then the sorter of every copy (their order rotating from repeat to
+repeat), each in a fresh interpreter. Reported per variant: the median wall time and its
+spread, the median of the per-repeat ratios to that repeat's floor, the CPU time, the peak
+RSS and the bytes per call it lies above the floor's peak (the floor keeps nothing).
+
+    python scripts/bench_engine.py --n 10000 --N 2 --latency 0.02 --concurrency 1000 \
+        --src before=/tmp/before/src --src after=src --repeat 7
 """
 
 from __future__ import annotations
@@ -16,12 +26,14 @@ import asyncio
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from typing import Any
 
+from _copies import THIS_SRC, copies, run_child
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
 from llm_qualitative_sort.tournament import (
     active_players,
@@ -108,6 +120,46 @@ def spawn(variant: str, n: int, n_losses: int, latency: float, concurrency: int)
     return json.loads(out.stdout)
 
 
+def side_by_side(args: argparse.Namespace) -> None:
+    """The floor and the sorter of each `--src` copy, interleaved; medians and spreads."""
+    named = copies(args.src)
+    os.environ["PYTHONHASHSEED"] = "0"  # the children's rankings digests compare
+    setting = ["--n", str(args.n), "--N", str(args.N), "--latency", str(args.latency),
+               "--concurrency", str(args.concurrency)]
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for repeat in range(args.repeat):
+        order = list(named)[repeat % len(named):] + list(named)[:repeat % len(named)]
+        floor = run_child(__file__, str(THIS_SRC), "--variant", "plain", *setting)
+        runs.setdefault("floor", []).append(floor)
+        for name in order:
+            row = run_child(__file__, named[name], "--variant", "graph", *setting)
+            assert row["rankings_digest"] == floor["rankings_digest"], f"{name} ranked otherwise"
+            assert row["calls"] == floor["calls"], f"{name} made {row['calls']} calls"
+            row["to_floor"] = row["seconds"] / floor["seconds"]
+            row["bytes_per_call"] = (row["max_rss_mb"] - floor["max_rss_mb"]) * 2**20 / row["calls"]
+            runs.setdefault(name, []).append(row)
+    print(f"n={args.n}, N={args.N}, {args.latency * 1000:g} ms per call, C={args.concurrency}, "
+          f"{runs['floor'][0]['calls']:,} calls; {args.repeat} interleaved repeats, medians "
+          "(min–max)\n")
+    print("| variant | wall s | µs per call | × floor | CPU s | peak RSS MB | bytes per call "
+          "above the floor's peak |")
+    print("|---|---|---|---|---|---|---|")
+    for name, rows in runs.items():
+        wall = _median_range([r["seconds"] for r in rows], "{:.2f}")
+        per_call = statistics.median(r["us_per_call"] for r in rows)
+        cpu = statistics.median(r["cpu_seconds"] for r in rows)
+        rss = statistics.median(r["max_rss_mb"] for r in rows)
+        ratio = _median_range([r["to_floor"] for r in rows], "{:.2f}") if name != "floor" else "1"
+        above = (_median_range([r["bytes_per_call"] for r in rows], "{:.0f}")
+                 if name != "floor" else "–")
+        print(f"| {name} | {wall} | {per_call:.0f} | {ratio} | {cpu:.2f} | {rss:.0f} | {above} |")
+
+
+def _median_range(values: list[float], form: str) -> str:
+    low, high = min(values), max(values)
+    return f"{form.format(statistics.median(values))} ({form.format(low)}–{form.format(high)})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--variant")
@@ -117,9 +169,14 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeat", type=int, default=3, help="runs per variant; medians shown")
+    parser.add_argument("--src", action="append", default=[], metavar="NAME=PATH",
+                        help="a copy of the package's src/ folder to run side by side")
     args = parser.parse_args()
     if args.variant:
         print(json.dumps(asyncio.run(run_variant(args))))
+        return
+    if args.src:
+        side_by_side(args)
         return
     n = 200 if args.quick else args.n
     print(f"n={n}, N={args.N}, comparison_rounds=2, SQLite checkpoint + journal on; "

@@ -14,8 +14,16 @@ same latency for the same call whatever the order of completion. Reported: wall 
 the ratio to the floor, the ratio to the ideal `calls × mean latency / C`, peak RSS, and the
 peak size on disk of the checkpoint and journal files (sampled every 20 ms).
 
-    python scripts/bench_schedules.py             # the issue's settings (several minutes)
+    python scripts/bench_schedules.py             # every setting (several minutes)
     python scripts/bench_schedules.py --quick     # n=200, one repetition
+
+With `--src NAME=PATH` (repeatable; a copy of the package's `src/` folder, such as an older
+commit in a `git worktree`), the settings named by `--only` are measured for `floor` and
+for `rounds` of each copy, interleaved (their order rotating), `--repeat` times each:
+medians of the wall time and of the per-repeat ratios to the floor, with their ranges.
+
+    python scripts/bench_schedules.py --only "N=2, C=1000" --repeat 7 \
+        --src before=/tmp/before/src --src after=src
 """
 
 from __future__ import annotations
@@ -32,8 +40,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _copies import THIS_SRC, copies, run_child
 from _latency import delay, mean
-from bench_engine import CRITERIA, plain_loop
+from bench_engine import CRITERIA, _median_range, plain_loop
 from llm_qualitative_sort import ComparisonResult, MockLLMProvider, QualitativeSorter
 
 # name: (n, N, C, latency model, its parameter)
@@ -50,6 +59,10 @@ SETTINGS: dict[str, tuple[int, int, int, str, float]] = {
 
 class LatencyMock(MockLLMProvider):
     """The seeded mock, each call delayed by a latency drawn from the call itself."""
+
+    # Its calls only sleep and ask the mock, both ending at once when cancelled: the round
+    # schedule awaits them in the call's task, as it does the mock's.
+    cancels_promptly = True
 
     def __init__(self, model: str, value: float) -> None:
         super().__init__(seed=1)
@@ -89,7 +102,7 @@ async def run_variant(args: argparse.Namespace) -> dict[str, Any]:
     items = [str(i) for i in range(args.n)]
     judge = LatencyMock(args.model, args.value)
     peak, after = [0], 0
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     if args.variant == "floor":
         _, calls = await plain_loop(items, judge, args.N, 2, args.concurrency, seed=7)
     elif args.variant == "memory":  # the default schedule with nothing durable
@@ -109,7 +122,7 @@ async def run_variant(args: argparse.Namespace) -> dict[str, Any]:
             peak[0] = max(peak[0], after)
             calls = result.statistics.total_api_calls
     elapsed = time.perf_counter() - started
-    return {"seconds": elapsed, "calls": calls,
+    return {"seconds": elapsed, "calls": calls, "cpu_seconds": time.process_time() - cpu,
             "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "disk_peak_mb": peak[0] / 2**20, "disk_after_mb": after / 2**20}
 
@@ -154,6 +167,31 @@ def measure(name: str, setting: tuple[int, int, int, str, float], repeat: int,
               flush=True)
 
 
+def side_by_side(name: str, setting: tuple[int, int, int, str, float], repeat: int,
+                 specs: list[str]) -> None:
+    """`floor` and each copy's `rounds`, interleaved; medians and ranges."""
+    named = copies(specs)
+    n, n_losses, concurrency, model, value = setting
+    arguments = ["--n", str(n), "--N", str(n_losses), "--concurrency", str(concurrency),
+                 "--model", model, "--value", str(value)]
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for number in range(repeat):
+        order = list(named)[number % len(named):] + list(named)[:number % len(named)]
+        floor = run_child(__file__, str(THIS_SRC), "--variant", "floor", *arguments)
+        runs.setdefault("floor", []).append(floor)
+        for copy in order:
+            row = run_child(__file__, named[copy], "--variant", "rounds", *arguments)
+            assert row["calls"] == floor["calls"], f"{copy} made {row['calls']} calls"
+            row["to_floor"] = row["seconds"] / floor["seconds"]
+            runs.setdefault(copy, []).append(row)
+    for copy, rows in runs.items():
+        ratio = "1" if copy == "floor" else _median_range([r["to_floor"] for r in rows], "{:.2f}")
+        cpu = sorted(r["cpu_seconds"] for r in rows)[len(rows) // 2]
+        print(f"| {name} | {copy} | {rows[0]['calls']:,} | "
+              f"{_median_range([r['seconds'] for r in rows], '{:.2f}')} | {ratio} | "
+              f"{cpu:.2f} |", flush=True)
+
+
 def main() -> None:
     """Measure every setting, or run one variant (`--variant`, used by `spawn`)."""
     parser = argparse.ArgumentParser()
@@ -172,9 +210,19 @@ def main() -> None:
     parser.add_argument("--peer-python", help="the Python of a virtualenv holding the peer, "
                         "`pip install llm-qualitative-sort==1.1.0` (PyPI's other package of "
                         "this name): adds it as a variant")
+    parser.add_argument("--src", action="append", default=[], metavar="NAME=PATH",
+                        help="a copy of the package's src/ folder: its `rounds` side by side")
     args = parser.parse_args()
     if args.variant:
         print(json.dumps(asyncio.run(run_variant(args))))
+        return
+    if args.src:
+        os.environ["PYTHONHASHSEED"] = "0"
+        print("| setting | variant | calls | wall s, median (range) | × floor | CPU s |")
+        print("|---|---|---|---|---|---|")
+        for name, setting in SETTINGS.items():
+            if not args.only or args.only in name:
+                side_by_side(name, setting, args.repeat, args.src)
         return
     print("| setting | variant | calls | wall s | µs per call | × floor | × ideal | peak RSS MB "
           "| disk MB at peak / after |")

@@ -35,10 +35,12 @@ def cancels_promptly(provider: LLMProvider) -> bool:
     """Whether `provider`'s calls may be awaited without a task of their own to shield the wait.
 
     Only for providers whose calls end as soon as they are cancelled: the library's own
-    mock, by its exact class. Every other provider (a user's, a subclass, the hosted ones)
-    runs in a task of its own, awaited through a shield.
+    mock, by its exact class, and a class that says so in its own body
+    (`LLMProvider.cancels_promptly`). Every other provider (a user's, a subclass that does
+    not say so, the hosted ones) runs in a task of its own, awaited through a shield.
     """
-    return type(provider) in _CANCEL_PROMPTLY
+    kind = type(provider)
+    return kind in _CANCEL_PROMPTLY or vars(kind).get("cancels_promptly") is True
 
 
 def cancel_requests() -> int:

@@ -51,6 +51,9 @@ from llm_qualitative_sort.verdicts import (
     refused_tie,
 )
 
+# The facts of a call that has none (most calls): one shared mapping, read only.
+_NO_FACTS: CallFacts = {}
+
 
 class CallsStopped(Exception):
     """Another call of the round failed for good; no new call is started."""
@@ -95,6 +98,10 @@ class Judge:
     model_identity: str = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
+    # Runs whose input was found saved (see `RunJournal.input_saved`).
+    saved_inputs: set[str] = field(init=False, default_factory=set)
+    # The run's own judge's gate, once looked up (a tuple: its gate may be None).
+    own_gate: tuple[RateGate | None] | None = field(init=False, default=None)
     # What each call offers its provider: `ties` only in a run with ties, so providers
     # written before ties keep working.
     offer: dict[str, bool] = field(init=False)
@@ -118,7 +125,7 @@ class Judge:
         if journaled is not None:
             return journaled
         judge = self.provider.judge_of(place.first, place.second, repetition=repetition)
-        facts: CallFacts = {}
+        facts: CallFacts = _NO_FACTS  # shared, never written to: most calls have none
         identity = self.model_identity
         if judge is not self.provider or self.name_judge:
             facts = {"judge": judge.model_identity}
@@ -135,7 +142,9 @@ class Judge:
                 return cached, True, facts
         if self.stop.is_set():
             raise CallsStopped
-        await self.journal.input_saved(place.run_id)  # paid once the run can be resumed
+        if place.run_id not in self.saved_inputs:  # paid once the run can be resumed
+            await self.journal.input_saved(place.run_id)
+            self.saved_inputs.add(place.run_id)  # saved for good: never waited for again
         self.journal.check()  # a journal that cannot save answers must not buy more
         result = await self._ask(judge, place, repetition)
         # Journal before the slot is given back: the journal's flush is then scheduled
@@ -147,10 +156,20 @@ class Judge:
 
     def _ask(self, judge: LLMProvider, place: CallPlace,
              repetition: int) -> Awaitable[ComparisonResult]:
-        gate = self.rates.gate(judge, self.ceiling) if self.rates is not None else None
+        gate = self._gate(judge)
         if gate is not None:
             return self._paced(gate, judge, place, repetition)
         return self._retried(judge, place, repetition)
+
+    def _gate(self, judge: LLMProvider) -> RateGate | None:
+        """The judge's rate gate; the run's own judge's is looked up once per round."""
+        if self.rates is None:
+            return None
+        if judge is not self.provider:
+            return self.rates.gate(judge, self.ceiling)
+        if self.own_gate is None:
+            self.own_gate = (self.rates.gate(judge, self.ceiling),)
+        return self.own_gate[0]
 
     async def _retried(self, judge: LLMProvider, place: CallPlace,
                        repetition: int) -> ComparisonResult:
@@ -230,9 +249,11 @@ class Judge:
         A wrong answer is a bug of the provider, not a verdict: it stops the run (the
         answer is not journaled, so a fixed provider asks again on resume).
         """
-        baseline = cancel_requests()
         deadlines = self.deadlines
         watch = deadlines.watch() if deadlines is not None else None
+        # The cancellations pending before the call: a `CancelledError` beyond them is the
+        # run's (the deadline's watch counted them already).
+        baseline = watch.cancelling if watch is not None else cancel_requests()
         answer = (
             self._score(judge, place.first, repetition) if self.question is not None else
             judge.compare_call(place.first, place.second, self.criteria,

@@ -70,7 +70,10 @@ class CallPool:
         self._limit = limit
         self._answered = answered
         self._queue: deque[tuple[int, Call]] = deque()
-        self._running: set[asyncio.Task[None]] = set()
+        self._running: set[asyncio.Task[None]] = set()  # until their done-callback ran
+        # Request slots taken: an answered call gives its slot back from its own task, a
+        # turn before its done-callback runs.
+        self._busy = 0
         self._idle: asyncio.Future[None] | None = None
         self._cancelled = False  # `cancel` was called: cancelled calls are expected
         self.failure: BaseException | None = None
@@ -78,11 +81,16 @@ class CallPool:
     @property
     def in_flight(self) -> int:
         """Calls started and not yet answered."""
-        return len(self._running)
+        return self._busy
 
     def submit(self, key: int, call: Call) -> None:
         """Queue a call; it starts at once if a slot is free."""
         self._queue.append((key, call))
+        self._fill()
+
+    def submit_all(self, calls: Sequence[Call]) -> None:
+        """Queue calls keyed by their index; as many start at once as slots are free."""
+        self._queue.extend(enumerate(calls))
         self._fill()
 
     async def drain(self) -> None:
@@ -101,12 +109,13 @@ class CallPool:
             task.cancel()
 
     def _fill(self) -> None:
-        if self.failure is not None:
+        if self.failure is not None or not self._queue or self._busy >= self._limit:
             return
         loop = asyncio.get_running_loop()
-        while self._queue and len(self._running) < self._limit:
+        while self._queue and self._busy < self._limit:
             key, call = self._queue.popleft()
             task = loop.create_task(self._one(key, call))
+            self._busy += 1
             self._running.add(task)
             task.add_done_callback(self._finished)
 
@@ -121,11 +130,13 @@ class CallPool:
         # Answered (and journaled): its slot is free. The next call starts now rather than a
         # turn later from `_finished`; its first step still runs after the journal's flush,
         # which was scheduled first.
-        self._running.discard(asyncio.current_task())
+        self._busy -= 1
         self._fill()
 
     def _finished(self, task: asyncio.Task[None]) -> None:
-        self._running.discard(task)  # an answered call's task has left already
+        self._running.discard(task)
+        if task.cancelled() or task.exception() is not None:
+            self._busy -= 1  # it ended without an answer: its slot was not given back
         if task.cancelled():
             if not self._cancelled:  # only `cancel` may end a call without an answer
                 self._fail(CallCancelled("a call was cancelled before it started, though "
@@ -168,8 +179,7 @@ class LiveRunner(CallRunner):
         pool = CallPool(make_judge(self.settings, direct=True),
                         self.settings.max_concurrent_requests, answered)
         try:
-            for index, call in enumerate(calls):
-                pool.submit(index, call)
+            pool.submit_all(calls)
             await pool.drain()
         except BaseException:
             pool.cancel()

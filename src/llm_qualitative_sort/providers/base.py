@@ -45,6 +45,12 @@ class LLMProvider(ABC):
     # rate limit (a longer wait stops the run).
     adaptive_rate: bool = True
     rate_wait_limit: float = 600.0
+    # Set True on a provider class whose calls end as soon as they are cancelled (they never
+    # catch `CancelledError` and go on): the round schedule then awaits its calls in each
+    # call's own task, without a second task per call that shields the wait from a provider
+    # that swallows a cancel. Read from the class's own body, never inherited: a subclass
+    # may override a call with code that swallows the cancel, so it declares it anew.
+    cancels_promptly: bool = False
 
     def __init__(
         self, api_key: str | None = None, base_url: str | None = None, model: str = "default"

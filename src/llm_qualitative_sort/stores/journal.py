@@ -48,6 +48,8 @@ from llm_qualitative_sort.verdicts import ComparisonResult
 
 # The calls of a round nothing was journaled in (read only).
 _NO_CALLS: dict[tuple[int, int], Any] = {}
+# The facts of a call that has none: one shared mapping (`entry` hands out copies).
+_NO_FACTS: CallFacts = {}
 
 
 class Journal(GroupCommitJournal):
@@ -125,7 +127,7 @@ class Journal(GroupCommitJournal):
         calls = rounds.get(number)
         if calls is None:
             calls = rounds[number] = {}
-        calls[place.match, place.call] = (place.shown, result, cached, facts or {})
+        calls[place.match, place.call] = (place.shown, result, cached, facts or _NO_FACTS)
         if self._conn is None:
             return
         row = record(place, result, cached, facts)
