@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from functools import cache
 from html import escape
-from typing import Any
+from typing import Any, NamedTuple
 
 from jinja2 import Environment, PackageLoader
 from jinja2.ext import Extension
@@ -222,21 +222,41 @@ def _ranking(table: list[Standing], ids: Mapping[str, Any], judges: Mapping[str,
     return rows
 
 
-def _match(item: str, match: MatchResult, judges: Mapping[str, int]) -> dict[str, Any]:
+class _Call(NamedTuple):
+    """One call of a match, from the item's side: `verdict` and `shown` name words."""
+
+    verdict: str
+    chance: int | None  # the item's stated chance of winning, in per cent
+    shown: str
+    cached: bool
+    judge: str | None
+    number: int | str  # the judge's number in the judges' table
+    reasoning: str
+
+
+class _Match(NamedTuple):
+    """One match of an item, from its side; `outcome` names a word."""
+
+    round: int
+    opponent: str
+    short: bool
+    short_text: str
+    outcome: str
+    calls: list[_Call]
+
+
+def _match(item: str, match: MatchResult, judges: Mapping[str, int]) -> _Match:
     side = "A" if match.item_a == item else "B"
     opponent = match.item_b if side == "A" else match.item_a
     # A long opponent shows its first words, opening to the whole (no script needed).
     short = display_width(opponent) <= EXCERPT_COLUMNS and "\n" not in opponent
-    return {
-        "round": match.round_number, "opponent": opponent, "short": short,
-        "short_text": "" if short else truncate(opponent, EXCERPT_COLUMNS),
-        "outcome": "draw" if match.winner is None else (
-            "won" if match.winner == side else "lost"),
-        "calls": [_call(call, side, judges) for call in match.rounds],
-    }
+    return _Match(match.round_number, opponent, short,
+                  "" if short else truncate(opponent, EXCERPT_COLUMNS),
+                  "draw" if match.winner is None else ("won" if match.winner == side else "lost"),
+                  [_call(call, side, judges) for call in match.rounds])
 
 
-def _call(call: RoundResult, side: str, judges: Mapping[str, int]) -> dict[str, Any]:
+def _call(call: RoundResult, side: str, judges: Mapping[str, int]) -> _Call:
     verdict = "this" if call.winner == side else "other"
     if call.winner is None:
         verdict = "no_verdict"
@@ -245,13 +265,9 @@ def _call(call: RoundResult, side: str, judges: Mapping[str, int]) -> dict[str, 
     chance = chance_for(call, side)
     # The judge's reasoning names the texts "A" and "B" in the order it was shown them.
     first = (call.order == "AB") == (side == "A")
-    return {
-        "verdict": verdict, "chance": None if chance is None else round(100 * chance),
-        "shown": "shown_first" if first else "shown_second", "cached": call.cached,
-        "judge": call.judge,
-        "number": "?" if call.judge is None else judges.get(call.judge, "?"),
-        "reasoning": call.reasoning,
-    }
+    return _Call(verdict, None if chance is None else round(100 * chance),
+                 "shown_first" if first else "shown_second", call.cached, call.judge,
+                 "?" if call.judge is None else judges.get(call.judge, "?"), call.reasoning)
 
 
 def _wins(table: list[Standing], words: Words) -> dict[str, str] | None:
