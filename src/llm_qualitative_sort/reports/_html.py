@@ -216,7 +216,7 @@ def _ranking(table: list[Standing], ids: Mapping[str, Any], judges: Mapping[str,
     """The ranking's rows, each with its item's matches (the first item's open)."""
     rows = rank_rows([(s.rank, s) for s in table])
     for row in rows:
-        standing = row["standing"] = row.pop("member")
+        standing = row["member"]
         row["id"] = ids.get(standing.item)
         row["matches"] = [_match(standing.item, m, judges) for m in standing.matches]
     return rows

@@ -67,16 +67,15 @@ def trust_section(
     shown = "" if len(rows) == len(table) else " " + words["forest_more"].format(
         shown=len(rows), total=len(table))
     missing = k - sum(figures[s.item].top_k for s in table[:k])
-    reliability = soft[1]
+    reliability, ties = soft[1], any(j.tied_calls for j in stats.judges)
     return {
         "warnings": _warnings(stats, k, missing, words, front_end, calls_per_match),
         "note": words["trust_note"] + shown, "forest": forest_plot(rows, k, words),
         "sentences": [*_sentences(stats, len(table), k, missing, words, front_end), *soft[0]],
-        "reliability": reliability and reliability.rows,
-        "reliability_few": bool(reliability and reliability.few), "few": FEW,
-        "judge_columns": _judge_columns(stats.judges),
-        "judges": [_judge_row(n, j, words, any(j.tied_calls for j in stats.judges))
-                   for n, j in enumerate(stats.judges, 1)],
+        "reliability": None if reliability is None else reliability.rows,
+        "reliability_few": reliability is not None and reliability.few, "few": FEW,
+        "judge_columns": _judge_columns(ties),
+        "judges": [_judge_row(n, j, words, ties) for n, j in enumerate(stats.judges, 1)],
         "judges_few": any(_uncertain(j) for j in stats.judges),
     }
 
@@ -202,9 +201,8 @@ def _fill(template: str, **values: object) -> Markup:
     return escape(template).format(**shown)
 
 
-def _judge_columns(judges: Sequence[JudgeAudit]) -> list[str]:
+def _judge_columns(ties: bool) -> list[str]:
     """The judges' table's columns (a run with ties: each judge's tie rate too)."""
-    ties = any(j.tied_calls for j in judges)
     return ["number_col", "judge", "calls_col", "no_verdict_col", *(["tie_col"] if ties else []),
             "tokens_col", "cost_col", "first_col", "advantage_col", "disagree_col"]
 
