@@ -1,9 +1,14 @@
-"""Inline SVG charts for the HTML report: no script, no network, escaped text."""
+"""Inline SVG charts for the HTML report: no script, no network, escaped text.
+
+Drawn in code and returned as `Markup`: shapes and numbers are written as they are, every
+text (labels, tooltips, titles) goes through `Markup.format`, which escapes it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
+
+from markupsafe import Markup
 
 from llm_qualitative_sort.reports._text import isolated, truncate
 from llm_qualitative_sort.reports._words import EN
@@ -28,7 +33,7 @@ def brackets_chart(
     width: int = 860,
     height: int = 260,
     words: Mapping[str, str] = EN,
-) -> str:
+) -> Markup:
     """Stacked columns: how many players sat in each bracket after each round.
 
     Args:
@@ -38,7 +43,7 @@ def brackets_chart(
         words: The report's words, in its language.
     """
     if not rows:
-        return ""
+        return Markup()
     n_brackets = len(rows[0]) - 1
     total = max(sum(rows[0]), 1)
     left, bottom, top = 44, 28, 10
@@ -56,15 +61,14 @@ def brackets_chart(
                      else words["n_losses"].format(n=bracket))
             moment = words["start"] if index == 0 else words["after_round"].format(n=index)
             tip = f"{moment}: {count} × {label}"
-            parts.append(
+            parts.append(Markup(
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" '
-                f'fill="{bracket_colour(bracket, n_brackets)}"><title>{escape(tip)}</title></rect>'
-            )
+                f'fill="{bracket_colour(bracket, n_brackets)}">'
+            ) + Markup("<title>{}</title></rect>").format(tip))
         if index % max(1, len(rows) // 12) == 0:
-            parts.append(
+            parts.append(Markup(
                 f'<text x="{x + bar_w / 2:.1f}" y="{height - 10}" text-anchor="middle">'
-                f"{words['start'] if index == 0 else index}</text>"
-            )
+            ) + Markup("{}</text>").format(words["start"] if index == 0 else index))
     return _svg(width, height, words["chart_brackets"], parts)
 
 
@@ -73,7 +77,7 @@ def wins_chart(
     width: int = 860,
     bar_h: int = 18,
     words: Mapping[str, str] = EN,
-) -> str:
+) -> Markup:
     """Horizontal bars: wins per item, in ranking order.
 
     Labels are cut at the end, with an ellipsis, to `LABEL_COLUMNS` display columns (a
@@ -87,40 +91,44 @@ def wins_chart(
         words: The report's words, in its language.
     """
     if not rows:
-        return ""
+        return Markup()
     label_w, most = LABEL_PX, max(max(wins for _, wins in rows), 1)
     height = len(rows) * (bar_h + 4) + 8
-    parts = [f'<clipPath id="labels"><rect x="0" y="0" width="{label_w - 4}" '
-             f'height="{height}"/></clipPath>']
+    parts = [Markup(f'<clipPath id="labels"><rect x="0" y="0" width="{label_w - 4}" '
+                    f'height="{height}"/></clipPath>')]
     for index, (item, wins) in enumerate(rows):
         y = 4 + index * (bar_h + 4)
         w = (width - label_w - 50) * wins / max(most, 1)
         short = truncate(item, LABEL_COLUMNS)
         # direction="ltr" keeps text-anchor="end" on the right whatever the item holds.
         parts.append(
-            f'<text x="{label_w - 8}" y="{y + bar_h - 5}" text-anchor="end" direction="ltr" '
-            f'clip-path="url(#labels)">{isolated(short, "tspan")}'
-            f"<title>{escape(item)}</title></text>"
-            f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="#3a7cc3"/>'
-            f'<text x="{label_w + w + 6:.1f}" y="{y + bar_h - 5}">{wins}</text>'
+            Markup(f'<text x="{label_w - 8}" y="{y + bar_h - 5}" text-anchor="end" '
+                   'direction="ltr" clip-path="url(#labels)">')
+            + Markup("{}<title>{}</title></text>").format(isolated(short, "tspan"), item)
+            + Markup(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" '
+                     f'fill="#3a7cc3"/><text x="{label_w + w + 6:.1f}" y="{y + bar_h - 5}">'
+                     f"{wins:d}</text>")
         )
     return _svg(width, height, words["wins_title"], parts)
 
 
-def _axis(left: int, top: int, plot_h: float, total: int, width: int) -> str:
+def _axis(left: int, top: int, plot_h: float, total: int, width: int) -> Markup:
     lines = []
     for share in (0.0, 0.5, 1.0):
         y = top + plot_h * (1 - share)
         lines.append(
             f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e2e2e2"/>'
-            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{round(total * share)}</text>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{round(total * share):d}'
+            "</text>"
         )
-    return "".join(lines)
+    return Markup("".join(lines))  # numbers only
 
 
-def _svg(width: int, height: int, title: str, parts: Sequence[str]) -> str:
+def _svg(width: int, height: int, title: str, parts: Sequence[Markup]) -> Markup:
+    # Markup's join escapes any part that is not Markup itself.
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {width} {height}" '
-        f'width="100%" style="max-width:{width}px" font-size="12">'
-        f"<title>{escape(title)}</title>{''.join(parts)}</svg>"
+        Markup(f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
+               f'viewBox="0 0 {width} {height}" width="100%" style="max-width:{width}px" '
+               'font-size="12">')
+        + Markup("<title>{}</title>{}</svg>").format(title, Markup("").join(parts))
     )

@@ -3,7 +3,8 @@
 One row per item in ranking order: a whisker from the interval's low end to its high end, a
 dot at the score, the item's probability of being in the top K at the right. Items that
 share a rank share a shaded band and are marked "=", so ties show at a glance; a dashed rule
-follows the K-th row. Inline SVG, no script, every text escaped and direction-isolated.
+follows the K-th row. Inline SVG, no script, every text escaped (`Markup.format`) and
+direction-isolated.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from html import escape
+
+from markupsafe import Markup
 
 from llm_qualitative_sort.reports._text import isolated, truncate
 from llm_qualitative_sort.reports._uncertainty import ItemUncertainty
@@ -33,7 +35,7 @@ class ForestRow:
     figures: ItemUncertainty
 
 
-def forest_plot(rows: Sequence[ForestRow], k: int, words: Mapping[str, str] = EN) -> str:
+def forest_plot(rows: Sequence[ForestRow], k: int, words: Mapping[str, str] = EN) -> Markup:
     """The plot as an `<svg>` element ("" without rows).
 
     Args:
@@ -42,7 +44,7 @@ def forest_plot(rows: Sequence[ForestRow], k: int, words: Mapping[str, str] = EN
         words: The report's words, in its language.
     """
     if not rows:
-        return ""
+        return Markup()
     low = min(r.figures.low for r in rows)
     high = max(r.figures.high for r in rows)
     scale = _Scale(low, high, RANK_PX + LABEL_PX, PLOT_PX)
@@ -50,41 +52,48 @@ def forest_plot(rows: Sequence[ForestRow], k: int, words: Mapping[str, str] = EN
     tops = [TOP_PX + i * ROW_PX + (RULE_PX if i >= k else 0) for i in range(len(rows))]
     bottom = tops[-1] + ROW_PX
     width = RANK_PX + LABEL_PX + PLOT_PX + PROB_PX
-    parts = [f'<clipPath id="forest-labels"><rect x="{RANK_PX}" y="0" '
-             f'width="{LABEL_PX - 8}" height="{bottom}"/></clipPath>']
+    parts = [Markup(f'<clipPath id="forest-labels"><rect x="{RANK_PX}" y="0" '
+                    f'width="{LABEL_PX - 8}" height="{bottom}"/></clipPath>')]
     parts += _bands(rows, tops, width)
     parts += scale.grid(TOP_PX, bottom)
-    parts.append(f'<text x="{width - 8}" y="{TOP_PX - 8}" text-anchor="end" '
-                 f'class="head">{escape(words["p_top_k"].format(k=k))}</text>')
+    parts.append(Markup(f'<text x="{width - 8}" y="{TOP_PX - 8}" text-anchor="end" '
+                        'class="head">') + _text(words["p_top_k"].format(k=k)))
     parts += [_row(top, row, scale) for top, row in zip(tops, rows, strict=True)]
     if len(rows) > k:
         y = tops[k] - RULE_PX / 2
-        parts.append(f'<line x1="0" x2="{scale.right}" y1="{y}" y2="{y}" stroke="#9a6700" '
-                     'stroke-dasharray="5 4"/>'
-                     f'<text x="{width - 8}" y="{y + 4}" text-anchor="end" class="rule">'
-                     f'{escape(words["top_k_rule"].format(k=k))}</text>')
-    parts.append(f'<text x="{scale.left + PLOT_PX / 2}" y="{bottom + 32}" '
-                 f'text-anchor="middle" class="head">{escape(words["score_axis"])}</text>')
+        parts.append(Markup(f'<line x1="0" x2="{scale.right}" y1="{y}" y2="{y}" '
+                            'stroke="#9a6700" stroke-dasharray="5 4"/>'
+                            f'<text x="{width - 8}" y="{y + 4}" text-anchor="end" '
+                            'class="rule">') + _text(words["top_k_rule"].format(k=k)))
+    parts.append(Markup(f'<text x="{scale.left + PLOT_PX / 2}" y="{bottom + 32}" '
+                        'text-anchor="middle" class="head">') + _text(words["score_axis"]))
     height = bottom + AXIS_PX
     title = words["forest_title"].format(n=len(rows))
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="forest" '
-            f'viewBox="0 0 {width} {height}" width="100%" style="max-width:{width}px" '
-            f'font-size="12"><title>{escape(title)}</title>{"".join(parts)}</svg>')
+    # Markup's join escapes any part that is not Markup itself.
+    return (Markup(f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="forest" '
+                   f'viewBox="0 0 {width} {height}" width="100%" style="max-width:{width}px" '
+                   'font-size="12">')
+            + Markup("<title>{}</title>{}</svg>").format(title, Markup("").join(parts)))
 
 
-def _bands(rows: Sequence[ForestRow], tops: Sequence[float], width: int) -> list[str]:
+def _text(text: str) -> Markup:
+    """A `<text>` element's content and its end tag."""
+    return Markup("{}</text>").format(text)
+
+
+def _bands(rows: Sequence[ForestRow], tops: Sequence[float], width: int) -> list[Markup]:
     """A shaded band behind every other rank group, so that tied rows read as one."""
     parts, shade, previous = [], -1, None
     for top, row in zip(tops, rows, strict=True):
         if row.rank != previous:
             shade, previous = shade + 1, row.rank
         if shade % 2:
-            parts.append(f'<rect x="0" y="{top}" width="{width}" height="{ROW_PX}" '
-                         'fill="#f3f5f8"/>')
+            parts.append(Markup(f'<rect x="0" y="{top}" width="{width}" height="{ROW_PX}" '
+                                'fill="#f3f5f8"/>'))
     return parts
 
 
-def _row(top: float, row: ForestRow, scale: _Scale) -> str:
+def _row(top: float, row: ForestRow, scale: _Scale) -> Markup:
     mid = top + ROW_PX / 2
     f = row.figures
     rank = f"{row.rank}=" if row.tied else str(row.rank)
@@ -93,13 +102,12 @@ def _row(top: float, row: ForestRow, scale: _Scale) -> str:
     x_low, x_high, x = scale(f.low), scale(f.high), scale(f.score)
     colour = "#9a6700" if row.tied else "#1d4e89"
     # direction="ltr" keeps text-anchor="end" on the right whatever the item holds.
-    return (
-        f'<g><title>{escape(tip)}</title>'
-        f'<text x="{RANK_PX - 8}" y="{mid + 4:.1f}" text-anchor="end" class="rank">'
-        f"{escape(rank)}</text>"
-        f'<text x="{RANK_PX + LABEL_PX - 12}" y="{mid + 4:.1f}" text-anchor="end" '
-        f'direction="ltr" clip-path="url(#forest-labels)">'
-        f"{isolated(truncate(row.item, LABEL_COLUMNS), 'tspan')}</text>"
+    return Markup(
+        '<g><title>{}</title><text x="{}" y="{:.1f}" text-anchor="end" class="rank">{}</text>'
+        '<text x="{}" y="{:.1f}" text-anchor="end" direction="ltr" '
+        'clip-path="url(#forest-labels)">{}</text>'
+    ).format(tip, RANK_PX - 8, mid + 4, rank, RANK_PX + LABEL_PX - 12, mid + 4,
+             isolated(truncate(row.item, LABEL_COLUMNS), "tspan")) + Markup(
         f'<line x1="{x_low:.1f}" x2="{x_high:.1f}" y1="{mid:.1f}" y2="{mid:.1f}" '
         f'stroke="{colour}" stroke-width="2"/>'
         f'<line x1="{x_low:.1f}" x2="{x_low:.1f}" y1="{mid - 4:.1f}" y2="{mid + 4:.1f}" '
@@ -123,14 +131,14 @@ class _Scale:
     def __call__(self, value: float) -> float:
         return self.left + (value - self.low) / (self.high - self.low) * self.width
 
-    def grid(self, top: float, bottom: float) -> list[str]:
+    def grid(self, top: float, bottom: float) -> list[Markup]:
         lines = []
         for tick in _ticks(self.low, self.high):
             x = self(tick)
             stroke = "#8c959f" if tick == 0 else "#e2e2e2"
-            lines.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{bottom}" '
-                         f'stroke="{stroke}"/><text x="{x:.1f}" y="{bottom + 16}" '
-                         f'text-anchor="middle">{tick:g}</text>')
+            lines.append(Markup(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{bottom}" '
+                                f'stroke="{stroke}"/><text x="{x:.1f}" y="{bottom + 16}" '
+                                f'text-anchor="middle">{tick:g}</text>'))
         return lines
 
 

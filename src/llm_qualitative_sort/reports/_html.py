@@ -1,26 +1,38 @@
-"""The HTML report: one self-contained page (inline CSS and SVG, no script, no network)."""
+"""The HTML report: one self-contained page (inline CSS and SVG, no script, no network).
+
+The page is rendered from the Jinja2 templates in `templates/`, with autoescaping: every
+item, reason, id, setting and judge's name is escaped where it is written, whatever code
+builds the figures around it. Only what the package writes itself goes in unescaped, as
+`Markup`: the stylesheet, the SVG charts (whose texts are escaped as they are drawn), the
+audit's sentences (filled with escaped figures) and the report's own words.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields
+from functools import cache
 from html import escape
-from itertools import groupby
-from typing import Any
+from typing import Any, NamedTuple
+
+from jinja2 import Environment, PackageLoader
+from jinja2.ext import Extension
+from markupsafe import Markup
 
 from llm_qualitative_sort.models import EarlyStop, SortResult
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
-from llm_qualitative_sort.reports._pointwise import pointwise_sections, pointwise_words
-from llm_qualitative_sort.reports._soft import call_chance, soft_parts
+from llm_qualitative_sort.reports._pointwise import pointwise_page, pointwise_words
+from llm_qualitative_sort.reports._soft import chance_for, soft_parts
 from llm_qualitative_sort.reports._standings import (
     Standing,
     bracket_history,
     infer_elimination_count,
+    rank_rows,
     standings,
 )
 from llm_qualitative_sort.reports._style import CSS
-from llm_qualitative_sort.reports._text import display_width, isolated, page_language, truncate
+from llm_qualitative_sort.reports._text import display_width, page_language, truncate
 from llm_qualitative_sort.reports._trust import trust_section
 from llm_qualitative_sort.reports._uncertainty import report_top_k, uncertainty
 from llm_qualitative_sort.reports._words import words as words_in
@@ -76,34 +88,57 @@ def to_html(
         words = pointwise_words(words)
     swiss = settings.get("strategy") == "swiss"
     by_score = swiss or settings.get("ranking") == "bradley_terry"
-    n_losses = int(settings.get("elimination_count") or infer_elimination_count(result))
     table = standings(result)
     title = str(settings.get("criteria") or words["title"])
-    page_lang = lang or page_language([title, *(s.item for s in table)])
     k = report_top_k(settings, len(table))
-    trust = trust_section(table, uncertainty(result, k), k, result.statistics, words,
-                          made_by, _calls_per_match(result, settings),
-                          soft_parts(result, words))
     both = phases(result)  # a pre-pass, then Swiss (None: no pre-pass)
-    body = [
-        f"<h1>{isolated(title)}</h1>",
-        _run_line(result, settings, words, both),
-        _statistics(result, words, both),
-        trust,
-        "" if swiss or result.pointwise else _bracket_section(result, n_losses, words),
-        pointwise_sections(result, ids or {}, words, settings.get("inverse") is True)
-        if result.pointwise else
-        _ranking(table, ids or {}, _judge_numbers(result), words,
-                 words["ranking_note_score" if by_score else "ranking_note"]),
-        _wins_section(table, words),
-    ]
-    return (
-        f'<!DOCTYPE html>\n<html lang="{escape(page_lang)}"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)} · llm-qualitative-sort</title><style>{CSS}</style></head>"
-        f"<body><main>{''.join(body)}</main></body></html>\n"
-    )
+    ids = ids or {}
+    page = {
+        "w": _trusted(tuple(words.items())), "title": title,
+        "css": Markup(CSS), "csp": Markup(_CSP),
+        "page_lang": lang or page_language([title, *(s.item for s in table)]),
+        "run_line": _run_line(result, settings, words),
+        "phases": None if both is None else words["phases"].format(
+            texts=both["prepass"]["texts"], scored=both["prepass"]["scored"], **both["swiss"]),
+        "cards": _statistics(result, words, both),
+        "early_stop": _early_stop(result.statistics.early_stop, words),
+        "trust": trust_section(table, uncertainty(result, k), k, result.statistics, words,
+                               made_by, _calls_per_match(result, settings),
+                               soft_parts(result, words)),
+        "brackets": None if swiss or result.pointwise else _brackets(result, settings, words),
+        "pointwise": pointwise_page(result, ids, settings.get("inverse") is True)
+        if result.pointwise else None,
+        "ranking_note": "ranking_note_score" if by_score else "ranking_note",
+        "ranking": [] if result.pointwise else _ranking(table, ids, _judge_numbers(result)),
+        "wins": _wins(table, words),
+    }
+    return _environment().get_template("report.html.j2").render(page)
+
+
+class _JoinLines(Extension):
+    """Joins a template's lines without their indentation and line ends.
+
+    The templates stay readable, one element a line, while the page keeps the exact
+    spacing of its inline text (a line end between two spans would show as a space).
+    """
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        return "".join(line.strip() for line in source.splitlines())
+
+
+@cache
+def _environment() -> Environment:
+    return Environment(loader=PackageLoader("llm_qualitative_sort.reports", "templates"),
+                       autoescape=True, extensions=[_JoinLines], keep_trailing_newline=True)
+
+
+@cache
+def _trusted(words: tuple[tuple[str, str], ...]) -> dict[str, Markup]:
+    """The report's own words as the templates take them: escaped once, then `Markup`."""
+    # Apostrophes stay as typed (the templates' attributes are double-quoted), so a word
+    # reads in the page as it does in `_words`.
+    return {key: Markup(escape(text, quote=False).replace('"', "&#34;"))
+            for key, text in words}
 
 
 def _calls_per_match(result: SortResult, settings: Mapping[str, Any]) -> int:
@@ -114,16 +149,13 @@ def _calls_per_match(result: SortResult, settings: Mapping[str, Any]) -> int:
     return max((len(m.rounds) for m in result.match_history), default=2)
 
 
-def _run_line(result: SortResult, settings: dict[str, Any], words: Words,
-              both: dict[str, Any] | None) -> str:
+def _run_line(result: SortResult, settings: dict[str, Any], words: Words
+              ) -> list[tuple[str, str]]:
+    """The run's id and settings, each as (its name in the report's words, its value)."""
     shown = {k: v for k, v in settings.items() if k != "criteria" and v is not None}
     pairs = [(words["run_id"], result.run_id or "—")]
-    pairs += [(words.get(f"setting_{name}", name.replace("_", " ")), value)
-              for name, value in shown.items()]
-    cells = "".join(f"<span><b>{escape(k)}</b> {isolated(str(v))}</span>" for k, v in pairs)
-    return f'<p class="run">{cells}</p>' + ("" if both is None else '<p class="run">' + escape(
-        words["phases"].format(texts=both["prepass"]["texts"], scored=both["prepass"]["scored"],
-                               **both["swiss"])) + "</p>")
+    return pairs + [(words.get(f"setting_{name}", name.replace("_", " ")), str(value))
+                    for name, value in shown.items()]
 
 
 # The audit's records have a section of their own (the trust section).
@@ -131,8 +163,9 @@ _AUDIT_FIELDS = {"position_bias", "order_consistency", "judges", "agreement", "t
                  "largest_tie", "early_stop", "calibration"}
 
 
-def _statistics(result: SortResult, words: Words, both: dict[str, Any] | None) -> str:
-    """The run's counts as cards; `both`: the phases of a run with a pre-pass (`phases`)."""
+def _statistics(result: SortResult, words: Words, both: dict[str, Any] | None
+                ) -> list[tuple[str, str]]:
+    """The run's counts as (label, value) cards; `both`: a pre-pass's phases (`phases`)."""
     stats = {f.name: getattr(result.statistics, f.name) for f in fields(result.statistics)
              if f.name not in _AUDIT_FIELDS}
     stats["elapsed_time"] = f"{stats['elapsed_time']:.2f} s"
@@ -146,40 +179,31 @@ def _statistics(result: SortResult, words: Words, both: dict[str, Any] | None) -
     elif both is not None:  # a pre-pass: its texts, then the matches
         stats = {"texts_scored": both["prepass"]["texts"], **stats,
                  "total_matches": both["swiss"]["matches"]}
-    cards = "".join(
-        f'<div class="stat"><div class="value">{escape(str(value))}</div>'
-        f'<div class="label">{escape(words.get(name, name.replace("_", " ")))}</div></div>'
-        for name, value in stats.items()
-    )
-    return (f'<section><h2>{words["statistics"]}</h2><div class="stats">{cards}</div>'
-            f"{_early_stop(result.statistics.early_stop, words)}</section>")
+    return [(words.get(name, name.replace("_", " ")), str(value))
+            for name, value in stats.items()]
 
 
-def _early_stop(stop: EarlyStop | None, words: Words) -> str:
+def _early_stop(stop: EarlyStop | None, words: Words) -> str | None:
     """Why the run spent less than its budget: a sentence under the counts."""
     if stop is None:
-        return ""
+        return None
     sure = "" if stop.expected is None else words["early_stop_sure"].format(
         share=f"{100 * stop.expected:.0f} %")
-    text = words["early_stop"].format(k=stop.top_k, sure=sure, used=stop.judgements,
+    return words["early_stop"].format(k=stop.top_k, sure=sure, used=stop.judgements,
                                       budget=stop.budget, unspent=stop.budget - stop.judgements)
-    return f'<p class="note stop">{escape(text)}</p>'
 
 
-def _bracket_section(result: SortResult, n_losses: int, words: Words) -> str:
+def _brackets(result: SortResult, settings: Mapping[str, Any], words: Words
+              ) -> dict[str, Any] | None:
+    """The loss brackets' legend and chart (None without matches)."""
     if not result.match_history:
-        return ""
-    legend = "".join(
-        f'<span><i style="background:{bracket_colour(b, n_losses)}"></i>'
-        f"{words['eliminated'] if b == n_losses else words['n_losses'].format(n=b)}</span>"
-        for b in range(n_losses + 1)
-    )
-    chart = brackets_chart(bracket_history(result, n_losses), words=words)
-    return (
-        f"<section><h2>{words['brackets']}</h2>"
-        f'<p class="note">{words["brackets_note"].format(n=n_losses)}</p>'
-        f'<div class="legend">{legend}</div>{chart}</section>'
-    )
+        return None
+    n = int(settings.get("elimination_count") or infer_elimination_count(result))
+    legend = [(bracket_colour(b, n),
+               words["eliminated"] if b == n else words["n_losses"].format(n=b))
+              for b in range(n + 1)]
+    return {"n": n, "legend": legend,
+            "chart": brackets_chart(bracket_history(result, n), words=words)}
 
 
 def _judge_numbers(result: SortResult) -> dict[str, int]:
@@ -187,97 +211,71 @@ def _judge_numbers(result: SortResult) -> dict[str, int]:
     return {judge.judge: n for n, judge in enumerate(result.statistics.judges, 1)}
 
 
-def _ranking(
-    table: list[Standing], ids: Mapping[str, Any], judges: Mapping[str, int], words: Words,
-    note: str,
-) -> str:
-    # The first item opens by itself, to show the reader that the rows unfold.
-    rows: list[str] = []
-    for shade, (rank, group) in enumerate(groupby(table, key=lambda s: s.rank)):
-        members = list(group)
-        for index, standing in enumerate(members):
-            rank_cell = ""
-            if index == 0:
-                tie = words["tied"].format(n=len(members))
-                tie = f'<span class="tie">{tie}</span>' if len(members) > 1 else ""
-                rank_cell = f'<td class="rank" rowspan="{len(members)}">{rank}{tie}</td>'
-            cell = _item_cell(standing, ids.get(standing.item), judges, words, open_=not rows)
-            rows.append(
-                f'<tr class="g{shade % 2}">{rank_cell}<td>{cell}</td>'
-                f'<td class="num">{standing.wins}</td><td class="num">{standing.losses}</td></tr>'
-            )
-    return (
-        f"<section><h2>{words['ranking']}</h2>"
-        f'<p class="note">{note}</p>'
-        f'<table class="ranking"><thead><tr><th>{words["rank"]}</th><th>{words["item"]}</th>'
-        f'<th>{words["wins"]}</th><th>{words["losses"]}</th></tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></section>"
-    )
+def _ranking(table: list[Standing], ids: Mapping[str, Any], judges: Mapping[str, int]
+             ) -> list[dict[str, Any]]:
+    """The ranking's rows, each with its item's matches (the first item's open)."""
+    rows = rank_rows([(s.rank, s) for s in table])
+    for row in rows:
+        standing = row["member"]
+        row["id"] = ids.get(standing.item)
+        row["matches"] = [_match(standing.item, m, judges) for m in standing.matches]
+    return rows
 
 
-def _item_cell(
-    standing: Standing, item_id: Any, judges: Mapping[str, int], words: Words, open_: bool
-) -> str:
-    ident = "" if item_id is None else (
-        f'<span class="id">{words["id"]} {isolated(str(item_id))}</span>')
-    if not standing.matches:
-        return f'<div class="item">{isolated(standing.item)}</div>{ident}'
-    matches = "".join(_match_row(standing.item, m, judges, words) for m in standing.matches)
-    return (
-        f'<details{" open" if open_ else ""}>'
-        f'<summary class="item">{isolated(standing.item)}</summary>{ident}'
-        f'<div class="full">{isolated(standing.item)}</div>'
-        f'<table class="matches"><thead><tr><th>{words["round"]}</th>'
-        f'<th>{words["opponent"]}</th><th>{words["result"]}</th><th>{words["calls"]}</th>'
-        f"</tr></thead><tbody>{matches}</tbody></table></details>"
-    )
+class _Call(NamedTuple):
+    """One call of a match, from the item's side: `verdict` and `shown` name words."""
+
+    verdict: str
+    chance: int | None  # the item's stated chance of winning, in per cent
+    shown: str
+    cached: bool
+    judge: str | None
+    number: int | str  # the judge's number in the judges' table
+    reasoning: str
 
 
-def _match_row(item: str, match: MatchResult, judges: Mapping[str, int], words: Words) -> str:
+class _Match(NamedTuple):
+    """One match of an item, from its side; `outcome` names a word."""
+
+    round: int
+    opponent: str
+    short: bool
+    short_text: str
+    outcome: str
+    calls: list[_Call]
+
+
+def _match(item: str, match: MatchResult, judges: Mapping[str, int]) -> _Match:
     side = "A" if match.item_a == item else "B"
     opponent = match.item_b if side == "A" else match.item_a
-    outcome = "draw" if match.winner is None else ("won" if match.winner == side else "lost")
-    calls = "".join(_call(call, side, judges, words) for call in match.rounds)
-    return (
-        f'<tr><td class="num">{match.round_number}</td><td>{_excerpt(opponent)}</td>'
-        f'<td><span class="{outcome}">{words[outcome]}</span></td><td><ol>{calls}</ol></td></tr>'
-    )
+    # A long opponent shows its first words, opening to the whole (no script needed).
+    short = display_width(opponent) <= EXCERPT_COLUMNS and "\n" not in opponent
+    return _Match(match.round_number, opponent, short,
+                  "" if short else truncate(opponent, EXCERPT_COLUMNS),
+                  "draw" if match.winner is None else ("won" if match.winner == side else "lost"),
+                  [_call(call, side, judges) for call in match.rounds])
 
 
-def _excerpt(text: str) -> str:
-    """A long text as its first words, opening to the whole (no script needed)."""
-    if display_width(text) <= EXCERPT_COLUMNS and "\n" not in text:
-        return isolated(text)
-    return (f'<details class="excerpt"><summary>{isolated(truncate(text, EXCERPT_COLUMNS))}'
-            f'</summary><div class="full">{isolated(text)}</div></details>')
-
-
-def _call(call: RoundResult, side: str, judges: Mapping[str, int], words: Words) -> str:
-    verdict = words["this"] if call.winner == side else words["other"]
+def _call(call: RoundResult, side: str, judges: Mapping[str, int]) -> _Call:
+    verdict = "this" if call.winner == side else "other"
     if call.winner is None:
-        verdict = words["no_verdict"]
+        verdict = "no_verdict"
     elif call.winner == "tie":
-        verdict = words["tie_verdict"]
+        verdict = "tie_verdict"
+    chance = chance_for(call, side)
     # The judge's reasoning names the texts "A" and "B" in the order it was shown them.
     first = (call.order == "AB") == (side == "A")
-    shown = words["shown_first"] if first else words["shown_second"]
-    cached = f' <span class="cached">{words["cached"]}</span>' if call.cached else ""
-    judge = "" if call.judge is None else (
-        f' <span class="judge" title="{escape(call.judge)}">{words["judge"]} '
-        f"{judges.get(call.judge, '?')}</span>")
-    return (
-        f"<li><b>{verdict}</b>{call_chance(call, side, words)} "
-        f"<small>({shown}){cached}{judge}</small> "
-        f"{isolated(call.reasoning)}</li>"
-    )
+    return _Call(verdict, None if chance is None else round(100 * chance),
+                 "shown_first" if first else "shown_second", call.cached, call.judge,
+                 "?" if call.judge is None else judges.get(call.judge, "?"), call.reasoning)
 
 
-def _wins_section(table: list[Standing], words: Words) -> str:
+def _wins(table: list[Standing], words: Words) -> dict[str, str] | None:
+    """The wins chart of the first `WINS_CHART_LIMIT` items (None without matches)."""
     if not any(s.matches for s in table):
-        return ""
+        return None
     shown = table[:WINS_CHART_LIMIT]
     more = len(table) - len(shown)
-    note = words["wins_more"].format(shown=len(shown), total=len(table)) if more else ""
-    chart = wins_chart([(s.item, s.wins) for s in shown], words=words)
-    return (f'<section><h2>{words["wins_title"]}</h2>'
-            f'<p class="note">{words["wins_note"]}{note}</p>{chart}</section>')
+    return {"more": words["wins_more"].format(shown=len(shown), total=len(table))
+            if more else "",
+            "chart": wins_chart([(s.item, s.wins) for s in shown], words=words)}

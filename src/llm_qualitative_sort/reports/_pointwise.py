@@ -1,6 +1,6 @@
 """A pointwise run in the reports: scores, each call's label and reason, the labels' spread.
 
-The JSON entry, the CSV columns and the HTML sections.
+The JSON entry, the CSV columns and what the HTML sections show.
 """
 
 from __future__ import annotations
@@ -8,13 +8,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from html import escape
-from itertools import groupby
 from typing import Any
 
 from llm_qualitative_sort.models import SortResult
-from llm_qualitative_sort.reports._text import isolated
-from llm_qualitative_sort.scoring import ItemScore
+from llm_qualitative_sort.reports._standings import rank_rows
+from llm_qualitative_sort.scoring import ItemScore, ScoredCall
 
 Words = Mapping[str, str]
 
@@ -78,70 +76,27 @@ def csv_cells(result: SortResult, item: str) -> list[Any]:
             " | ".join(scored.reasons)]
 
 
-def pointwise_sections(result: SortResult, ids: Mapping[str, Any], words: Words,
-                       inverse: bool) -> str:
-    """The HTML sections of a pointwise run: the labels given, then the scores."""
-    return _labels_section(result, words) + _scores_section(result, ids, words, inverse)
-
-
-def _labels_section(result: SortResult, words: Words) -> str:
+def pointwise_page(result: SortResult, ids: Mapping[str, Any], inverse: bool
+                   ) -> dict[str, Any]:
+    """What the HTML report's pointwise sections show: the labels given, then the scores."""
     spread = label_spread(result)
     most = max((count for count, _ in spread.values()), default=0) or 1
-    rows = "".join(
-        f'<tr><td class="num">{label}</td><td class="num">{count}</td>'
-        f'<td><span class="bar">{"█" * max(round(24 * count / most), 1 if count else 0)}'
-        f'</span></td><td class="num">{mean:.3f}</td></tr>'
-        for label, (count, mean) in spread.items())
-    return (f'<section><h2>{words["labels_title"]}</h2><p class="note">'
-            f'{words["labels_note"]}</p><table class="ranking"><thead><tr>'
-            f'<th>{words["label"]}</th><th>{words["calls_count"]}</th><th></th>'
-            f'<th>{words["mean_probability"]}</th></tr></thead><tbody>{rows}</tbody></table>'
-            "</section>")
-
-
-def _scores_section(result: SortResult, ids: Mapping[str, Any], words: Words,
-                    inverse: bool) -> str:
+    labels = [(label, count, "█" * max(round(24 * count / most), 1 if count else 0),
+               f"{mean:.3f}") for label, (count, mean) in spread.items()]
     scored = {s.item: s for s in result.pointwise}
-    rows: list[str] = []
-    ranked = [(rank, item) for rank, group in result.rankings for item in group]
-    for shade, (rank, members) in enumerate(groupby(ranked, key=lambda pair: pair[0])):
-        group = [item for _, item in members]
-        for index, item in enumerate(group):
-            rank_cell = ""
-            if index == 0:
-                tie = words["tied"].format(n=len(group))
-                tie = f'<span class="tie">{tie}</span>' if len(group) > 1 else ""
-                rank_cell = f'<td class="rank" rowspan="{len(group)}">{rank}{tie}</td>'
-            own = scored.get(item, ItemScore(item, None))
-            score = "–" if own.score is None else f"{own.score:.3f}"
-            rows.append(f'<tr class="g{shade % 2}">{rank_cell}<td>'
-                        f"{_item_cell(own, ids.get(item), words, open_=not rows)}</td>"
-                        f'<td class="num">{score}</td></tr>')
-    note = words["scores_note"] + (words["scores_note_inverse"] if inverse else "")
-    return (f'<section><h2>{words["scores_title"]}</h2><p class="note">{note}</p>'
-            f'<table class="ranking"><thead><tr><th>{words["rank"]}</th>'
-            f'<th>{words["item"]}</th><th>{words["score"]}</th></tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table></section>")
+    rows = rank_rows([(rank, item) for rank, group in result.rankings for item in group])
+    for row in rows:
+        own = scored.get(row["member"], ItemScore(row["member"], None))
+        row.update(item=own.item, id=ids.get(own.item),
+                   score="–" if own.score is None else f"{own.score:.3f}",
+                   calls=[_call(call) for call in own.calls])
+    return {"labels": labels, "rows": rows, "inverse": inverse}
 
 
-def _item_cell(scored: ItemScore, item_id: Any, words: Words, open_: bool) -> str:
-    ident = "" if item_id is None else (
-        f'<span class="id">{words["id"]} {isolated(str(item_id))}</span>')
-    calls = "".join(_call(call, words) for call in scored.calls)
-    return (f'<details{" open" if open_ else ""}><summary class="item">'
-            f"{isolated(scored.item)}</summary>{ident}"
-            f'<div class="full">{isolated(scored.item)}</div><ol>{calls}</ol></details>')
-
-
-def _call(call: Any, words: Words) -> str:
-    if call.label is None:
-        return f"<li><b>{words['no_verdict']}</b> {isolated(call.reason)}</li>"
-    spread = _spread(call.distribution)
-    expected = "" if call.distribution is None else (
-        f" ({words['expected']} {call.expected:.2f})")
-    cached = f' <span class="cached">{words["cached"]}</span>' if call.cached else ""
-    return (f"<li><b>{words['label']} {call.label}</b>{expected}{cached} "
-            f"<small>{escape(spread)}</small> {isolated(call.reason)}</li>")
+def _call(call: ScoredCall) -> dict[str, Any]:
+    expected = None if call.distribution is None else f"{call.expected:.2f}"
+    return {"label": call.label, "reason": call.reason, "expected": expected,
+            "cached": call.cached, "spread": _spread(call.distribution)}
 
 
 def _spread(distribution: Mapping[int, float] | None) -> str:

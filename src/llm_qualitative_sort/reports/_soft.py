@@ -10,11 +10,13 @@ sentences and a reliability table in the trust section.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
 
 from llm_qualitative_sort.audit import Calibration
 from llm_qualitative_sort.models import SortResult
-from llm_qualitative_sort.reports._trust import FEW, _few, _fill, _num, _percent
+from llm_qualitative_sort.reports._trust import FEW, _few, _fill, _percent
 from llm_qualitative_sort.verdicts import RoundResult
 
 Words = Mapping[str, str]
@@ -51,17 +53,8 @@ def soft_columns(result: SortResult) -> dict[str, tuple[int, float | None]] | No
             for item, calls in seen.items()}
 
 
-def call_chance(call: RoundResult, side: str, words: Words) -> str:
-    """The call's probability for this item, as a badge ("" for a hard verdict)."""
-    chance = chance_for(call, side)
-    if chance is None:
-        return ""
-    return (f' <span class="prob" title="{escape(words["prob_title"])}">'
-            f"{round(100 * chance):d} %</span>")
-
-
 def calibration_sentences(found: Calibration | None, soft_fit: bool, words: Words
-                          ) -> list[str]:
+                          ) -> list[Markup]:
     """The audit's sentences on soft verdicts: their share, then their Brier score."""
     if found is None:
         return []
@@ -78,31 +71,34 @@ def calibration_sentences(found: Calibration | None, soft_fit: bool, words: Word
     return out
 
 
-def reliability_table(found: Calibration | None, words: Words) -> str:
-    """Stated probability against the observed share, bin by bin ("" without bins)."""
+@dataclass(frozen=True)
+class Reliability:
+    """The reliability table: per bin, its stated range and its figures.
+
+    `few`: some bin rests on fewer than `FEW` calls (its count is marked).
+    """
+
+    rows: list[tuple[str, list[str]]]
+    few: bool
+
+
+def reliability_table(found: Calibration | None) -> Reliability | None:
+    """Stated probability against the observed share, bin by bin (None without bins)."""
     if found is None or not found.bins:
-        return ""
-    head = "".join(f"<th>{escape(words[c])}</th>" for c in (
-        "stated_col", "calls_col", "mean_stated_col", "observed_col"))
-    rows = "".join(
-        f"<tr><td>{_percent(b.low)}–{_percent(b.high)}</td>"
-        f"{_num(f'{b.calls:,}' + _mark(b.calls))}"
-        f"{_num(_percent(b.stated))}{_num(_percent(b.observed))}</tr>"
-        for b in found.bins)
-    note = f'<p class="note">{escape(words["calibration_note"])}</p>'
-    few = (f'<p class="note">{escape(words["few_mark"].format(few=FEW))}</p>'
-           if any(b.calls < FEW for b in found.bins) else "")
-    return (f'<h3>{escape(words["calibration"])}</h3>{note}<div class="scroll">'
-            f'<table class="judges reliability"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{rows}</tbody></table></div>{few}")
+        return None
+    rows = [(f"{_percent(b.low)}–{_percent(b.high)}",
+             [f"{b.calls:,}" + _mark(b.calls), _percent(b.stated), _percent(b.observed)])
+            for b in found.bins]
+    return Reliability(rows, any(b.calls < FEW for b in found.bins))
 
 
 def _mark(count: int) -> str:
     return " *" if count < FEW else ""
 
 
-def soft_parts(result: SortResult, words: Words) -> tuple[Sequence[str], str]:
+def soft_parts(result: SortResult, words: Words
+               ) -> tuple[Sequence[Markup], Reliability | None]:
     """The trust section's soft-verdict sentences and its reliability table."""
     found = result.statistics.calibration
     return (calibration_sentences(found, result.verdicts == "soft", words),
-            reliability_table(found, words))
+            reliability_table(found))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import groupby
+from typing import Any
 
 from llm_qualitative_sort.models import SortResult
 from llm_qualitative_sort.verdicts import MatchResult
@@ -46,6 +47,26 @@ def standings(result: SortResult) -> list[Standing]:
         for item in losers(match):
             table[item].losses += 1
     return list(table.values())
+
+
+def rank_rows(ranked: list[tuple[int, Any]]) -> list[dict[str, Any]]:
+    """Table rows of `(rank, member)` pairs, best first: each rank group shaded in turn.
+
+    A group's first row holds its `rank` and `size` (the rank cell spans the group); the
+    others hold `rank` None. The very first row is `open`, to show the reader that rows
+    unfold.
+
+    Example:
+        >>> [(r["rank"], r["size"], r["shade"]) for r in rank_rows([(1, "a"), (1, "b"), (3, "c")])]
+        [(1, 2, 0), (None, 2, 0), (3, 1, 1)]
+    """
+    rows: list[dict[str, Any]] = []
+    for shade, (rank, group) in enumerate(groupby(ranked, key=lambda pair: pair[0])):
+        members = [member for _, member in group]
+        rows += [{"shade": shade % 2, "rank": rank if index == 0 else None,
+                  "size": len(members), "open": not rows and index == 0, "member": member}
+                 for index, member in enumerate(members)]
+    return rows
 
 
 def infer_elimination_count(result: SortResult) -> int:

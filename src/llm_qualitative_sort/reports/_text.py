@@ -8,7 +8,8 @@ Latin font and a CJK font share a line, and far closer than counting characters.
 from __future__ import annotations
 
 import unicodedata
-from html import escape
+
+from markupsafe import Markup
 
 from llm_qualitative_sort.registry import REGISTRY
 
@@ -51,19 +52,22 @@ def truncate(text: str, width: int) -> str:
     return "".join(kept).rstrip() + ELLIPSIS
 
 
-def isolated(text: str, tag: str = "bdi") -> str:
+def isolated(text: str, tag: str = "bdi") -> Markup:
     """`text` escaped and isolated, so its direction marks cannot reorder what surrounds it.
 
     A right-to-left override (U+202E) inside an item would otherwise flip how the rest of
     the line displays; `<bdi>` (and `dir="auto"`) keep each item's text to itself.
 
+    The templates write `<bdi>` themselves; this is for the SVG drawn in code.
+
     Example:
         >>> isolated("a<b")
-        '<bdi>a&lt;b</bdi>'
+        Markup('<bdi>a&lt;b</bdi>')
     """
     if tag == "bdi":
-        return f"<bdi>{escape(text)}</bdi>"
-    return f'<{tag} class="iso">{escape(text)}</{tag}>'  # .iso: unicode-bidi: isolate
+        return Markup("<bdi>{}</bdi>").format(text)
+    # .iso: unicode-bidi: isolate (SVG has no <bdi>)
+    return Markup('<{0} class="iso">{1}</{0}>').format(Markup(tag), text)
 
 
 def page_language(texts: list[str]) -> str:

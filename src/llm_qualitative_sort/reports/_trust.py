@@ -15,8 +15,9 @@ table. The advice is spelt for the front end that wrote the report (see `_advice
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
+from typing import TYPE_CHECKING, Any
 
+from markupsafe import Markup, escape
 from scipy.special import betainc
 
 from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
@@ -26,6 +27,9 @@ from llm_qualitative_sort.reports._forest import ForestRow, forest_plot
 from llm_qualitative_sort.reports._standings import Standing
 from llm_qualitative_sort.reports._text import isolated, judge_name
 from llm_qualitative_sort.reports._uncertainty import ItemUncertainty
+
+if TYPE_CHECKING:  # _soft builds on this module's sentences
+    from llm_qualitative_sort.reports._soft import Reliability
 
 ORDER_WARNING = 0.20
 # An unbiased judge's 5 disagreements in 18 pairs (28 %) are what 20 % gives by chance one
@@ -48,33 +52,36 @@ def trust_section(
     words: Words,
     front_end: FrontEnd = "python",
     calls_per_match: int = 2,
-    soft: tuple[Sequence[str], str] = ((), ""),
-) -> str:
-    """The section ("" for a result without items).
+    soft: tuple[Sequence[Markup], Reliability | None] = ((), None),
+) -> dict[str, Any] | None:
+    """What the section shows, for its template (None for a result without items).
 
     `front_end` spells the advice ("cli": flags, "python": arguments); `calls_per_match`
     is the run's `comparison_rounds`, which the advice on poor order consistency doubles;
     `soft` holds the soft verdicts' sentences and reliability table (see `_soft`).
     """
     if not table or not figures:
-        return ""
+        return None
     rows = [ForestRow(s.rank, s.tied > 1, s.item, figures[s.item])
             for s in table[: max(k + FOREST_EXTRA, FOREST_ROWS)]]
     shown = "" if len(rows) == len(table) else " " + words["forest_more"].format(
         shown=len(rows), total=len(table))
     missing = k - sum(figures[s.item].top_k for s in table[:k])
-    sentences = [*_sentences(stats, len(table), k, missing, words, front_end), *soft[0]]
-    warnings = _warnings(stats, k, missing, words, front_end, calls_per_match)
-    return (
-        f"<section><h2>{words['trust']}</h2>{warnings}"
-        f'<p class="note">{escape(words["trust_note"] + shown)}</p>{forest_plot(rows, k, words)}'
-        f'<ul class="audit">{"".join(f"<li>{s}</li>" for s in sentences)}</ul>'
-        f"{soft[1]}{_judge_table(stats.judges, words)}</section>"
-    )
+    reliability, ties = soft[1], any(j.tied_calls for j in stats.judges)
+    return {
+        "warnings": _warnings(stats, k, missing, words, front_end, calls_per_match),
+        "note": words["trust_note"] + shown, "forest": forest_plot(rows, k, words),
+        "sentences": [*_sentences(stats, len(table), k, missing, words, front_end), *soft[0]],
+        "reliability": None if reliability is None else reliability.rows,
+        "reliability_few": reliability is not None and reliability.few, "few": FEW,
+        "judge_columns": _judge_columns(ties),
+        "judges": [_judge_row(n, j, words, ties) for n, j in enumerate(stats.judges, 1)],
+        "judges_few": any(_uncertain(j) for j in stats.judges),
+    }
 
 
 def _warnings(stats: Statistics, k: int, missing: float, words: Words, front_end: FrontEnd,
-              calls_per_match: int) -> str:
+              calls_per_match: int) -> list[Markup]:
     bands = []
     order = stats.order_consistency
     if order is not None and order.share is not None and poor_order(order):
@@ -87,7 +94,7 @@ def _warnings(stats: Statistics, k: int, missing: float, words: Words, front_end
         swiss = spelt(front_end, strategy="swiss", top_k=k, budget=calls)
         bands.append(_plain(words["warn_top_k"], k=k, missing=f"{missing:.1f}",
                             swiss=_code(swiss)))
-    return "".join(f'<p class="warn" role="alert">⚠ {b}</p>' for b in bands)
+    return bands
 
 
 def poor_order(order: OrderConsistency) -> bool:
@@ -107,22 +114,20 @@ def poor_order(order: OrderConsistency) -> bool:
     return bool(tail < ORDER_LEVEL)
 
 
-def _code(text: str) -> str:
+def _code(text: str) -> Markup:
     """Settings to type, kept on one line (a flag broken at its hyphen misleads)."""
-    return f"<code>{escape(text)}</code>"
+    return Markup("<code>{}</code>").format(text)
 
 
-def _plain(template: str, **values: object) -> str:
-    """The sentence escaped, its figures escaped too; `<code>` values as they are."""
-    return escape(template).format(**{
-        name: value if isinstance(value, str) and value.startswith("<code>") else
-        escape(str(value)) for name, value in values.items()})
+def _plain(template: str, **values: object) -> Markup:
+    """The sentence filled with its figures, escaped (`Markup` values as they are)."""
+    return escape(template).format(**values)
 
 
 def _sentences(stats: Statistics, n: int, k: int, missing: float, words: Words,
-               front_end: FrontEnd) -> list[str]:
+               front_end: FrontEnd) -> list[Markup]:
     """One plain sentence per figure, the figures in bold (every text escaped)."""
-    out = []
+    out: list[Markup] = []
     who = words["who_panel"] if len(stats.judges) > 1 else words["who_one"]
     if stats.position_bias is not None:
         out.append(_position(stats.position_bias, who, words))
@@ -148,7 +153,7 @@ def _sentences(stats: Statistics, n: int, k: int, missing: float, words: Words,
     return out
 
 
-def _position(bias: PositionBias, who: str, words: Words) -> str:
+def _position(bias: PositionBias, who: str, words: Words) -> Markup:
     unit = "pairs" if bias.method == "swapped_pairs" else "calls"
     basis = _fill(words[f"basis_{bias.method}"], n=bias.evidence)
     return _fill(words["s_position"], who=who, share=_percent(bias.first_shown_share),
@@ -158,7 +163,7 @@ def _position(bias: PositionBias, who: str, words: Words) -> str:
 
 
 def _agreement(agreement: JudgeAgreement, numbers: Mapping[str, str], words: Words,
-               front_end: FrontEnd) -> str:
+               front_end: FrontEnd) -> Markup:
     a, b = (numbers.get(j, j) for j in agreement.judges)
     if agreement.share is None:
         judges = len(numbers)
@@ -170,69 +175,57 @@ def _agreement(agreement: JudgeAgreement, numbers: Mapping[str, str], words: Wor
                                                                 words)
 
 
-def _few(count: int, unit: str, words: Words) -> str:
+def _few(count: int, unit: str, words: Words) -> Markup:
     """" Only 10 pairs: …" after a figure resting on fewer than `FEW` of them, else ""."""
     if count >= FEW:
-        return ""
+        return Markup()
     gap = words.get("sentence_gap", " ")  # Japanese sentences follow with no space
     if count == 0:  # "Only 0 pairs" would read as a miscount
         return gap + escape(words["few_none"])
     return gap + _fill(words[f"few_{unit}"], n=count, few=FEW)
 
 
-def _fill(template: str, **values: object) -> str:
+def _fill(template: str, **values: object) -> Markup:
     """The sentence with each figure escaped and in bold; judges' names are isolated."""
-    shown = {}
+    shown: dict[str, object] = {}
     for name, value in values.items():
         text = f"{value:,}" if isinstance(value, int) else str(value)
         if name in ("a", "b"):
             shown[name] = isolated(text)
-        elif name == "who":
-            shown[name] = escape(text)
-        elif name == "basis":  # a clause filled (and escaped) already
-            shown[name] = text
+        elif name in ("who", "basis"):  # words, or a clause filled (and escaped) already
+            shown[name] = value
         elif name == "advice":
             shown[name] = _code(text)
         else:
-            shown[name] = f"<b>{escape(text)}</b>"
+            shown[name] = Markup("<b>{}</b>").format(text)
     return escape(template).format(**shown)
 
 
-def _judge_table(judges: Sequence[JudgeAudit], words: Words) -> str:
-    if not judges:
-        return ""
-    ties = any(j.tied_calls for j in judges)  # a run with ties: each judge's tie rate
-    head = "".join(f"<th>{escape(words[c])}</th>" for c in (
-        "number_col", "judge", "calls_col", "no_verdict_col", *(("tie_col",) if ties else ()),
-        "tokens_col", "cost_col", "first_col", "advantage_col", "disagree_col"))
-    rows = "".join(_judge_row(n, j, words, ties) for n, j in enumerate(judges, 1))
-    note = (f'<p class="note">{escape(words["few_mark"].format(few=FEW))}</p>'
-            if any(_uncertain(j) for j in judges) else "")
-    # In a box of its own width that scrolls sideways: nine columns overflow a phone.
-    return (f'<h3>{escape(words["judges"])}</h3><div class="scroll"><table class="judges">'
-            f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>{note}")
+def _judge_columns(ties: bool) -> list[str]:
+    """The judges' table's columns (a run with ties: each judge's tie rate too)."""
+    return ["number_col", "judge", "calls_col", "no_verdict_col", *(["tie_col"] if ties else []),
+            "tokens_col", "cost_col", "first_col", "advantage_col", "disagree_col"]
 
 
 # Marks a judge's figure that rests on fewer than `FEW` calls or pairs.
 _MARK = "*"
 
 
-def _judge_row(number: int, judge: JudgeAudit, words: Words, ties: bool = False) -> str:
+def _judge_row(number: int, judge: JudgeAudit, words: Words, ties: bool = False
+               ) -> tuple[int, str, list[str]]:
+    """The judge's number, name and the figures of its row."""
     bias, order = judge.position_bias, judge.order_consistency
     cells = [
-        _num(str(number)),
-        f'<td class="who">{isolated(judge_name(judge.judge))}</td>',
-        _num(f"{judge.calls:,}"), _num(f"{judge.failed_calls:,}"),
-        *([_num(_tie_rate(judge))] if ties else []),
-        _num(f"{judge.input_tokens:,} / {judge.output_tokens:,}"),
-        _num("—" if judge.estimated_cost is None else f"{judge.estimated_cost:.4f}"),
-        _num("—" if bias is None else _first_won(bias)),
-        _num("—" if bias is None else _advantage(bias, words)),
-        _num("—" if order.share is None else
-             f"{_percent(order.share)} ({order.disagreements:,}/{order.pairs:,})"
-             + _marked(order.pairs)),
+        f"{judge.calls:,}", f"{judge.failed_calls:,}", *([_tie_rate(judge)] if ties else []),
+        f"{judge.input_tokens:,} / {judge.output_tokens:,}",
+        "—" if judge.estimated_cost is None else f"{judge.estimated_cost:.4f}",
+        "—" if bias is None else _first_won(bias),
+        "—" if bias is None else _advantage(bias, words),
+        "—" if order.share is None else
+        f"{_percent(order.share)} ({order.disagreements:,}/{order.pairs:,})"
+        + _marked(order.pairs),
     ]
-    return f"<tr>{''.join(cells)}</tr>"
+    return number, judge_name(judge.judge), cells
 
 
 def _tie_rate(judge: JudgeAudit) -> str:
@@ -263,10 +256,6 @@ def _uncertain(judge: JudgeAudit) -> bool:
 
 def _marked(count: int) -> str:
     return f" {_MARK}" if count < FEW else ""
-
-
-def _num(text: str) -> str:
-    return f'<td class="num">{escape(text)}</td>'
 
 
 def _percent(share: float) -> str:
