@@ -15,9 +15,9 @@ from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers._prompt_run import check_prompt
+from llm_qualitative_sort.prompts._run import check_prompt
+from llm_qualitative_sort.prompts.template import PromptTemplate
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.prompt_template import PromptTemplate
 from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.running.arguments import (
     DEFAULT_CHECKPOINTER,

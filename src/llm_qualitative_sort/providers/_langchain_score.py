@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from llm_qualitative_sort.providers._langchain_chat import Method, ask_model, stored_reply
-from llm_qualitative_sort.providers._logprob_request import message_tokens
-from llm_qualitative_sort.providers._score_answer import ScoredAnswer, read_scored, scored_result
-from llm_qualitative_sort.providers._score_messages import build_score_messages
-from llm_qualitative_sort.providers._score_prompt import (
+from llm_qualitative_sort.prompts._score import (
     ScoreAnswer,
     parse_text_score,
     score_answer,
 )
+from llm_qualitative_sort.prompts._score_messages import build_score_messages
+from llm_qualitative_sort.providers._langchain_chat import Method, ask_model, stored_reply
+from llm_qualitative_sort.providers._logprob_request import message_tokens
+from llm_qualitative_sort.providers._score_answer import ScoredAnswer, read_scored, scored_result
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 
 if TYPE_CHECKING:

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from llm_qualitative_sort.prompts._comparison import TieVerdict, Verdict, parse_text_verdict
 from llm_qualitative_sort.providers._answer import _Answer, _validated
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._langchain_chat import Method, ask_model, stored_reply
 from llm_qualitative_sort.providers._logprob_request import read_soft_verdict
-from llm_qualitative_sort.providers._prompt import TieVerdict, Verdict, parse_text_verdict
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers.langchain import LangChainProvider

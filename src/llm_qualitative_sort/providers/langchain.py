@@ -21,6 +21,8 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from pydantic import SecretStr
 
 from llm_qualitative_sort.errors import InputError
+from llm_qualitative_sort.prompts._comparison import PROMPT_VERSION, build_messages, verdict_schema
+from llm_qualitative_sort.prompts._score import score_schema
 from llm_qualitative_sort.providers._answer import _Answer, _result
 from llm_qualitative_sort.providers._failures import (
     classify,
@@ -44,8 +46,6 @@ from llm_qualitative_sort.providers._langchain_chat import (
 from llm_qualitative_sort.providers._langchain_score import score_with
 from llm_qualitative_sort.providers._langchain_verdict import invoke_verdict
 from llm_qualitative_sort.providers._logprob_request import is_logprob_refusal, with_logprobs
-from llm_qualitative_sort.providers._prompt import PROMPT_VERSION, build_messages, verdict_schema
-from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers._structured import Asking, split
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale

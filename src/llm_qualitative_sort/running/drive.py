@@ -26,10 +26,10 @@ from llm_qualitative_sort.graph import TournamentContext, TournamentGraph
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.graph.state import SETTINGS_KEYS
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers._prompt_run import prompt_label
+from llm_qualitative_sort.prompts._run import prompt_label
+from llm_qualitative_sort.prompts.setup import PromptSetup
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
-from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.results.events import progress_event
 from llm_qualitative_sort.results.from_state import Ranking, batch_discount, sort_result
 from llm_qualitative_sort.results.stops import stop_reason

@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from llm_qualitative_sort.errors import UnknownRunError
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.models import SortResult
-from llm_qualitative_sort.providers._prompt_run import with_fields
+from llm_qualitative_sort.prompts._run import with_fields
 from llm_qualitative_sort.results.from_state import trivial_result
 from llm_qualitative_sort.running.drive import finish
 from llm_qualitative_sort.running.stored import RunPlan, stored_run
