@@ -142,7 +142,6 @@ def test_the_package_has_no_import_circles() -> None:
 _TYPE_ONLY_CIRCLES = [
     ["llm_qualitative_sort.providers._mock_pointwise",
      "llm_qualitative_sort.providers._mock_verdict", "llm_qualitative_sort.providers.mock"],
-    ["llm_qualitative_sort.running.runs", "llm_qualitative_sort.sorter"],
 ]
 
 
