@@ -35,9 +35,9 @@ from llm_qualitative_sort.providers._mock_logprobs import (
 from llm_qualitative_sort.providers._mock_options import (
     Latency,
     Share,
-    _check_latency,
-    _share_range,
+    check_latency,
     realistic_flaws,
+    share_range,
 )
 from llm_qualitative_sort.providers._mock_pointwise import (
     DEFAULT_NOISE,
@@ -181,13 +181,13 @@ class MockLLMProvider(LLMProvider):
         self.pointwise, self.pointwise_noise = pointwise, float(pointwise_noise)
         self._span = pointwise_span
         self._span_given = pointwise_span is not None
-        self.latency = _check_latency(latency)
+        self.latency = check_latency(latency)
         self.position_bias = position_bias
         self.failure_rate = failure_rate
         self._score = score
         mean, spread = pair_bias
         self._flaws = Flaws(
-            noise, close_noise, (mean, spread), item_bias, wrong_rate, _share_range(refusal_rate)
+            noise, close_noise, (mean, spread), item_bias, wrong_rate, share_range(refusal_rate)
         )
         self._noise = self._flaws.noise_model()
         self._attempts: dict[tuple[str, str, int], int] = {}
