@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         SortResult,
         Statistics,
     )
+    from llm_qualitative_sort.prompts import PromptTemplate, PromptTemplateError
     from llm_qualitative_sort.providers import (
         BatchOptions,
         GoogleProvider,
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
         OpenAIProvider,
         PanelProvider,
     )
-    from llm_qualitative_sort.providers.prompt_template import PromptTemplate, PromptTemplateError
     from llm_qualitative_sort.scale import Scale
     from llm_qualitative_sort.scoring import ItemScore, PointwiseResult, ScoredCall
     from llm_qualitative_sort.sorter import QualitativeSorter
@@ -140,7 +140,7 @@ _HOMES = {
         "BatchOptions", "GoogleProvider", "LLMProvider", "LangChainProvider",
         "MockLLMProvider", "OpenAIProvider", "PanelProvider",
     ),
-    "llm_qualitative_sort.providers.prompt_template": ("PromptTemplate", "PromptTemplateError"),
+    "llm_qualitative_sort.prompts": ("PromptTemplate", "PromptTemplateError"),
     "llm_qualitative_sort.stores.postgres_cache": ("PostgresCache",),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
     "llm_qualitative_sort.tournament.elimination.settings": ("Elimination",),

@@ -15,9 +15,9 @@ from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers._prompt_run import check_prompt
+from llm_qualitative_sort.prompts._run import check_prompt
+from llm_qualitative_sort.prompts.template import PromptTemplate
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.prompt_template import PromptTemplate
 from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.running.arguments import (
     DEFAULT_CHECKPOINTER,
@@ -28,8 +28,9 @@ from llm_qualitative_sort.running.arguments import (
     check_scorer,
     open_store,
 )
-from llm_qualitative_sort.running.drive import ProgressCallback, Tee
+from llm_qualitative_sort.running.drive import Tee
 from llm_qualitative_sort.running.runs import resume_run, sort_items
+from llm_qualitative_sort.running.setup import ProgressCallback, RunSetup
 from llm_qualitative_sort.tournament import StrategySettings, strategy_class
 from llm_qualitative_sort.tournament.checks import (
     check_concurrency,
@@ -214,7 +215,7 @@ class QualitativeSorter:
             RunStoppedError: The run stopped (provider failure, callback error, a journal
                 write failure); resume it.
         """
-        return await sort_items(self, items, run_id, fields)
+        return await sort_items(self._setup(), items, run_id, fields)
 
     async def astream(
         self, items: Sequence[str], run_id: str | None = None, *,
@@ -260,7 +261,20 @@ class QualitativeSorter:
                 (see `allow_judge_change`); before any call.
             RunLockedError: Another process holds the run (see `wait_for_run`).
         """
-        return await resume_run(self, run_id)
+        return await resume_run(self._setup(), run_id)
+
+    def _setup(self) -> RunSetup:
+        # Made at each call, so a run sees the sorter as it is then (`astream` swaps in its
+        # own progress callback on a copy that shares the store).
+        return RunSetup(
+            store=self._store, wait_for_run=self.wait_for_run, provider=self.provider,
+            criteria=self.criteria, settings=self.settings, schedule=self.schedule,
+            seed=self.seed, prompt=self.prompt, allow_judge_change=self.allow_judge_change,
+            allow_prompt_change=self.allow_prompt_change,
+            max_concurrent_requests=self.max_concurrent_requests,
+            call_timeout=self.call_timeout, cache=self.cache, retry_policy=self.retry_policy,
+            on_progress=self.on_progress, ranking=self.ranking,
+        )
 
     @property
     def store_path(self) -> Path | None:

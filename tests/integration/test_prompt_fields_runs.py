@@ -19,7 +19,7 @@ from llm_qualitative_sort import (
     RunStoppedError,
 )
 from llm_qualitative_sort.models import ComparisonResult
-from llm_qualitative_sort.providers._prompt import build_messages
+from llm_qualitative_sort.prompts._comparison import build_messages
 
 SOURCED = PromptTemplate(
     system="Judge.",

@@ -16,7 +16,7 @@ from llm_qualitative_sort import (
     RunMismatchError,
     RunStoppedError,
 )
-from llm_qualitative_sort.providers._prompt import build_messages
+from llm_qualitative_sort.prompts._comparison import build_messages
 
 SHOWS = "{{ text_a }}\n{{ text_b }}\n{{ criteria }}"
 GRADING = PromptTemplate(system="Rubric: {{ context.rubric }}", user=SHOWS, name="grading")
@@ -156,7 +156,7 @@ async def test_a_bad_studio_template_fails_before_any_call(given: dict[str, obje
 
 
 async def test_the_result_names_the_template_and_its_digest(tmp_path: Path) -> None:
-    from llm_qualitative_sort.providers.prompt_setup import PromptSetup
+    from llm_qualitative_sort.prompts.setup import PromptSetup
 
     templated = await _sorter(MockLLMProvider(seed=1), tmp_path / "a.sqlite3", prompt=GRADING,
                               context={"rubric": "size"}).sort(ITEMS)

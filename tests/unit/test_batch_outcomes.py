@@ -11,11 +11,11 @@ from llm_qualitative_sort._calls._batch_outcomes import (
     collect,
 )
 from llm_qualitative_sort._calls.base import Call
+from llm_qualitative_sort.prompts._comparison import Verdict
+from llm_qualitative_sort.prompts._score import ScoreAnswer
 from llm_qualitative_sort.providers._answer import _Answer
 from llm_qualitative_sort.providers._batch import RequestFailure
-from llm_qualitative_sort.providers._prompt import Verdict
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer
-from llm_qualitative_sort.providers._score_prompt import ScoreAnswer
 from llm_qualitative_sort.scoring import from_comparison
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.entries import CallPlace

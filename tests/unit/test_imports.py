@@ -53,8 +53,19 @@ def _imports(path: Path) -> Iterator[tuple[ast.stmt, str | None]]:
     yield from walk(ast.parse(path.read_text()), False)
 
 
-def _targets(module: str, node: ast.stmt, known: set[str]) -> set[str]:
-    """The package's modules that an import loads, its packages' `__init__`s included."""
+def _type_only_imports(path: Path) -> Iterator[ast.stmt]:
+    """The imports under `if TYPE_CHECKING:`, which only the type checker follows."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            yield from (item for item in node.body
+                        if isinstance(item, (ast.Import, ast.ImportFrom)))
+
+
+def _targets(module: str, node: ast.stmt, known: set[str], packages: bool = True) -> set[str]:
+    """The package's modules that an import loads, its packages' `__init__`s included.
+
+    Without `packages`, only the modules the import names (what a type checker reads).
+    """
     if isinstance(node, ast.Import):
         names = [alias.name for alias in node.names]
     else:
@@ -66,6 +77,8 @@ def _targets(module: str, node: ast.stmt, known: set[str]) -> set[str]:
             base = ".".join([*package, base] if base else package)
         names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
                  for alias in node.names]
+    if not packages:
+        return {name for name in names if name in known and name != module}
     loaded = set()
     for name in names:
         parts = name.split(".")
@@ -122,3 +135,50 @@ def test_the_package_has_no_import_circles() -> None:
         "  " + ", ".join(circle) + "\n    " + "; ".join(
             f"{a} -> {b}" for a in circle for b in sorted(graph[a]) if b in circle)
         for circle in circles)
+
+
+def test_no_circles_even_through_type_only_imports() -> None:
+    """A module that needs its importer's types for its own signatures belongs with it.
+
+    The imports under `if TYPE_CHECKING:` count here, each joining the modules it names
+    (the packages' `__init__`s it would run do not matter to it): such a circle does not fail
+    at import time, but it ties two modules into one.
+    """
+    modules = _modules()
+    known = set(modules)
+    graph = {module: set[str]() for module in modules}
+    for module, path in modules.items():
+        for node, _ in _imports(path):
+            graph[module] |= _targets(module, node, known, packages=False)
+        for node in _type_only_imports(path):
+            graph[module] |= _targets(module, node, known, packages=False)
+    circles = _circles(graph)
+    assert not circles, "modules that import each other, for types at least:\n" + "\n".join(
+        "  " + ", ".join(circle) for circle in circles)
+
+
+# `_answer`'s names are shared with the batch path in `_calls` and keep their old spelling.
+_SHARED_PRIVATE = {"llm_qualitative_sort.providers._answer"}
+
+
+def test_the_judges_prompts_and_runs_import_no_private_names() -> None:
+    """A name another module needs is not `_private`; one that only its module needs stays there.
+
+    Checked in `providers/`, `prompts/` and `running/`, whose pieces were once split from one
+    module and imported its private names back.
+    """
+    modules = _modules()
+    homes = tuple(f"llm_qualitative_sort.{home}." for home in ("providers", "prompts", "running"))
+    taken = []
+    for module, path in modules.items():
+        if not module.startswith(homes):
+            continue
+        for node, _ in _imports(path):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            (target,) = _targets(module, node, set(modules), packages=False) or {""}
+            if not target or target in _SHARED_PRIVATE:  # not ours, or shared as it is
+                continue
+            taken += [f"{module} takes {target}.{alias.name}" for alias in node.names
+                      if alias.name.startswith("_") and f"{target}.{alias.name}" not in modules]
+    assert not taken, "\n".join(taken)

@@ -122,9 +122,9 @@ def test_the_inverse_prepass_runs_and_ranks() -> None:
 
 
 def test_the_prepass_round_asks_a_pointwise_prompt() -> None:
-    from llm_qualitative_sort.providers._prompt_run import round_prompt
-    from llm_qualitative_sort.providers.prompt_setup import PromptSetup
-    from llm_qualitative_sort.providers.prompt_template import PromptTemplate
+    from llm_qualitative_sort.prompts._run import round_prompt
+    from llm_qualitative_sort.prompts.setup import PromptSetup
+    from llm_qualitative_sort.prompts.template import PromptTemplate
 
     japanese = PromptSetup(PromptTemplate.builtin("ja"))
     assert round_prompt(japanese, False) is japanese  # a round of pairs: the run's own

@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from llm_qualitative_sort.providers._prompt import (
+from llm_qualitative_sort.prompts._comparison import (
     SYSTEM_PROMPT,
     build_messages,
     fence_tag,

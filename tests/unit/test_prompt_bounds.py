@@ -13,8 +13,8 @@ from llm_qualitative_sort import (
     PromptTemplateError,
     QualitativeSorter,
 )
-from llm_qualitative_sort.providers import _prompt_sandbox as sandbox
-from llm_qualitative_sort.providers import prompt_template
+from llm_qualitative_sort.prompts import _sandbox as sandbox
+from llm_qualitative_sort.prompts import template as prompt_template
 
 SHOWS_BOTH = "{{ text_a }}\n{{ text_b }}"
 

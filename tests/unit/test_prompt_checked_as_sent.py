@@ -12,8 +12,8 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     Scale,
 )
-from llm_qualitative_sort.providers._prompt_run import check_prompt
-from llm_qualitative_sort.providers._prompt_source import placeholder
+from llm_qualitative_sort.prompts._run import check_prompt
+from llm_qualitative_sort.prompts._source import placeholder
 
 SHOWS_BOTH = "{{ text_a }}\n{{ text_b }}"
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from llm_qualitative_sort import PromptTemplate, PromptTemplateError
-from llm_qualitative_sort.providers._prompt import build_messages
-from llm_qualitative_sort.providers._prompt_run import prompt_key, with_fields
-from llm_qualitative_sort.providers.prompt_setup import PromptSetup, using_prompt
+from llm_qualitative_sort.prompts._comparison import build_messages
+from llm_qualitative_sort.prompts._run import prompt_key, with_fields
+from llm_qualitative_sort.prompts.setup import PromptSetup, using_prompt
 
 SHOWS = "{{ text_a }}\n{{ text_b }}"
 ASKED = PromptTemplate(
@@ -131,7 +131,7 @@ def test_fields_for_a_template_that_shows_none_are_refused() -> None:
 
 
 def test_no_fields_keep_the_digest_and_fields_change_it() -> None:
-    from llm_qualitative_sort.providers._prompt_source import sha256
+    from llm_qualitative_sort.prompts._source import sha256
 
     setup = PromptSetup(ASKED, {"rubric": "r"})
     # The digest runs stored before fields existed were keyed with.

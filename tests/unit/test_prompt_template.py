@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from llm_qualitative_sort import PromptTemplate, PromptTemplateError
-from llm_qualitative_sort.providers._prompt import build_messages
-from llm_qualitative_sort.providers.prompt_setup import PromptSetup, using_prompt
+from llm_qualitative_sort.prompts._comparison import build_messages
+from llm_qualitative_sort.prompts.setup import PromptSetup, using_prompt
 
 SHOWS_BOTH = "{{ text_a }}\n{{ text_b }}"
 

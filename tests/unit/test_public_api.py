@@ -17,3 +17,15 @@ def test_all_lists_every_public_name() -> None:
         )
     }
     assert public <= set(llm_qualitative_sort.__all__)
+
+
+def test_the_prompts_package_exports_its_concept_sorted() -> None:
+    """The prompts' room lists its public names; the top level hands out the same objects."""
+    from llm_qualitative_sort import prompts
+
+    assert list(prompts.__all__) == sorted(prompts.__all__)
+    public = {name for name in vars(prompts) if not name.startswith("_")
+              and getattr(getattr(prompts, name), "__module__", "").startswith(prompts.__name__)}
+    assert public <= set(prompts.__all__)
+    assert llm_qualitative_sort.PromptTemplate is prompts.PromptTemplate
+    assert llm_qualitative_sort.PromptTemplateError is prompts.PromptTemplateError

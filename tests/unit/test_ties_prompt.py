@@ -12,13 +12,13 @@ from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from llm_qualitative_sort.models import ComparisonResult, InvalidAnswerError, answer_problem
-from llm_qualitative_sort.providers._batch import BatchOptions, BatchRequest
-from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
-from llm_qualitative_sort.providers._prompt import (
+from llm_qualitative_sort.prompts._comparison import (
     build_messages,
     parse_text_verdict,
     verdict_schema,
 )
+from llm_qualitative_sort.providers._batch import BatchOptions, BatchRequest
+from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
 from llm_qualitative_sort.providers.langchain import LangChainProvider
 
 # sha256 of [system text, user text with the fence tag as "TAG", schema] for

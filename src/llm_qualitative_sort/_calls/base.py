@@ -18,8 +18,8 @@ from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.cache import ComparisonCache
+from llm_qualitative_sort.prompts.setup import PromptSetup
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.results.events import EventSink, QuietSink
 from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.stores.base import RunJournal

@@ -35,9 +35,9 @@ from llm_qualitative_sort.errors import (
     RunDetached,
     TransientProviderError,
 )
+from llm_qualitative_sort.prompts._run import prompt_key
 from llm_qualitative_sort.providers._batch import BatchClient, BatchStatus
 from llm_qualitative_sort.providers._failures import redact
-from llm_qualitative_sort.providers._prompt_run import prompt_key
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job

@@ -17,7 +17,7 @@ from llm_qualitative_sort._calls._cutoff import CallCancelled, stray_cancel
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
 from llm_qualitative_sort._calls.judge import CallsStopped, Judge
 from llm_qualitative_sort._calls.rate_gate import RateNews
-from llm_qualitative_sort.providers._prompt_run import prompt_key
+from llm_qualitative_sort.prompts._run import prompt_key
 
 
 def make_judge(settings: CallSettings,

@@ -24,8 +24,8 @@ def load_prompt(config: RunConfig) -> dict[str, Any]:
         UsageError: A file that cannot be read, a context that is not a JSON object, or a
             template that does not render with it (the message names the line and variable).
     """
-    from llm_qualitative_sort.providers._prompt_run import check_prompt
-    from llm_qualitative_sort.providers.prompt_template import (
+    from llm_qualitative_sort.prompts._run import check_prompt
+    from llm_qualitative_sort.prompts.template import (
         PromptTemplate,
         PromptTemplateError,
     )
@@ -62,8 +62,8 @@ def item_fields(prompt: dict[str, Any], records: Sequence[Record] | None,
     template = prompt.get("prompt")
     if records is None or template is None or not template.field_keys:
         return None
-    from llm_qualitative_sort.providers._prompt_run import check_prompt, with_fields
-    from llm_qualitative_sort.providers.prompt_template import PromptTemplateError
+    from llm_qualitative_sort.prompts._run import check_prompt, with_fields
+    from llm_qualitative_sort.prompts.template import PromptTemplateError
 
     fields = [record.fields for record in records]
     try:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from llm_qualitative_sort.providers._prompt import TieVerdict, Verdict, verdict_model
+from llm_qualitative_sort.prompts._comparison import TieVerdict, Verdict, verdict_model
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 

@@ -16,6 +16,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from llm_qualitative_sort.prompts._comparison import build_messages, verdict_schema
+from llm_qualitative_sort.prompts._score import score_schema
+from llm_qualitative_sort.prompts._score_messages import build_score_messages
 from llm_qualitative_sort.providers._batch import (
     BatchClient,
     BatchOptions,
@@ -27,9 +30,6 @@ from llm_qualitative_sort.providers._batch import (
     ScoreRequest,
 )
 from llm_qualitative_sort.providers._failures import redact
-from llm_qualitative_sort.providers._prompt import build_messages, verdict_schema
-from llm_qualitative_sort.providers._score_messages import build_score_messages
-from llm_qualitative_sort.providers._score_prompt import score_schema
 from llm_qualitative_sort.providers.logprobs import TOP_LOGPROBS, openai_tokens
 
 if TYPE_CHECKING:

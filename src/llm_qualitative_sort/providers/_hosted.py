@@ -18,8 +18,7 @@ from pydantic import SecretStr
 from llm_qualitative_sort.errors import InputError, install_hint
 from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
 from llm_qualitative_sort.providers._knobs import check_knobs
-from llm_qualitative_sort.providers._langchain_chat import Method
-from llm_qualitative_sort.providers.langchain import LangChainProvider
+from llm_qualitative_sort.providers.langchain import LangChainProvider, Method
 from llm_qualitative_sort.registry import REGISTRY, spec_for_extra
 
 if TYPE_CHECKING:

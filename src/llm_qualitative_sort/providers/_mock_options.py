@@ -27,12 +27,12 @@ def realistic_flaws(noise_stddev: float) -> dict[str, Any]:
     }
 
 
-def _share_range(share: Share) -> tuple[float, float]:
+def share_range(share: Share) -> tuple[float, float]:
     low, high = share if isinstance(share, tuple) else (share, share)
     return float(low), float(high)
 
 
-def _check_latency(latency: Latency) -> tuple[float, float]:
+def check_latency(latency: Latency) -> tuple[float, float]:
     low, high = latency if isinstance(latency, tuple) else (latency, latency)
     if low < 0 or high < low:
         raise InputError(f"latency must be >= 0 or a (min, max) range, got {latency!r}")

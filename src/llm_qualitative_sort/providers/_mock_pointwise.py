@@ -30,16 +30,12 @@ probabilities, as a server that returns no log-probabilities would.
 
 from __future__ import annotations
 
-import asyncio
 import math
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.providers._mock_flaws import keyed_rng
 from llm_qualitative_sort.scoring import PointwiseResult, Scale, label_distribution
-
-if TYPE_CHECKING:
-    from llm_qualitative_sort.providers.mock import MockLLMProvider
 
 PointwiseMode = Literal["calibrated", "overconfident", "lenient"]
 POINTWISE_MODES: tuple[PointwiseMode, ...] = ("calibrated", "overconfident", "lenient")
@@ -99,25 +95,6 @@ def belief(perceived: float, noise: float, edges: list[float]) -> list[float]:
     cuts = [-math.inf, *edges, math.inf]
     return [max(_cdf((cuts[j + 1] - perceived) / noise) - _cdf((cuts[j] - perceived) / noise),
                 0.0) for j in range(len(cuts) - 1)]
-
-
-async def score_with(mock: MockLLMProvider, text: str, scale: Scale, inverse: bool,
-                     repetition: int) -> PointwiseResult:
-    """`mock`'s pointwise answer for `text`: placed on the scale by the span, then `mock_score`."""
-    if mock._span is None:
-        raise InputError("MockLLMProvider places texts on the scale by the range of the "
-                         "run's hidden values: call check_items(items) first, or give "
-                         "pointwise_span=(low, high)")
-    low, high = mock._span
-    position = 0.5 if high == low else (mock._value(text) - low) / (high - low)
-    delay = mock._delay(mock._draws.rng(text, "pointwise-latency", repetition))
-    answer = mock_score(mock.pointwise, (mock.seed, text, repetition), position, scale,
-                        inverse, mock.pointwise_noise, mock.sharpness)
-    mock.calls += 1
-    if delay > 0:
-        await asyncio.sleep(delay)
-    mock._maybe_fail(text, "", repetition)
-    return answer
 
 
 def mock_score(mode: PointwiseMode | None, key: tuple[int, str, int], position: float,

@@ -1,6 +1,6 @@
 """A judge's pointwise answer as the providers read it, and the result it makes.
 
-Shared by the live LangChain provider (`_langchain_score`) and the provider batches
+Shared by the live LangChain provider (`langchain`) and the provider batches
 (`_batch`), which read labels by the same rules: the label must be one of the scale's, the
 label token's log-probabilities give its distribution, the API key is masked out, and an
 answer without a label is asked again (`reasks`) before the call is given up without one.
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from llm_qualitative_sort.prompts._score import ScoreAnswer, score_answer
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._score_logprobs import score_distribution
-from llm_qualitative_sort.providers._score_prompt import ScoreAnswer, score_answer
 from llm_qualitative_sort.providers.logprobs import Token
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 

@@ -29,7 +29,7 @@ from langchain_core.runnables.passthrough import RunnableAssign
 
 
 class Asking(Protocol):
-    """What `ask_model` awaits: a runnable, or the two halves of one."""
+    """What `LangChainProvider._ask_model` awaits: a runnable, or the two halves of one."""
 
     async def ainvoke(self, input: Any, /) -> Any:  # noqa: A002 - LangChain's name
         ...

@@ -19,7 +19,7 @@ def _prompt_chars() -> int:
     Always the built-in prompt's, even when first asked inside a run with a template of
     its own (whose fields an empty text would not have).
     """
-    from llm_qualitative_sort.providers._prompt import builtin_messages
+    from llm_qualitative_sort.prompts._comparison import builtin_messages
 
     return sum(len(str(message.content)) for message in builtin_messages("", "", ""))
 

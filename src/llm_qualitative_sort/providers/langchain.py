@@ -6,22 +6,49 @@ the engine retries with the sorter's `retry_policy`. Retrying inside the client 
 would multiply the attempts (6 engine attempts x 3 SDK attempts = 18 calls to a server that
 is down). It does ask again, `reasks` times, when an answer came back without a usable
 verdict (unparseable or refused).
+
+A verdict and a score take the same request path (`LangChainProvider._ask`: structured
+output, the next method when one is refused, again without log-probabilities when those
+are refused, the failures classified for the engine's retries), with their own schema and
+prompt. The chat model is kept per event loop with its runnables (each asked as its two
+halves where it can be) and its log-probability twin. An answer keeps the raw message
+(without its headers or log-probabilities, with the key masked), the tokens, and what the
+log-probabilities say; an endpoint is shown without anything that could carry a credential.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar, cast
+from urllib.parse import urlsplit, urlunsplit
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from pydantic import SecretStr
 
 from llm_qualitative_sort.errors import InputError
-from llm_qualitative_sort.providers._answer import _Answer, _result
+from llm_qualitative_sort.prompts._comparison import (
+    PROMPT_VERSION,
+    TieVerdict,
+    Verdict,
+    build_messages,
+    parse_text_verdict,
+    verdict_schema,
+)
+from llm_qualitative_sort.prompts._score import (
+    ScoreAnswer,
+    parse_text_score,
+    score_answer,
+    score_schema,
+)
+from llm_qualitative_sort.prompts._score_messages import build_score_messages
+from llm_qualitative_sort.providers._answer import _Answer, _result, _validated
 from llm_qualitative_sort.providers._failures import (
     classify,
     is_format_rejection,
@@ -29,31 +56,82 @@ from llm_qualitative_sort.providers._failures import (
     status_of,
 )
 from llm_qualitative_sort.providers._knobs import check_knobs
-from llm_qualitative_sort.providers._langchain_chat import (
-    _MODEL_FIELDS,
-    _URL_FIELDS,
-    ALL_METHODS,
-    ChatModelSource,
-    Method,
-    _field_secret,
-    _field_text,
-    _LoopState,
-    _safe_url,
-    _strict,
+from llm_qualitative_sort.providers._logprob_request import (
+    is_logprob_refusal,
+    message_tokens,
+    read_soft_verdict,
+    with_logprobs,
+    without_logprobs,
 )
-from llm_qualitative_sort.providers._langchain_score import score_with
-from llm_qualitative_sort.providers._langchain_verdict import invoke_verdict
-from llm_qualitative_sort.providers._logprob_request import is_logprob_refusal, with_logprobs
-from llm_qualitative_sort.providers._prompt import PROMPT_VERSION, build_messages, verdict_schema
-from llm_qualitative_sort.providers._score_prompt import score_schema
+from llm_qualitative_sort.providers._rate_signals import report_headers
+from llm_qualitative_sort.providers._score_answer import ScoredAnswer, read_scored, scored_result
 from llm_qualitative_sort.providers._structured import Asking, split
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult
 
+Method = Literal["json_schema", "function_calling", "json_mode", "text"]
+ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
+ChatModelSource = BaseChatModel | Callable[[], BaseChatModel]
+
 # An answer as one request gives it: a verdict (`_Answer`) or a label (`ScoredAnswer`); both keep
 # the raw answer in `raw`.
 Answered = TypeVar("Answered", bound=Any)
+
+_MODEL_FIELDS = ("model_name", "model", "deployment_name", "azure_deployment")
+_URL_FIELDS = ("openai_api_base", "base_url", "azure_endpoint", "anthropic_api_url")
+_KEY_FIELDS = ("openai_api_key", "google_api_key", "anthropic_api_key", "api_key")
+
+
+@dataclass
+class _LoopState:
+    chat: BaseChatModel
+    runnables: dict[str, Asking] = field(default_factory=dict)
+    # The chat model that asks for log-probabilities (None: it cannot ask), built once.
+    logprob_chat: BaseChatModel | None = None
+
+
+def _strict(chat: BaseChatModel, method: Method) -> dict[str, Any]:
+    # OpenAI's strict mode guarantees schema-shaped answers (JSON mode has no schema to be
+    # strict about); other clients may not take the argument at all.
+    is_openai = type(chat).__module__.startswith("langchain_openai")
+    return {"strict": True} if is_openai and method != "json_mode" else {}
+
+
+def _field_text(model: BaseChatModel | None, names: Sequence[str]) -> str | None:
+    for name in names:
+        value = getattr(model, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _field_secret(model: BaseChatModel | None) -> str | None:
+    for name in _KEY_FIELDS:
+        value = getattr(model, name, None)
+        if isinstance(value, SecretStr):
+            return value.get_secret_value()
+    return None
+
+
+def _safe_url(url: str) -> str:
+    """`url` without user info, query or fragment, where a key could hide (`?key=...`)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def _stored_reply(method: Method, message: AIMessage) -> dict[str, Any]:
+    """What a call keeps of the model's message (its raw response): a verdict's or a score's."""
+    return {
+        "method": method,
+        "content": message.content,
+        "tool_calls": message.tool_calls,
+        "refusal": message.additional_kwargs.get("refusal"),
+        "response_metadata": without_logprobs(message.response_metadata),
+        "usage": dict(message.usage_metadata or {}),
+    }
 
 
 class LangChainProvider(LLMProvider):
@@ -188,7 +266,7 @@ class LangChainProvider(LLMProvider):
         for _ in range(1 + self.reasks):
             messages = build_messages(item_a, item_b, criteria, ties=ties)
             answers.append(await self._ask(functools.partial(
-                invoke_verdict, self, messages=messages, ties=ties)))
+                self._invoke_verdict, messages=messages, ties=ties)))
             if answers[-1].verdict is not None:
                 break
         return _result(answers)
@@ -201,7 +279,89 @@ class LangChainProvider(LLMProvider):
         asked again (`reasks`) while the answer has no label of the scale.
         """
         del repetition  # a real LLM samples afresh on every call
-        return await score_with(self, text, criteria, scale, inverse)
+        answers: list[ScoredAnswer] = []
+        for _ in range(1 + self.reasks):
+            messages = build_score_messages(text, criteria, scale, inverse)
+            answers.append(await self._ask(functools.partial(
+                self._invoke_score, messages=messages, scale=scale)))
+            if answers[-1].answer is not None:
+                break
+        return scored_result(answers)
+
+    async def _invoke_verdict(self, method: Method, *, messages: list[BaseMessage],
+                              ties: bool) -> _Answer:
+        """Ask the chat model with `method` for a verdict on `messages`."""
+        message, output = await self._ask_model(self._runnable(method, ties), messages, method)
+        if output is None:
+            verdict = parse_text_verdict(message.text, ties)
+            problem = "" if verdict else "the answer is not a JSON verdict"
+        else:
+            verdict, problem = _validated(output["parsed"], output["parsing_error"], ties)
+        return self._verdict_answer(method, message, verdict, problem)
+
+    def _verdict_answer(self, method: Method, message: AIMessage,
+                        verdict: Verdict | TieVerdict | None, problem: str) -> _Answer:
+        raw = _stored_reply(method, message)
+        usage: dict[str, Any] = raw["usage"]
+        if problem:
+            raw["problem"] = problem
+        probability, labels = read_soft_verdict(message) if verdict is not None else (None, {})
+        if labels:
+            raw["verdict_logprobs"] = labels
+        if verdict is not None:
+            verdict = verdict.model_copy(
+                update={"reasoning": redact(verdict.reasoning, self._secret())}
+            )
+        text = redact(json.dumps(raw, ensure_ascii=False, default=str), self._secret())
+        return _Answer(
+            verdict,
+            json.loads(text),
+            int(usage.get("input_tokens", 0)),
+            int(usage.get("output_tokens", 0)),
+            redact(problem, self._secret()),
+            probability,
+        )
+
+    async def _invoke_score(self, method: Method, *, messages: list[BaseMessage],
+                            scale: Scale) -> ScoredAnswer:
+        """Ask the chat model with `method` for a label of `scale` on `messages`."""
+        message, output = await self._ask_model(self._runnable(method, score=scale), messages,
+                                                method)
+        if output is None:
+            answer = parse_text_score(message.text, scale)
+            problem = "" if answer else "the answer is not a JSON label"
+        else:
+            error = output["parsing_error"]
+            answer, problem = score_answer(output["parsed"], scale)
+            if output["parsed"] is None and error:
+                problem = f"no parsable answer ({error})"
+        return self._scored_answer(method, message, answer, problem, scale)
+
+    def _scored_answer(self, method: Method, message: AIMessage, answer: ScoreAnswer | None,
+                       problem: str, scale: Scale) -> ScoredAnswer:
+        raw = _stored_reply(method, message)
+        usage: dict[str, Any] = raw["usage"]
+        return read_scored(answer, problem, raw, message_tokens(message), scale, self._secret(),
+                           (int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))))
+
+    async def _ask_model(self, runnable: Asking, messages: list[BaseMessage],
+                         method: Method) -> tuple[AIMessage, Any]:
+        """`messages` through the rate limiter and deadline to `runnable`.
+
+        Returns the model's message and the structured output (None for `method="text"`). The
+        message's rate-limit headers are left for the engine here, for every kind of call; they
+        are never stored (they name the organization).
+        """
+        if self._limiter is not None:
+            await self._limiter.aacquire()
+        async with asyncio.timeout(self.timeout):
+            output = await runnable.ainvoke(messages)
+        if method == "text":
+            message, structured = cast(AIMessage, output), None
+        else:
+            message, structured = output["raw"], output
+        report_headers(message.response_metadata.get("headers"))
+        return message, structured
 
     async def _ask(self, invoke: Callable[[Method], Awaitable[Answered]]) -> Answered:
         """`invoke(method)` with the method in use.

@@ -1,7 +1,16 @@
-"""A seeded, deterministic stand-in for an LLM judge, for tests, demos and studies."""
+"""A seeded, deterministic stand-in for an LLM judge, for tests, demos and studies.
+
+How the mock answers one comparison: both texts' hidden values plus their noise (from the
+call's keyed generator, drawn before the call waits), the position bias, the pair's and the
+item's fixed first-shown bonus, a tie when the run allows ties and the noisy scores are
+closer than the tie margin, then a refused or a confidently wrong verdict when the call
+draws one (`_mock_flaws`), and with `logprobs` set, the probability the judge states
+(`_mock_logprobs`). Its pointwise answers follow the model in `_mock_pointwise`.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 import secrets
@@ -10,32 +19,38 @@ from typing import Any
 
 from llm_qualitative_sort.errors import InputError, TransientProviderError
 from llm_qualitative_sort.providers._mock_flaws import (
+    Flaw,
     Flaws,
     KeyedDraws,
     NoiseName,
     check_share,
     keyed_rng,
 )
-from llm_qualitative_sort.providers._mock_logprobs import LogprobMode, check_mode
+from llm_qualitative_sort.providers._mock_logprobs import (
+    LogprobMode,
+    check_mode,
+    judged_probability,
+    with_probability,
+)
 from llm_qualitative_sort.providers._mock_options import (
     Latency,
     Share,
-    _check_latency,
-    _share_range,
+    check_latency,
     realistic_flaws,
+    share_range,
 )
 from llm_qualitative_sort.providers._mock_pointwise import (
     DEFAULT_NOISE,
     PointwiseMode,
     check_pointwise,
+    mock_score,
     pointwise_identity,
-    score_with,
 )
-from llm_qualitative_sort.providers._mock_verdict import REFUSAL as REFUSAL
-from llm_qualitative_sort.providers._mock_verdict import compare_with
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
-from llm_qualitative_sort.verdicts import ComparisonResult
+from llm_qualitative_sort.verdicts import ComparisonResult, Side, Verdict
+
+REFUSAL = "I can't help with comparing these texts, so I decline to pick one."
 
 
 def default_score(text: str) -> float:
@@ -166,13 +181,13 @@ class MockLLMProvider(LLMProvider):
         self.pointwise, self.pointwise_noise = pointwise, float(pointwise_noise)
         self._span = pointwise_span
         self._span_given = pointwise_span is not None
-        self.latency = _check_latency(latency)
+        self.latency = check_latency(latency)
         self.position_bias = position_bias
         self.failure_rate = failure_rate
         self._score = score
         mean, spread = pair_bias
         self._flaws = Flaws(
-            noise, close_noise, (mean, spread), item_bias, wrong_rate, _share_range(refusal_rate)
+            noise, close_noise, (mean, spread), item_bias, wrong_rate, share_range(refusal_rate)
         )
         self._noise = self._flaws.noise_model()
         self._attempts: dict[tuple[str, str, int], int] = {}
@@ -243,7 +258,20 @@ class MockLLMProvider(LLMProvider):
         `_mock_pointwise`); with `pointwise` set, the label log-probabilities come too.
         """
         del criteria
-        return await score_with(self, text, scale, inverse, repetition)
+        if self._span is None:
+            raise InputError("MockLLMProvider places texts on the scale by the range of the "
+                             "run's hidden values: call check_items(items) first, or give "
+                             "pointwise_span=(low, high)")
+        low, high = self._span
+        position = 0.5 if high == low else (self._value(text) - low) / (high - low)
+        delay = self._delay(self._draws.rng(text, "pointwise-latency", repetition))
+        answer = mock_score(self.pointwise, (self.seed, text, repetition), position, scale,
+                            inverse, self.pointwise_noise, self.sharpness)
+        self.calls += 1
+        if delay > 0:
+            await asyncio.sleep(delay)
+        self._maybe_fail(text, "", repetition)
+        return answer
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Compare as the first repetition of this presentation order."""
@@ -257,7 +285,34 @@ class MockLLMProvider(LLMProvider):
         With `ties` (a run that allows ties), scores closer than `tie_margin` tie; the
         draws are the same as without, so ties only replace the closest verdicts.
         """
-        return await compare_with(self, item_a, item_b, repetition, ties)
+        rng = self._draws.rng(item_a, item_b, repetition)
+        value_a, value_b = self._value(item_a), self._value(item_b)
+        stddev = self._flaws.noise_stddev(abs(value_a - value_b), self.noise_stddev)
+        noisy_a = value_a + self._noise.draw(rng, stddev)
+        noisy_b = value_b + self._noise.draw(rng, stddev)
+        biased = rng.random() < self.position_bias
+        delay = self._delay(rng)
+        self.calls += 1
+        if delay > 0:
+            await asyncio.sleep(delay)
+        self._maybe_fail(item_a, item_b, repetition)
+        raw: dict[str, Any] = {"a": round(noisy_a, 4), "b": round(noisy_b, 4), "biased": biased}
+        bonus = self._flaws.first_bonus(self.seed, item_a, item_b)
+        if bonus:
+            noisy_a += bonus
+            raw |= {"a": round(noisy_a, 4), "first_bonus": round(bonus, 4)}
+        winner: Verdict = "A" if biased or noisy_a >= noisy_b else "B"
+        if ties and not biased and abs(noisy_a - noisy_b) < self.tie_margin:
+            winner = "tie"
+        reasoning = f"A scored {noisy_a:.2f}, B scored {noisy_b:.2f}."
+        verdict = ComparisonResult(winner=winner, reasoning=reasoning, raw_response=raw)
+        flaw = self._flaws.call_flaw(self.seed, item_a, item_b, repetition)
+        verdict = verdict if flaw is None else _flawed(verdict, flaw, value_a, value_b)
+        if self.logprobs is None:
+            return verdict
+        stated = judged_probability(self.logprobs, (self.seed, item_a, item_b, repetition),
+                                    value_a - value_b, noisy_a - noisy_b, stddev, self.sharpness)
+        return with_probability(verdict, stated)
 
     def value(self, text: str) -> float:
         """The hidden true value of a text."""
@@ -291,3 +346,17 @@ class MockLLMProvider(LLMProvider):
             self.failure_rate
         ):
             raise TransientProviderError("mock transient failure", retry_after=None)
+
+
+def _flawed(
+    verdict: ComparisonResult, flaw: Flaw, value_a: float, value_b: float
+) -> ComparisonResult:
+    """The verdict a flawed call gives instead of the noisy one."""
+    raw = verdict.raw_response
+    if flaw == "refusal":
+        return ComparisonResult(None, REFUSAL, raw_response=raw | {"refused": True})
+    if value_a == value_b:  # no worse text to prefer
+        return verdict
+    worse: Side = "A" if value_a < value_b else "B"
+    reasoning = f"{worse} is clearly and unmistakably the better text; there is no doubt."
+    return ComparisonResult(winner=worse, reasoning=reasoning, raw_response=raw | {"wrong": True})

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.providers._hosted import HostedProvider
-from llm_qualitative_sort.providers._langchain_chat import ALL_METHODS
+from llm_qualitative_sort.providers.langchain import ALL_METHODS
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

@@ -1,6 +1,6 @@
 """Driving the tournament graph to its end: the stream, progress callbacks, stops.
 
-`finish` plays a run of a `QualitativeSorter` (`Runner`) on to its `SortResult`; `drive`
+`finish` plays a run (its `RunSetup`) on to its `SortResult`; `drive`
 runs the graph (from its input, or on from its checkpoint) and returns the final state,
 turning a failure into `RunStoppedError` with the reason and the run's id. `Tee` feeds
 `QualitativeSorter.astream`'s queue and then the user's callback.
@@ -12,54 +12,31 @@ import asyncio
 import contextlib
 import inspect
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls._cutoff import cancel_requests
-from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import DamagedJournalError, RunDetached, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, TournamentGraph
 from llm_qualitative_sort.graph.recovery import reroute_lost_step
 from llm_qualitative_sort.graph.state import SETTINGS_KEYS
 from llm_qualitative_sort.models import ProgressEvent, SortResult
-from llm_qualitative_sort.providers._prompt_run import prompt_label
+from llm_qualitative_sort.prompts._run import prompt_label
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
-from llm_qualitative_sort.providers.prompt_setup import PromptSetup
 from llm_qualitative_sort.results.events import progress_event
-from llm_qualitative_sort.results.from_state import Ranking, batch_discount, sort_result
+from llm_qualitative_sort.results.from_state import batch_discount, sort_result
 from llm_qualitative_sort.results.stops import stop_reason
+from llm_qualitative_sort.running.setup import ProgressCallback, RunSetup
 from llm_qualitative_sort.running.stored import input_saved
 from llm_qualitative_sort.stores import RunJournal
-from llm_qualitative_sort.tournament import StrategySettings
-
-ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]
-
-
-class Runner(Protocol):
-    """What `finish` reads of a `QualitativeSorter`."""
-
-    provider: LLMProvider
-    max_concurrent_requests: int
-    call_timeout: float | None
-    cache: ComparisonCache | None
-    retry_policy: RetryPolicy
-    on_progress: ProgressCallback | None
-    prompt: PromptSetup
-    ranking: Ranking
-    settings: StrategySettings
-
-    @property
-    def store_path(self) -> Path | None:
-        """The SQLite checkpoint file, or None for other stores."""
 
 
 async def finish(
-    sorter: Runner,
+    setup: RunSetup,
     graph: TournamentGraph,
     start: dict[str, Any] | None,
     config: RunnableConfig,
@@ -73,7 +50,7 @@ async def finish(
     stored so far; `started` when the caller began (`time.perf_counter()`).
     """
     run_id = str(config["configurable"]["thread_id"])
-    judge = sorter.provider.model_identity
+    judge = setup.provider.model_identity
     # Calls that name no judge are the first judge's (a single judge names none).
     started_by = str((start or stored).get("judge") or judge)
     # Not `snapshot.next`: it is empty too when the last task saved its writes before
@@ -82,21 +59,21 @@ async def finish(
     rate = (0, 0.0)
     if start is not None or "rankings" not in stored:
         context = TournamentContext(
-            provider=sorter.provider,
-            max_concurrent_requests=sorter.max_concurrent_requests,
-            call_timeout=sorter.call_timeout,
-            cache=sorter.cache,
-            retry=sorter.retry_policy,
+            provider=setup.provider,
+            max_concurrent_requests=setup.max_concurrent_requests,
+            call_timeout=setup.call_timeout,
+            cache=setup.cache,
+            retry=setup.retry_policy,
             run_id=run_id,
             journal=journal,
-            progress=sorter.on_progress is not None,
+            progress=setup.on_progress is not None,
             name_judge=started_by != judge,
-            prompt=sorter.prompt,
+            prompt=setup.prompt,
         )
         try:
             stored = await drive(graph, start, config, context,
-                                 on_progress=sorter.on_progress, provider=sorter.provider,
-                                 store_path=sorter.store_path)
+                                 on_progress=setup.on_progress, provider=setup.provider,
+                                 store_path=setup.store_path)
         finally:
             for live in context.live.values():
                 live.close()  # no call goes on after the run returns or stops
@@ -105,16 +82,16 @@ async def finish(
         journal.forget(run_id)
         rate = context.rates.totals()
     elapsed = time.perf_counter() - started
-    judges = leaf_judges(sorter.provider)
+    judges = leaf_judges(setup.provider)
     costs = {j.model_identity: j.estimate_cost for j in judges} if len(judges) > 1 else None
     if started_by != judge:  # taken over by another judge: the first one's prices are unknown
-        costs = {**(costs or {judge: sorter.provider.estimate_cost}), started_by: _unpriced}
+        costs = {**(costs or {judge: setup.provider.estimate_cost}), started_by: _unpriced}
     # Nothing reads the stored history after the result is built: it is released as the
     # result's matches are made, which lowers the run's peak memory.
-    return sort_result(stored, run_id, elapsed, sorter.ranking, sorter.provider.estimate_cost,
-                       batch_discount=batch_discount(sorter.provider),
-                       judge=started_by, judge_costs=costs, prompt=prompt_label(sorter.prompt),
-                       verdicts="soft" if sorter.settings.soft_verdicts else "hard",
+    return sort_result(stored, run_id, elapsed, setup.ranking, setup.provider.estimate_cost,
+                       batch_discount=batch_discount(setup.provider),
+                       judge=started_by, judge_costs=costs, prompt=prompt_label(setup.prompt),
+                       verdicts="soft" if setup.settings.soft_verdicts else "hard",
                        release=True, rate=rate)
 
 

@@ -18,8 +18,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.graph import TournamentGraph
-from llm_qualitative_sort.providers._prompt_run import check_same_prompt, prompt_state
-from llm_qualitative_sort.providers.prompt_setup import PromptSetup
+from llm_qualitative_sort.prompts._run import check_same_prompt, prompt_state
+from llm_qualitative_sort.prompts.setup import PromptSetup
 from llm_qualitative_sort.tournament import StrategySettings, settings_from_state
 
 

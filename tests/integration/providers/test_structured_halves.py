@@ -14,9 +14,9 @@ import pytest
 from _setup import make_provider
 from langchain_core.runnables import RunnableLambda
 
-from llm_qualitative_sort.providers._langchain_chat import _strict
-from llm_qualitative_sort.providers._prompt import build_messages, verdict_schema
+from llm_qualitative_sort.prompts._comparison import build_messages, verdict_schema
 from llm_qualitative_sort.providers._structured import Halves, split
+from llm_qualitative_sort.providers.langchain import _strict
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
 

@@ -17,8 +17,8 @@ from llm_qualitative_sort._calls import CallSettings, make_runner
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
-from llm_qualitative_sort.providers._prompt_run import round_prompt
-from llm_qualitative_sort.providers.prompt_setup import using_prompt
+from llm_qualitative_sort.prompts._run import round_prompt
+from llm_qualitative_sort.prompts.setup import using_prompt
 from llm_qualitative_sort.stores.entries import CallFacts
 from llm_qualitative_sort.verdicts import ComparisonResult
 

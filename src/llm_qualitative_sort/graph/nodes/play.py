@@ -16,7 +16,7 @@ from llm_qualitative_sort._calls import CallSettings
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._pipeline import Pipeline
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
-from llm_qualitative_sort.providers.prompt_setup import using_prompt
+from llm_qualitative_sort.prompts.setup import using_prompt
 
 
 async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.graph.state import TournamentState
-from llm_qualitative_sort.providers._prompt_run import input_prompt
+from llm_qualitative_sort.prompts._run import input_prompt
 from llm_qualitative_sort.tournament import parse_settings, strategy_for
 from llm_qualitative_sort.tournament.checks import (
     check_criteria,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from llm_qualitative_sort.providers._score_prompt import ACTIVE_SCORE_PROMPT
-from llm_qualitative_sort.providers.prompt_template import PromptTemplate
+from llm_qualitative_sort.prompts._score import ACTIVE_SCORE_PROMPT
+from llm_qualitative_sort.prompts.template import PromptTemplate
 from llm_qualitative_sort.scoring import Scale
 
 DEFAULT_SCORE_PROMPT = PromptTemplate.builtin("en", kind="pointwise")

@@ -9,9 +9,9 @@ from dataclasses import replace
 from typing import Any
 
 from llm_qualitative_sort.errors import InputError, RunMismatchError, SettingTypeError
-from llm_qualitative_sort.providers._prompt_fields import checked_fields, kept
-from llm_qualitative_sort.providers.prompt_setup import PromptSetup
-from llm_qualitative_sort.providers.prompt_template import PromptTemplate, PromptTemplateError
+from llm_qualitative_sort.prompts._fields import checked_fields, kept
+from llm_qualitative_sort.prompts.setup import PromptSetup
+from llm_qualitative_sort.prompts.template import PromptTemplate, PromptTemplateError
 
 DEFAULT = PromptSetup(PromptTemplate.builtin("en"))
 # How deep a context's lists and mappings may nest (a rubric is a few levels at most).

@@ -17,7 +17,7 @@ from typing import Any
 from jinja2 import Template, TemplateSyntaxError, meta, nodes
 
 from llm_qualitative_sort.errors import InputError
-from llm_qualitative_sort.providers._prompt_sandbox import ENV, bounded_template
+from llm_qualitative_sort.prompts._sandbox import ENV, bounded_template
 
 
 @lru_cache(maxsize=256)
@@ -25,7 +25,7 @@ def compiled(source: str) -> Template:
     """`source` compiled once (a syntax error is raised each time, never kept).
 
     Every call renders its template, and compiling one costs about a millisecond. Its loops,
-    outputs and `~` count towards the rendering's bounds (see `_prompt_sandbox`).
+    outputs and `~` count towards the rendering's bounds (see `_sandbox`).
     """
     return bounded_template(source)
 

@@ -1,6 +1,6 @@
 """A user's own judging prompt: a Jinja2 template with a system part and a user part.
 
-The template is rendered in a bounded sandbox (`_prompt_sandbox`), with undefined variables
+The template is rendered in a bounded sandbox (`_sandbox`), with undefined variables
 as errors, and is checked whole before any call (`PromptTemplate.check`). The two texts and
 the criterion never pass through Jinja2: the template is rendered with random placeholders
 in their place, and the placeholders are then replaced by the fenced texts, so a text
@@ -26,35 +26,35 @@ from typing import Any
 from jinja2 import TemplateError, TemplateSyntaxError
 
 from llm_qualitative_sort.errors import PromptTemplateError as PromptTemplateError
-from llm_qualitative_sort.providers._prompt import fence_tag, fenced
-from llm_qualitative_sort.providers._prompt_builtin import BUILTIN
-from llm_qualitative_sort.providers._prompt_fields import (
+from llm_qualitative_sort.prompts._builtin import BUILTIN
+from llm_qualitative_sort.prompts._comparison import fence_tag, fenced
+from llm_qualitative_sort.prompts._fields import (
     FieldUse,
     field_blocks,
     missing_field,
     placeholders,
 )
-from llm_qualitative_sort.providers._prompt_names import FILLED_IN, check_names, read_part
-from llm_qualitative_sort.providers._prompt_names import SCORE_VARIABLES as SCORE_VARIABLES
-from llm_qualitative_sort.providers._prompt_names import VARIABLES as VARIABLES
-from llm_qualitative_sort.providers._prompt_sandbox import (
+from llm_qualitative_sort.prompts._names import FILLED_IN, check_names, read_part
+from llm_qualitative_sort.prompts._names import SCORE_VARIABLES as SCORE_VARIABLES
+from llm_qualitative_sort.prompts._names import VARIABLES as VARIABLES
+from llm_qualitative_sort.prompts._sandbox import (
     CALL_SECONDS,
     MAX_SECONDS,
     bounded_render,
     context_view,
 )
-from llm_qualitative_sort.providers._prompt_source import (
+from llm_qualitative_sort.prompts._score import (
+    JA_INVERSE_LABELS,
+    JA_LABELS,
+    POINTWISE_BUILTIN,
+)
+from llm_qualitative_sort.prompts._source import (
     compiled,
     inferred_kind,
     placeholder,
     sha256,
     split_sections,
     template_line,
-)
-from llm_qualitative_sort.providers._score_prompt import (
-    JA_INVERSE_LABELS,
-    JA_LABELS,
-    POINTWISE_BUILTIN,
 )
 from llm_qualitative_sort.scoring import Scale
 

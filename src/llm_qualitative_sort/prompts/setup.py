@@ -11,10 +11,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from llm_qualitative_sort.providers._prompt import ACTIVE_PROMPT
-from llm_qualitative_sort.providers._prompt_source import sha256
-from llm_qualitative_sort.providers._score_prompt import ACTIVE_SCORE_PROMPT
-from llm_qualitative_sort.providers.prompt_template import PromptTemplate
+from llm_qualitative_sort.prompts._comparison import ACTIVE_PROMPT
+from llm_qualitative_sort.prompts._score import ACTIVE_SCORE_PROMPT
+from llm_qualitative_sort.prompts._source import sha256
+from llm_qualitative_sort.prompts.template import PromptTemplate
 from llm_qualitative_sort.scoring import Scale
 
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from jinja2 import TemplateSyntaxError, meta, nodes
 
-from llm_qualitative_sort.providers._prompt_fields import FieldUse, field_uses
-from llm_qualitative_sort.providers._prompt_sandbox import ENV
-from llm_qualitative_sort.providers._prompt_source import context_keys
+from llm_qualitative_sort.prompts._fields import FieldUse, field_uses
+from llm_qualitative_sort.prompts._sandbox import ENV
+from llm_qualitative_sort.prompts._source import context_keys
 
 # What a template may name: the fenced texts and criterion, the fence tag, whether a tie is
 # on offer, the run's context mapping, and the fields of the items shown as A and B.

@@ -6,7 +6,7 @@ apart (a test renders both and compares them).
 
 from __future__ import annotations
 
-from llm_qualitative_sort.providers._prompt import SYSTEM_PROMPT
+from llm_qualitative_sort.prompts._comparison import SYSTEM_PROMPT
 
 _FORCED = "You must choose A or B, even when they are close."
 _TIE = ('Choose A or B whenever one meets the criterion better, even slightly; answer "tie" '
