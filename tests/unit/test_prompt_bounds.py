@@ -66,9 +66,10 @@ def test_endless_work_is_refused_when_the_sorter_is_made(system: str, message: s
      "showing it is refused"),
 ])
 def test_huge_values_are_refused_before_they_are_made(system: str, message: str) -> None:
-    tracemalloc.start()
+    tracemalloc.start()  # which slows rendering: on a loaded machine time may run out first
+    refused = f"({message}|takes more than [0-9.]+ s to render)"
     try:
-        with pytest.raises(PromptTemplateError, match=f"'t', system part, line 1: .*{message}"):
+        with pytest.raises(PromptTemplateError, match=f"'t', system part, line 1: .*{refused}"):
             PromptTemplate(system=system, user=SHOWS_BOTH, name="t").check()
         peak = tracemalloc.get_traced_memory()[1]
     finally:
