@@ -10,13 +10,12 @@ sentences and a reliability table in the trust section.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
 from llm_qualitative_sort.audit import Calibration
 from llm_qualitative_sort.models import SortResult
-from llm_qualitative_sort.reports._trust import FEW, _few, _fill, _percent
+from llm_qualitative_sort.reports._trust import FEW, Reliability, _few, _fill, _percent
 from llm_qualitative_sort.verdicts import RoundResult
 
 Words = Mapping[str, str]
@@ -69,17 +68,6 @@ def calibration_sentences(found: Calibration | None, soft_fit: bool, words: Word
         out.append(_fill(words["s_brier"], pairs=found.pairs, brier=f"{found.brier:.3f}")
                    + _few(found.pairs, "calls", words))
     return out
-
-
-@dataclass(frozen=True)
-class Reliability:
-    """The reliability table: per bin, its stated range and its figures.
-
-    `few`: some bin rests on fewer than `FEW` calls (its count is marked).
-    """
-
-    rows: list[tuple[str, list[str]]]
-    few: bool
 
 
 def reliability_table(found: Calibration | None) -> Reliability | None:

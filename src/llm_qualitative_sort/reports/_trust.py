@@ -15,7 +15,8 @@ table. The advice is spelt for the front end that wrote the report (see `_advice
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from markupsafe import Markup, escape
 from scipy.special import betainc
@@ -28,9 +29,6 @@ from llm_qualitative_sort.reports._standings import Standing
 from llm_qualitative_sort.reports._text import isolated, judge_name
 from llm_qualitative_sort.reports._uncertainty import ItemUncertainty
 
-if TYPE_CHECKING:  # _soft builds on this module's sentences
-    from llm_qualitative_sort.reports._soft import Reliability
-
 ORDER_WARNING = 0.20
 # An unbiased judge's 5 disagreements in 18 pairs (28 %) are what 20 % gives by chance one
 # time in four; the warning waits for evidence at this level.
@@ -42,6 +40,18 @@ FOREST_EXTRA, FOREST_ROWS = 10, 20
 # with 30 swapped pairs a 95 % interval of a share still spans about ±18 points.
 FEW = 30
 Words = Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """The soft verdicts' reliability table: per bin, its stated range and its figures.
+
+    `few`: some bin rests on fewer than `FEW` calls (its count is marked). Built by `_soft`,
+    which builds on this module's sentences.
+    """
+
+    rows: list[tuple[str, list[str]]]
+    few: bool
 
 
 def trust_section(
