@@ -1,0 +1,120 @@
+"""A holder whose lease lapsed while it waited starts no paid call (SQLite journal and lease).
+
+Past its fence's deadline, a holder renews its lease before a paid call: a round trip. A
+process suspended while that answer is on its way (Ctrl-Z, SIGSTOP, a paused VM) for longer
+than the lease's TTL wakes to a renewal that succeeded before it slept, while another process
+may have taken the run over meanwhile. The suspension is simulated, not timed: the fence's
+monotonic clock is moved past the TTL and another holder is written on the lease row, as a
+takeover during the suspension leaves them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from langgraph.types import RetryPolicy
+
+from llm_qualitative_sort import RunLockedError, StorageError, TransientProviderError
+from llm_qualitative_sort._calls.judge import Judge
+from llm_qualitative_sort.leases import SqliteRunLease
+from llm_qualitative_sort.leases._fence import Fence
+from llm_qualitative_sort.stores.entries import CallPlace
+from llm_qualitative_sort.stores.sqlite import SqliteJournal
+from llm_qualitative_sort.testing import FunctionProvider
+
+TTL = 60.0  # the heartbeat task sleeps through each test: only the journal renews the lease
+PLACE = CallPlace("run-1", 1, 0, 0, "a", "b", "a|b")
+RETRY = RetryPolicy(initial_interval=0.01, max_attempts=3, jitter=False,
+                    retry_on=TransientProviderError)
+
+
+def _lapse(fence: Fence, path: Path) -> None:
+    """What a suspension past the TTL leaves: a late clock, and another process holding."""
+    fence.confirmed -= TTL
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE leases SET host = 'elsewhere', pid = 4242, token = 'other', "
+                     "heartbeat = ? WHERE run_id = 'run-1'", (time.time(),))
+    conn.close()
+
+
+class _LateAnswers(SqliteJournal):
+    """A journal whose next `late` commits are answered after the fence's deadline."""
+
+    late = 0
+    commits = 0
+    path_of_lapse: Path | None = None  # set: the run is taken over during the first one
+
+    def _commit(self) -> None:
+        super()._commit()
+        self.commits += 1
+        if self.late and self._fence is not None:
+            self.late -= 1
+            if self.path_of_lapse is not None:
+                _lapse(self._fence, self.path_of_lapse)
+                self.path_of_lapse = None
+            else:
+                self._fence.confirmed -= TTL
+
+
+@pytest.fixture
+async def held(tmp_path: Path) -> AsyncIterator[tuple[_LateAnswers, Fence, Path]]:
+    path = tmp_path / "runs.journal.sqlite3"
+    lease = SqliteRunLease(path, TTL)
+    async with lease.hold("run-1") as me:
+        journal = _LateAnswers(path)
+        fence = lease.fence(me)
+        journal.fence(fence)
+        try:
+            yield journal, fence, path
+        finally:
+            journal.close()
+
+
+def _judge(journal: SqliteJournal, answer: object, **extra: object) -> Judge:
+    return Judge(provider=FunctionProvider(answer, model="counted"),  # type: ignore[arg-type]
+                 criteria="larger", cache=None, journal=journal, retry=RETRY,
+                 stop=asyncio.Event(), **extra)  # type: ignore[arg-type]
+
+
+async def test_a_renewal_answered_after_a_takeover_lets_no_paid_call_start(
+    held: tuple[_LateAnswers, Fence, Path],
+) -> None:
+    journal, fence, path = held
+    paid: list[str] = []
+    judge = _judge(journal, lambda a, b, criteria: paid.append(a) or "A")
+    fence.confirmed -= TTL  # past its deadline: the judge renews before it pays
+    journal.late, journal.path_of_lapse = 1, path
+    with pytest.raises(RunLockedError, match="taken over by pid 4242"):
+        await judge.call(PLACE, 0)
+    assert paid == []
+
+
+async def test_renewals_that_keep_coming_back_late_stop_the_run_before_a_paid_call(
+    held: tuple[_LateAnswers, Fence, Path],
+) -> None:
+    journal, fence, path = held
+    paid: list[str] = []
+    judge = _judge(journal, lambda a, b, criteria: paid.append(a) or "A")
+    fence.confirmed -= TTL
+    journal.late = 10  # the store is up and keeps the run, but every answer is late
+    with pytest.raises(StorageError, match=rf"{path}.* cannot be sure it still holds"):
+        await judge.call(PLACE, 0)
+    assert paid == [] and journal.commits == 3 and not fence.lost
+
+
+async def test_one_late_renewal_is_asked_again_and_the_call_goes_on(
+    held: tuple[_LateAnswers, Fence, Path],
+) -> None:
+    journal, fence, _path = held
+    judge = _judge(journal, lambda a, b, criteria: "A")
+    fence.confirmed -= TTL
+    journal.late = 1  # e.g. a suspension shorter than the TTL: nobody took the run
+    result, cached, _facts = await judge.call(PLACE, 0)
+    assert result.winner == "A" and not cached
+    assert journal.commits >= 2 and not fence.lost
