@@ -1,11 +1,12 @@
 """A holder whose lease lapsed while it waited starts no paid call (SQLite journal and lease).
 
-Past its fence's deadline, a holder renews its lease before a paid call: a round trip. A
-process suspended while that answer is on its way (Ctrl-Z, SIGSTOP, a paused VM) for longer
-than the lease's TTL wakes to a renewal that succeeded before it slept, while another process
-may have taken the run over meanwhile. The suspension is simulated, not timed: the fence's
-monotonic clock is moved past the TTL and another holder is written on the lease row, as a
-takeover during the suspension leaves them.
+Two kinds of wait lie between a holder's check of its lease and a call's request: the answer
+to the renewal that the check sends once the fence's deadline has passed, and, for a call
+tried again, the retry's backoff or the pause for the rate limit. A process suspended
+through either (Ctrl-Z, SIGSTOP, a paused VM) for longer than the lease's TTL may wake to
+find its run taken over. The suspension is simulated, not timed: the fence's monotonic clock
+is moved past the TTL and another holder is written on the lease row, as a takeover during
+the suspension leaves them.
 """
 
 from __future__ import annotations
@@ -19,8 +20,15 @@ from pathlib import Path
 import pytest
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort import RunLockedError, StorageError, TransientProviderError
+from llm_qualitative_sort import (
+    ComparisonResult,
+    RateLimitedError,
+    RunLockedError,
+    StorageError,
+    TransientProviderError,
+)
 from llm_qualitative_sort._calls.judge import Judge
+from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.leases import SqliteRunLease
 from llm_qualitative_sort.leases._fence import Fence
 from llm_qualitative_sort.stores.entries import CallPlace
@@ -118,3 +126,63 @@ async def test_one_late_renewal_is_asked_again_and_the_call_goes_on(
     result, cached, _facts = await judge.call(PLACE, 0)
     assert result.winner == "A" and not cached
     assert journal.commits >= 2 and not fence.lost
+
+
+async def test_a_run_taken_over_during_a_retry_backoff_is_not_asked_again(
+    held: tuple[_LateAnswers, Fence, Path],
+) -> None:
+    journal, fence, path = held
+    paid: list[str] = []
+
+    def flaky(a: str, b: str, criteria: str) -> str:
+        paid.append(a)
+        _lapse(fence, path)  # suspended from here through the backoff
+        raise TransientProviderError("server busy")
+
+    judge = _judge(journal, flaky)
+    with pytest.raises(RunLockedError, match="taken over by pid 4242"):
+        await judge.call(PLACE, 0)
+    assert paid == ["a"]  # the attempt before the takeover only
+    assert judge.stop.is_set()
+
+
+async def test_a_run_taken_over_during_a_rate_limit_pause_is_not_asked_again(
+    held: tuple[_LateAnswers, Fence, Path],
+) -> None:
+    journal, fence, path = held
+    paid: list[str] = []
+
+    def limited(a: str, b: str, criteria: str) -> ComparisonResult:
+        paid.append(a)
+        if len(paid) > 1:
+            return ComparisonResult("A", "")
+        _lapse(fence, path)  # suspended from here through the pause
+        raise RateLimitedError("429", retry_after=0.01)
+
+    judge = _judge(journal, limited, rates=RateBook(), ceiling=1)
+    with pytest.raises(RunLockedError, match="taken over by pid 4242"):
+        await judge.call(PLACE, 0)
+    assert paid == ["a"]
+    assert paid == ["a"]
+
+
+async def test_a_taken_over_run_is_not_tried_again_by_a_policy_that_retries_everything(
+    held: tuple[_LateAnswers, Fence, Path],
+) -> None:
+    journal, fence, path = held
+    paid: list[str] = []
+
+    def flaky(a: str, b: str, criteria: str) -> str:
+        paid.append(a)
+        _lapse(fence, path)
+        raise TransientProviderError("server busy")
+
+    judge = _judge(journal, flaky)
+    # A short first backoff, then an hour: a lost lease must not be waited on and retried.
+    judge.retry = RetryPolicy(initial_interval=0.01, backoff_factor=360_000.0,
+                              max_interval=3600.0, max_attempts=5, jitter=False,
+                              retry_on=Exception)
+    with pytest.raises(RunLockedError, match="taken over by pid 4242") as raised:
+        await asyncio.wait_for(judge.call(PLACE, 0), 60)
+    assert paid == ["a"]
+    assert not hasattr(raised.value, "failed_judge")  # the stop does not blame the judge

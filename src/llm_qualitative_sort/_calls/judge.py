@@ -31,6 +31,8 @@ from llm_qualitative_sort.cache import CallKeys, ComparisonCache
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     RateLimitedError,
+    RunLockedError,
+    StorageError,
     TransientProviderError,
     describe,
 )
@@ -48,6 +50,9 @@ from llm_qualitative_sort.verdicts import (
     answer_problem,
     refused_tie,
 )
+
+# What the journal's check raises: the run was taken over, or its answers cannot be kept.
+_JOURNAL_STOPS = (RunLockedError, StorageError)
 
 
 class CallsStopped(Exception):
@@ -163,6 +168,11 @@ class Judge:
 
     async def _failed(self, judge: LLMProvider, exc: Exception, attempt: int) -> None:
         """Wait before the next attempt, or stop the run with `exc`."""
+        if isinstance(exc, _JOURNAL_STOPS):
+            # The journal's check before the attempt (`_held_answer`), not the judge's
+            # failure: never retried, whatever the policy retries.
+            self.stop.set()
+            raise exc
         if attempt >= self.retry.max_attempts or not retryable(self.retry, exc):
             self.stop.set()
             name_judge(exc, judge)
@@ -220,10 +230,7 @@ class Judge:
         baseline = cancel_requests()
         deadlines = self.deadlines
         watch = deadlines.watch() if deadlines is not None else None
-        answer = (
-            self._score(judge, place.first, repetition) if self.question is not None else
-            judge.compare_call(place.first, place.second, self.criteria,
-                               repetition=repetition, **self.offer))
+        answer = self._held_answer(judge, place, repetition)
         asked: asyncio.Task[ComparisonResult] | None = None
         try:
             if self.direct and cancels_promptly(judge):
@@ -266,6 +273,21 @@ class Judge:
             result = refused_tie(result)
         return storable(result)
 
+
+    async def _held_answer(self, judge: LLMProvider, place: CallPlace,
+                           repetition: int) -> ComparisonResult:
+        """The provider's answer, asked only while the run is still this process's.
+
+        The journal is checked here, in the step that starts the provider's call, and not
+        only before the first attempt: a process suspended during a retry's backoff, a wait
+        for the rate limit or another task's commit, and woken after another process took
+        the run over, must not send the call it had lined up.
+        """
+        self.journal.check()
+        if self.question is not None:
+            return await self._score(judge, place.first, repetition)
+        return await judge.compare_call(place.first, place.second, self.criteria,
+                                        repetition=repetition, **self.offer)
 
     async def _score(self, judge: LLMProvider, text: str, repetition: int) -> ComparisonResult:
         """A pointwise call, checked, in the carrier form the journal and cache keep."""
