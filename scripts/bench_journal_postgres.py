@@ -54,7 +54,8 @@ def _timed(flush: Callable[[Any], None], pending: Callable[[Any], int]) -> Calla
     return timed
 
 
-Journal.flush = _timed(Journal.flush, lambda j: len(j._pending))  # type: ignore[method-assign]
+Journal.flush = _timed(  # type: ignore[method-assign]
+    Journal.flush, lambda j: sum(len(rows) for rows in j._records.values()))
 PostgresJournal.flush = _timed(  # type: ignore[method-assign]
     PostgresJournal.flush, lambda j: sum(len(calls) for calls in j._pending.values()))
 

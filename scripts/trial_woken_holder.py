@@ -1,8 +1,9 @@
 """Trials of a woken ex-holder at random moments, on SQLite and on PostgreSQL.
 
-Each trial: holder A plays a pipelined sort; it is suspended (SIGSTOP) after a random number
-of calls, for longer than the lease's TTL; B takes the run over and plays a random number of
-calls; A is woken (SIGCONT); B is killed at a random moment after; C resumes to the end.
+Each trial: holder A plays a sort (pipelined, or with the default rounds schedule: see
+--schedule); it is suspended (SIGSTOP) after a random number of calls, for longer than the
+lease's TTL; B takes the run over and plays a random number of calls; A is woken
+(SIGCONT); B is killed at a random moment after; C resumes to the end.
 B must hold the run before A is woken (a trial where A woke first tested nothing); the
 one exception, counted apart, is A stopped inside an SQLite write, which keeps the file
 locked until A wakes. Counted per trial: paid calls A started once woken (must be 0),
@@ -11,7 +12,7 @@ elimination, and whether C finished.
 The scenario lives in tests/system/woken_holder.py.
 
     python scripts/trial_woken_holder.py --trials 20 \\
-        --dsn postgresql://postgres@127.0.0.1:5432/postgres
+        --dsn postgresql://postgres@127.0.0.1:5432/postgres --schedule rounds
 """
 
 from __future__ import annotations
@@ -47,14 +48,14 @@ def _drop(server: str, dsn: str) -> None:
         admin.execute(f"DROP DATABASE IF EXISTS {dsn.rsplit('/', 1)[1]} WITH (FORCE)")
 
 
-def trial(store: str, server: str, rng: random.Random) -> Outcome:
-    """One trial on `store` ("sqlite" or "postgres")."""
+def trial(store: str, server: str, rng: random.Random, schedule: str) -> Outcome:
+    """One trial on `store` ("sqlite" or "postgres") with `schedule`."""
     with tempfile.TemporaryDirectory() as tmp:
         if store == "sqlite":
-            return Scenario(Path(tmp), str(Path(tmp) / "runs.sqlite3"), rng).run()
+            return Scenario(Path(tmp), str(Path(tmp) / "runs.sqlite3"), rng, schedule).run()
         dsn = _database(server)
         try:
-            return Scenario(Path(tmp), dsn, rng).run()
+            return Scenario(Path(tmp), dsn, rng, schedule).run()
         finally:
             _drop(server, dsn)
 
@@ -65,6 +66,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--dsn", default=os.environ.get("LLM_QUALITATIVE_SORT_TEST_POSTGRES"))
     parser.add_argument("--stores", default="sqlite,postgres")
+    parser.add_argument("--schedule", choices=("pipelined", "rounds"), default="pipelined")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     failed_any = False
@@ -73,7 +75,7 @@ def main() -> int:
         for number in range(1, args.trials + 1):
             note = ""
             try:
-                outcome = trial(store, args.dsn, rng)
+                outcome = trial(store, args.dsn, rng, args.schedule)
                 problems = outcome.failures()
                 if outcome.taken_over:
                     calls += outcome.calls_after_wake
@@ -84,8 +86,9 @@ def main() -> int:
                 problems = [f"{type(exc).__name__}: {exc}"]
             failures += bool(problems)
             print(f"{store} trial {number}: {'; '.join(problems) or 'ok'}{note}", flush=True)
-        print(f"{store}: {args.trials} trials, {failures} failed, {untaken} without a "
-              f"takeover, {calls} paid call(s) started by A once woken after one", flush=True)
+        print(f"{store} ({args.schedule}): {args.trials} trials, {failures} failed, "
+              f"{untaken} without a takeover, {calls} paid call(s) started by A once woken "
+              "after one", flush=True)
         failed_any = failed_any or failures > 0
     return 1 if failed_any else 0
 

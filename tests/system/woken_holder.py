@@ -1,9 +1,10 @@
 """The woken-holder scenario, shared by the tests and scripts/trial_woken_holder.py.
 
-Holder A runs a pipelined sort and is suspended (SIGSTOP) for longer than the lease's TTL;
-B takes the run over; A is woken (SIGCONT); B is killed; C resumes. What must hold: A writes
-nothing to the journal and starts no paid call once woken, and the resumed run plays no
-item after its elimination and keeps no pairing A made from its stale view.
+Holder A runs a sort (pipelined, or with the rounds schedule) and is suspended (SIGSTOP) for
+longer than the lease's TTL; B takes the run over; A is woken (SIGCONT); B is killed; C
+resumes. What must hold: A writes nothing to the journal and starts no paid call once woken,
+and the resumed run plays no item after its elimination and keeps no pairing A made from
+its stale view.
 """
 
 from __future__ import annotations
@@ -67,17 +68,20 @@ class Scenario:
         tmp: A fresh directory.
         checkpoint: A path in `tmp`, or a fresh database's DSN.
         rng: Chooses the moments (or None: fixed moments, B held while A wakes).
+        schedule: The sorts' schedule, "pipelined" or "rounds".
     """
 
-    def __init__(self, tmp: Path, checkpoint: str, rng: random.Random | None = None) -> None:
+    def __init__(self, tmp: Path, checkpoint: str, rng: random.Random | None = None,
+                 schedule: str = "pipelined") -> None:
         self.tmp, self.checkpoint, self.rng = tmp, checkpoint, rng
+        self.schedule = schedule
         self.processes: list[forked.Forked] = []
         self.outcome = Outcome()
 
     def config(self, name: str, **extra: Any) -> Path:
         config = {"checkpoint": self.checkpoint, "run_id": "shared",
                   "items": [str(i * 7 % 101) for i in range(N_ITEMS)], "latency": 0.3,
-                  "concurrency": CONCURRENCY, "lease_ttl": TTL,
+                  "concurrency": CONCURRENCY, "lease_ttl": TTL, "schedule": self.schedule,
                   "call_log": str(self.tmp / "calls.log"),
                   "pairing_log": str(self.tmp / "pairings.log"),
                   "out": str(self.tmp / f"{name}.out.json"), **extra}

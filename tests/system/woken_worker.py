@@ -1,13 +1,15 @@
-"""A pipelined run in its own process, for the woken-holder tests: python woken_worker.py CONFIG.
+"""A sort in its own process, for the woken-holder tests: python woken_worker.py CONFIG.
 
 Every paid call appends `pid|first|second|repetition` to the call log as it starts, and every
 pairing `pid|seq|a|b` to the pairing log as it is made. Keys: checkpoint (a path or a DSN),
 run_id, items, latency, concurrency, lease_ttl, call_log, pairing_log, out; optional
-resume, wait_for_run (None waits without limit), hold_file (calls wait, unpaid, until it
-exists; `hold_file + ".waiting"` holds the number of calls waiting), stop_after (the
-process suspends itself with SIGSTOP once it has started that many paid calls). The result
-(history as [seq, a, b, winner], by item index) or the error goes to `out`; a stopped run
-exits with 3.
+schedule ("pipelined", the default here, or "rounds"), resume, wait_for_run (None waits
+without limit), hold_file (calls wait, unpaid, until it exists; `hold_file + ".waiting"`
+holds the number of calls waiting), stop_after (the process suspends itself with SIGSTOP
+once it has started that many paid calls). The result (history as [seq, a, b, winner], by
+item index) or the error goes to `out`; a stopped run exits with 3. Only the pipelined
+schedule journals its pairings (the rounds schedule pairs from the checkpoint), so only it
+fills the pairing log.
 """
 
 from __future__ import annotations
@@ -72,13 +74,20 @@ def log_pairings(path: str) -> None:
 
 
 async def history(checkpoint: str, run_id: str) -> list[list[Any]]:
-    """The run's matches as [seq, a, b, winner], in pairing order."""
+    """The run's matches as [seq, a, b, winner], in pairing order.
+
+    A round of the rounds schedule numbers no pairing: its matches are numbered in the
+    order the history holds them, which is the order they were paired in.
+    """
     store = store_for(checkpoint)
     async with store.runs() as runs:
         state = await build_graph(runs.saver).aget_state({"configurable": {"thread_id": run_id}})
-    return sorted([seq, a, b, winner] for entry in state.values["history"]
-                  for seq, (a, b, winner, _calls) in zip(entry["seqs"], entry["matches"],
-                                                           strict=True))
+    found: list[list[Any]] = []
+    for entry in state.values["history"]:
+        seqs = entry.get("seqs") or range(len(found), len(found) + len(entry["matches"]))
+        found.extend([seq, a, b, winner]
+                     for seq, (a, b, winner, _calls) in zip(seqs, entry["matches"], strict=True))
+    return sorted(found)
 
 
 async def main(config: dict[str, Any]) -> int:
@@ -88,7 +97,8 @@ async def main(config: dict[str, Any]) -> int:
                            config.get("stop_after", 0), seed=11, latency=config["latency"])
     sorter = QualitativeSorter(provider, criteria="the larger number", elimination_count=2,
                                max_concurrent_requests=config["concurrency"], seed=5,
-                               schedule="pipelined", checkpointer=config["checkpoint"],
+                               schedule=config.get("schedule", "pipelined"),
+                               checkpointer=config["checkpoint"],
                                wait_for_run=config.get("wait_for_run", 0.0))
     try:
         if config.get("resume"):

@@ -33,6 +33,8 @@ from llm_qualitative_sort.cache import CallKeys, ComparisonCache
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     RateLimitedError,
+    RunLockedError,
+    StorageError,
     TransientProviderError,
     describe,
 )
@@ -53,6 +55,8 @@ from llm_qualitative_sort.verdicts import (
 
 # The facts of a call that has none (most calls): one shared mapping, read only.
 _NO_FACTS: CallFacts = {}
+# What the journal's check raises: the run was taken over, or its answers cannot be kept.
+_JOURNAL_STOPS = (RunLockedError, StorageError)
 
 
 class CallsStopped(Exception):
@@ -186,6 +190,11 @@ class Judge:
 
     async def _failed(self, judge: LLMProvider, exc: Exception, attempt: int) -> None:
         """Wait before the next attempt, or stop the run with `exc`."""
+        if isinstance(exc, _JOURNAL_STOPS):
+            # The journal's check before the attempt (`_held_answer`), not the judge's
+            # failure: never retried, whatever the policy retries.
+            self.stop.set()
+            raise exc
         if attempt >= self.retry.max_attempts or not retryable(self.retry, exc):
             self._give_up(judge, exc)
         await asyncio.sleep(backoff_delay(self.retry, attempt, exc))
@@ -254,10 +263,7 @@ class Judge:
         # The cancellations pending before the call: a `CancelledError` beyond them is the
         # run's (the deadline's watch counted them already).
         baseline = watch.cancelling if watch is not None else cancel_requests()
-        answer = (
-            self._score(judge, place.first, repetition) if self.question is not None else
-            judge.compare_call(place.first, place.second, self.criteria,
-                               repetition=repetition, **self.offer))
+        answer = self._held_answer(judge, place, repetition)
         asked: asyncio.Task[ComparisonResult] | None = None
         try:
             if self.direct and cancels_promptly(judge):
@@ -300,6 +306,21 @@ class Judge:
             result = refused_tie(result)
         return storable(result)
 
+
+    async def _held_answer(self, judge: LLMProvider, place: CallPlace,
+                           repetition: int) -> ComparisonResult:
+        """The provider's answer, asked only while the run is still this process's.
+
+        The journal is checked here, in the step that starts the provider's call, and not
+        only before the first attempt: a process suspended during a retry's backoff, a wait
+        for the rate limit or another task's commit, and woken after another process took
+        the run over, must not send the call it had lined up.
+        """
+        self.journal.check()
+        if self.question is not None:
+            return await self._score(judge, place.first, repetition)
+        return await judge.compare_call(place.first, place.second, self.criteria,
+                                        repetition=repetition, **self.offer)
 
     async def _score(self, judge: LLMProvider, text: str, repetition: int) -> ComparisonResult:
         """A pointwise call, checked, in the carrier form the journal and cache keep."""

@@ -17,6 +17,10 @@ from llm_qualitative_sort.leases.base import LeaseHolder
 from llm_qualitative_sort.stores.entries import Answer, CallPlace
 from llm_qualitative_sort.verdicts import ComparisonResult
 
+# Renewals `confirm` sends before it gives up on a hold whose renewals all come back past
+# the fence's deadline: two suspensions in a row are rare, three a store too slow to hold.
+_RENEWALS = 3
+
 
 class GroupCommitJournal(ABC):
     """The commit cycle of a run journal; subclasses keep the rows and write them."""
@@ -74,15 +78,34 @@ class GroupCommitJournal(ABC):
         """Raise `RunLockedError` if this process no longer holds its run.
 
         Free while the fence's deadline lies ahead; past it (a suspended process wakes
-        past it at once), one commit renews the lease or finds it taken.
+        past it at once), a commit renews the lease or finds it taken.
+
+        Raises:
+            RunLockedError: Another process took the run, or its lease record is gone.
+            StorageError: Renewals keep coming back too late to confirm the hold.
         """
         fence = self._fence
         if fence is None or not fence.due():
             return
-        if not fence.lost:
+        for _ in range(_RENEWALS):
+            if fence.lost:
+                break
             self._commit()
+            # A renewal vouches for the hold only from when it was sent: one answered past
+            # the deadline (the process was suspended, or the server stalled, while the
+            # answer was on its way) says nothing of now, as another process may have
+            # taken the run meanwhile. So the hold is asked again.
+            if self._failure is not None or not fence.due():
+                break
         if fence.lost:
             raise fence.taken_over(self._holder, self._named)
+        if self._failure is None and fence.due():
+            raise StorageError(
+                f"{self._named} answered {_RENEWALS} renewals in a row of the lease of run "
+                f"{fence.me.run_id!r} more than {fence.ttl * 2 / 3:g} s after they were "
+                "sent (two thirds of the lease's ttl): this process cannot be sure it still "
+                "holds the run and stopped before its next call; resume the run once the "
+                "store answers promptly")
 
     def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""

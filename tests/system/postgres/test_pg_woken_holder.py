@@ -9,15 +9,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from woken_holder import Scenario  # noqa: E402
 
 
+@pytest.mark.parametrize("schedule", ["pipelined", "rounds"])
 def test_a_woken_ex_holder_writes_nothing_starts_no_call_and_the_resume_is_sound(
-    tmp_path: Path, postgres_dsn: str
+    tmp_path: Path, postgres_dsn: str, schedule: str
 ) -> None:
-    outcome = Scenario(tmp_path, postgres_dsn).run()
+    outcome = Scenario(tmp_path, postgres_dsn, schedule=schedule).run()
     assert outcome.journal_rows_after_wake == 0
     assert outcome.calls_after_wake == 0
     assert outcome.a_exit == 3 and "was taken over by pid" in outcome.a_message
