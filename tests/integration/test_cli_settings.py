@@ -242,3 +242,34 @@ def test_only_the_documented_variables_give_settings(capsys, tmp_path, monkeypat
     assert (kept["criteria"], kept["elimination_count"], kept["concurrency"],
             kept["model"], kept["chat_model_args"]) == ("larger", 2, 3, None, {})
 
+
+def test_a_resumed_run_keeps_its_settings_over_the_environment_and_the_file(
+        capsys, tmp_path, monkeypatch) -> None:
+    from llm_qualitative_sort import PermanentProviderError
+    from llm_qualitative_sort.cli import EXIT_STOPPED
+    from llm_qualitative_sort.providers import MockLLMProvider
+
+    async def revoked(self, item_a, item_b, criteria, *, repetition):
+        raise PermanentProviderError("401 invalid api key")
+
+    monkeypatch.chdir(tmp_path)
+    Path("a.txt").write_text("\n".join(str(n) for n in range(1, 9)) + "\n")
+    db = tmp_path / "runs.db"
+    with monkeypatch.context() as patched:
+        patched.setattr(MockLLMProvider, "compare_call", revoked)
+        code, _, _ = _call(capsys, "sort", "a.txt", "--criteria", "larger", "--run-id", "r",
+                           "--elimination-count", "3", "--checkpoint", str(db),
+                           "--progress", "none")
+    assert code == EXIT_STOPPED
+    # Another judge and tournament in the environment and the file: the run's own are kept
+    # (the environment's openai, without a key, could not even be built).
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_PROVIDER", "openai")
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_MODEL", "gpt-x")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    Path("llm-qualitative-sort.toml").write_text(
+        'criteria = "smaller"\nelimination-count = 1\nprogress = "none"\n', encoding="utf-8")
+    code, _, err = _call(capsys, "sort", "--resume", "r", "--checkpoint", str(db))
+    assert code == EXIT_OK, err
+    kept = _settings(capsys, db, "r")
+    assert (kept["provider"], kept["model"], kept["criteria"], kept["elimination_count"]) == (
+        "mock", None, "larger", 3)

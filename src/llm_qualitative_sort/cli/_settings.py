@@ -50,12 +50,14 @@ def layered(flags: Mapping[str, Any], *, config_file: str | None,
     Args:
         flags: The settings given on the command line.
         config_file: `--config FILE`; None for `./llm-qualitative-sort.toml` if there is one.
-        stored: A resumed run's settings, which beat the environment and the config file.
+        stored: A resumed run's settings, which beat the environment and the config file;
+            a None there is a setting the run was started without, and stays so.
 
     Raises:
         SettingsError: A variable or the config file holds something unusable.
     """
-    kept = {name: value for name, value in (stored or {}).items() if value is not None}
+    kept = {name: value for name, value in (stored or {}).items()
+            if value is not None or _may_be_none(name)}
 
     # pydantic-settings asks a class for its sources, but the config file and the stored
     # run are known only per command: a class of this command's sources.
@@ -94,6 +96,11 @@ def conflicts(flags: Mapping[str, Any], stored: Mapping[str, Any]) -> list[str]:
 def env_variable(name: str) -> str:
     """The environment variable that gives the default of setting `name`."""
     return ENV_PREFIX + name.upper()
+
+
+def _may_be_none(name: str) -> bool:
+    kind = RunConfig.model_fields[name].annotation
+    return kind is Any or type(None) in get_args(kind)
 
 
 def _whole(values: Mapping[str, Any]) -> dict[str, Any]:
