@@ -11,7 +11,7 @@ import pytest
 from _suite import cli as _call
 from llm_qualitative_sort import PermanentProviderError, QualitativeSorter, RunMismatchError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
-from llm_qualitative_sort.cli._config import SCHEDULES
+from llm_qualitative_sort.cli._parser import SCHEDULES
 from llm_qualitative_sort.cli._providers import mock_score
 from llm_qualitative_sort.graph.schedules import SCHEDULES as GRAPH_SCHEDULES
 from llm_qualitative_sort.providers import MockLLMProvider

@@ -58,18 +58,21 @@ def test_a_bad_config_file_names_itself_and_the_setting(capsys, tmp_path, monkey
 
 def test_every_setting_a_config_file_may_give_is_read_with_its_declared_type(
         capsys, tmp_path) -> None:
-    from dataclasses import fields
+    from typing import get_args, get_origin
 
     from llm_qualitative_sort.cli._config import RunConfig
-    from llm_qualitative_sort.cli._settings import _FILE_KEYS, _choices, read_config_file
+    from llm_qualitative_sort.cli._settings import _FILE_KEYS, _choices, _ConfigFile
+
+    def read_config_file(path: str) -> tuple[dict, str]:
+        return _ConfigFile(RunConfig, path)(), path
 
     samples = {int: ("7", 7), float: ("2.5", 2.5), bool: ("true", True),
                dict: ("{ a = 1 }", {"a": 1}), list: ('["mock"]', ["mock"])}
-    declared = {f.name: f.type for f in fields(RunConfig)}
+    declared = {name: f.annotation for name, f in RunConfig.model_fields.items()}
     lines, expected = [], {}
     for name in sorted(_FILE_KEYS):
-        kind = next((k for k in samples if declared[name].split(" | ")[0].startswith(
-            k.__name__)), str)
+        kind = next((k for k in samples if k in (declared[name], get_origin(declared[name]),
+                                                   *get_args(declared[name]))), str)
         text, value = samples.get(kind, ('"x"', "x"))
         if name in _choices():  # a setting of the flag's choices: the first of them
             text, value = f'"{_choices()[name][0]}"', _choices()[name][0]
@@ -193,3 +196,80 @@ def test_a_number_out_of_range_is_refused_before_anything_runs(capsys, tmp_path,
                            "--checkpoint", str(tmp_path / "runs.db"), *flags)
     assert code == EXIT_USAGE and message in err, err
     assert out == "" and not (tmp_path / "runs.db").exists()
+
+
+def test_a_flags_table_replaces_the_config_files_table_whole(capsys, tmp_path,
+                                                             monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the chat model is built, not called
+    Path("llm-qualitative-sort.toml").write_text(
+        'provider = "langchain"\nchat-model = "langchain_openai:ChatOpenAI"\n'
+        '[chat_model_args]\napi_key = "sk-file"\n', encoding="utf-8")
+    Path("a.txt").write_text("1\n2\n")
+    code, _, err = _call(capsys, "sort", "a.txt", "--criteria", "c")
+    assert code == EXIT_USAGE and "through the environment" in err and "sk-file" not in err
+    # The flag's arguments are the chat model's arguments: none of the file's is added.
+    code, _, err = _call(capsys, "sort", "a.txt", "--criteria", "c",
+                         "--chat-model-arg", "temperature=0")
+    assert code == EXIT_USAGE and "OPENAI_API_KEY" in err, err
+    assert "through the environment" not in err
+
+
+def test_a_config_file_named_on_the_command_line_must_exist(capsys, tmp_path) -> None:
+    (tmp_path / "a.txt").write_text("1\n2\n")
+    for missing in (tmp_path / "nope.toml", tmp_path):
+        code, out, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "c",
+                               "--config", str(missing), "--checkpoint",
+                               str(tmp_path / "runs.db"))
+        assert code == EXIT_USAGE and out == ""
+        assert err.startswith(f"error: cannot read config file {missing}: "), err
+    assert not (tmp_path / "runs.db").exists()
+
+
+def test_only_the_documented_variables_give_settings(capsys, tmp_path, monkeypatch) -> None:
+    (tmp_path / "a.txt").write_text("1\n2\n3\n")
+    db = tmp_path / "runs.db"
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_ELIMINATION_COUNT", "5")
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_CRITERIA", "smaller")
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_CHAT_MODEL_ARGS", "not json")
+    monkeypatch.setenv("llm_qualitative_sort_concurrency", "many")  # names are upper case
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_MODEL", "")  # empty: not given
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_CONCURRENCY", "3")
+    code, _, err = _call(capsys, "sort", str(tmp_path / "a.txt"), "--criteria", "larger",
+                         "--checkpoint", str(db), "--run-id", "r", "--progress", "none")
+    assert code == EXIT_OK, err
+    kept = _settings(capsys, db, "r")
+    assert (kept["criteria"], kept["elimination_count"], kept["concurrency"],
+            kept["model"], kept["chat_model_args"]) == ("larger", 2, 3, None, {})
+
+
+def test_a_resumed_run_keeps_its_settings_over_the_environment_and_the_file(
+        capsys, tmp_path, monkeypatch) -> None:
+    from llm_qualitative_sort import PermanentProviderError
+    from llm_qualitative_sort.cli import EXIT_STOPPED
+    from llm_qualitative_sort.providers import MockLLMProvider
+
+    async def revoked(self, item_a, item_b, criteria, *, repetition):
+        raise PermanentProviderError("401 invalid api key")
+
+    monkeypatch.chdir(tmp_path)
+    Path("a.txt").write_text("\n".join(str(n) for n in range(1, 9)) + "\n")
+    db = tmp_path / "runs.db"
+    with monkeypatch.context() as patched:
+        patched.setattr(MockLLMProvider, "compare_call", revoked)
+        code, _, _ = _call(capsys, "sort", "a.txt", "--criteria", "larger", "--run-id", "r",
+                           "--elimination-count", "3", "--checkpoint", str(db),
+                           "--progress", "none")
+    assert code == EXIT_STOPPED
+    # Another judge and tournament in the environment and the file: the run's own are kept
+    # (the environment's openai, without a key, could not even be built).
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_PROVIDER", "openai")
+    monkeypatch.setenv("LLM_QUALITATIVE_SORT_MODEL", "gpt-x")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    Path("llm-qualitative-sort.toml").write_text(
+        'criteria = "smaller"\nelimination-count = 1\nprogress = "none"\n', encoding="utf-8")
+    code, _, err = _call(capsys, "sort", "--resume", "r", "--checkpoint", str(db))
+    assert code == EXIT_OK, err
+    kept = _settings(capsys, db, "r")
+    assert (kept["provider"], kept["model"], kept["criteria"], kept["elimination_count"]) == (
+        "mock", None, "larger", 3)

@@ -1,34 +1,29 @@
 """A run as the command line describes it, which of its settings are kept, and how to resume it.
 
-Each setting is a field of `RunConfig`; its metadata says whether it is kept with the run
-(`stored`), whether it shapes the result so that a resumed run must keep it (`fixed`), and
-which environment variable may give its default (`env`). A new setting is one more field.
+`RunConfig` declares each setting with its type and default; its metadata (`Setting`) says
+whether it is kept with the run (`stored`), whether it shapes the result so that a resumed
+run must keep it (`fixed`), and whether an environment variable may give it (`env`). A new
+setting is one more field. Where a value comes from (flags, the stored run, the environment,
+the config file) is `_settings.layered`'s business: built directly, a `RunConfig` holds what
+it is given and the defaults.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from llm_qualitative_sort._postgres import is_dsn, redact
+from llm_qualitative_sort.cli._parser import PROGRAM
 from llm_qualitative_sort.errors import InputError
-from llm_qualitative_sort.registry import NAMED_PROVIDERS, PROVIDER_NAMES
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.tournament import StrategySettings
-
-PROGRAM = "llm-qualitative-sort"
-ENV_PREFIX = "LLM_QUALITATIVE_SORT_"
-PROVIDERS = PROVIDER_NAMES
-# What `--judge PROVIDER[:MODEL]` may name (a LangChain chat model needs its own options).
-PANEL_PROVIDERS = NAMED_PROVIDERS
-RANKINGS = ("wins", "bradley_terry")
-# The schedules of `graph.schedules.SCHEDULES`, named here because importing that package
-# loads LangGraph, which `--help` must not (a test keeps the two the same).
-SCHEDULES = ("rounds", "pipelined")
 
 
 def scale_value(given: Any) -> Any:
@@ -58,80 +53,104 @@ _COMPARISONS_ONLY = {
 }
 
 
-def _setting(
-    default: Any = None, *, fixed: bool = False, stored: bool = True, env: bool = False
-) -> Any:
-    factory = default if callable(default) else None
-    meta = {"fixed": fixed, "stored": stored, "env": env}
-    if factory is not None:
-        return field(default_factory=factory, metadata=meta)
-    return field(default=default, metadata=meta)
+@dataclass(frozen=True)
+class Setting:
+    """What the command line does with a setting besides using it (see the module's doc)."""
+
+    fixed: bool = False
+    stored: bool = True
+    env: bool = False
 
 
-@dataclass
-class RunConfig:
+FIXED = Setting(fixed=True)
+FIXED_ENV = Setting(fixed=True, env=True)
+ENV = Setting(env=True)
+UNSTORED = Setting(stored=False)
+UNSTORED_ENV = Setting(stored=False, env=True)
+
+
+class RunConfig(BaseSettings):
     """Everything that shapes a run, whichever subcommand described it."""
 
-    criteria: str = _setting("", fixed=True)
-    run_id: str = _setting("", stored=False)
-    provider: str = _setting("mock", fixed=True, env=True)
-    model: str | None = _setting(None, fixed=True, env=True)
-    base_url: str | None = _setting(None, fixed=True, env=True)
-    chat_model: str | None = _setting(None, fixed=True)
-    chat_model_args: dict[str, Any] = _setting(dict, fixed=True)
+    # Validated when built; set freely after (a new run's id and drawn seed, a report's path).
+    model_config = SettingsConfigDict(extra="forbid")
+
+    criteria: Annotated[str, FIXED] = ""
+    run_id: Annotated[str, UNSTORED] = ""
+    provider: Annotated[str, FIXED_ENV] = "mock"
+    model: Annotated[str | None, FIXED_ENV] = None
+    base_url: Annotated[str | None, FIXED_ENV] = None
+    chat_model: Annotated[str | None, FIXED] = None
+    chat_model_args: Annotated[dict[str, Any], FIXED] = {}
     # A panel: each "PROVIDER[:MODEL]" is one judge; empty for a single judge.
-    judges: list[str] = _setting(list, fixed=True)
-    elimination_count: int = _setting(2, fixed=True)
-    comparison_rounds: int | None = _setting(None, fixed=True)
-    strategy: str = _setting("elimination", fixed=True)
-    schedule: str = _setting("rounds", fixed=True)
-    budget: int | None = _setting(None, fixed=True)
-    top_k: int | None = _setting(None, fixed=True)
-    stop_when_settled: bool | None = _setting(None, fixed=True)
-    prepass: str | None = _setting(None, fixed=True)
-    # Pointwise: "LOW-HIGH" or a JSON file of labels (kept as given: a resume reads it again).
-    scale: Any = _setting(None, fixed=True)
-    inverse: bool | None = _setting(None, fixed=True)
-    repetitions: int | None = _setting(None, fixed=True)
-    ties: bool | None = _setting(None, fixed=True)
-    verdicts: str | None = _setting(None, fixed=True)
+    judges: Annotated[list[str], FIXED] = []
+    elimination_count: Annotated[int, FIXED] = 2
+    comparison_rounds: Annotated[int | None, FIXED] = None
+    strategy: Annotated[str, FIXED] = "elimination"
+    schedule: Annotated[str, FIXED] = "rounds"
+    budget: Annotated[int | None, FIXED] = None
+    top_k: Annotated[int | None, FIXED] = None
+    stop_when_settled: Annotated[bool | None, FIXED] = None
+    prepass: Annotated[str | None, FIXED] = None
+    # Pointwise: "LOW-HIGH" or a JSON file of labels (kept as given: a resume reads it again;
+    # a run stored with the labels themselves holds a list).
+    scale: Annotated[Any, FIXED] = None
+    inverse: Annotated[bool | None, FIXED] = None
+    repetitions: Annotated[int | None, FIXED] = None
+    ties: Annotated[bool | None, FIXED] = None
+    verdicts: Annotated[str | None, FIXED] = None
     # The judge's prompt: a template file or "builtin:LANG", and the JSON file of its
     # context. Kept as paths: a resume reads them again, and the run refuses changed ones.
-    prompt: str | None = _setting(None, fixed=True)
-    context: str | None = _setting(None, fixed=True)
-    seed: int | None = _setting(None, fixed=True)
-    ranking: str | None = _setting(None)
-    wait: float = _setting(0.0, stored=False)
-    concurrency: int = _setting(10, env=True)
-    timeout: float | None = _setting(None)
-    requests_per_second: float | None = _setting(None)
-    rate_wait_limit: float | None = _setting(None)
-    input_price_per_million: float | None = _setting(None)
-    output_price_per_million: float | None = _setting(None)
-    cache_dir: str | None = _setting(None, env=True)
-    out: str | None = _setting(None)
-    lang: str | None = _setting(None)
-    excel: bool | None = _setting(None)
-    mkdir: bool | None = _setting(None, stored=False)
-    mock_latency: float = _setting(0.0)
-    mock_tie_margin: float = _setting(0.0, fixed=True)
-    mock_logprobs: str | None = _setting(None, fixed=True)
-    source: dict[str, Any] = _setting(dict)
-    checkpoint: str | None = _setting(None, stored=False, env=True)
-    progress: str = _setting("auto", stored=False)
-    verbose: bool = _setting(False, stored=False)
-    resume: bool = _setting(False, stored=False)
-    batch: bool = _setting(False)
-    batch_discount: float = _setting(0.5)
-    batch_poll: float = _setting(10.0)
-    detach: bool = _setting(False, stored=False)
+    prompt: Annotated[str | None, FIXED] = None
+    context: Annotated[str | None, FIXED] = None
+    seed: Annotated[int | None, FIXED] = None
+    ranking: str | None = None
+    wait: Annotated[float, UNSTORED] = 0.0
+    concurrency: Annotated[int, ENV] = 10
+    timeout: float | None = None
+    requests_per_second: float | None = None
+    rate_wait_limit: float | None = None
+    input_price_per_million: float | None = None
+    output_price_per_million: float | None = None
+    cache_dir: Annotated[str | None, ENV] = None
+    out: str | None = None
+    lang: str | None = None
+    excel: bool | None = None
+    mkdir: Annotated[bool | None, UNSTORED] = None
+    mock_latency: float = 0.0
+    mock_tie_margin: Annotated[float, FIXED] = 0.0
+    mock_logprobs: Annotated[str | None, FIXED] = None
+    source: dict[str, Any] = {}
+    checkpoint: Annotated[str | None, UNSTORED_ENV] = None
+    progress: Annotated[str, UNSTORED] = "auto"
+    verbose: Annotated[bool, UNSTORED] = False
+    resume: Annotated[bool, UNSTORED] = False
+    batch: bool = False
+    batch_discount: float = 0.5
+    batch_poll: float = 10.0
+    detach: Annotated[bool, UNSTORED] = False
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only what it is given: a run rebuilt from its stored settings reads no environment.
+
+        The command line's own order of sources is `_settings.layered`'s.
+        """
+        return (init_settings,)
 
     def stored_settings(self) -> dict[str, Any]:
         """The settings kept with the run (no path of the store, nothing secret).
 
         A database URI (a `--cache-dir` in PostgreSQL) is kept without its password.
         """
-        kept = {f.name: getattr(self, f.name) for f in fields(self) if f.metadata["stored"]}
+        kept = {name: getattr(self, name) for name in setting_names(stored=True)}
         return {name: redact(value) if is_dsn(value) else value for name, value in kept.items()}
 
     def strategy_settings(self) -> StrategySettings:
@@ -213,16 +232,15 @@ def _refuse_foreign(name: str, value: Any, chosen: type[StrategySettings]) -> No
         raise InputError(_COMPARISONS_ONLY.get(name, f"{name} applies to {named} only"))
 
 
-def setting_names(*, fixed: bool | None = None, env: bool | None = None) -> list[str]:
-    """Names of the settings, optionally only the fixed ones or those an env var can give."""
-    return [
-        f.name
-        for f in fields(RunConfig)
-        if (fixed is None or f.metadata["fixed"] == fixed)
-        and (env is None or f.metadata["env"] == env)
-    ]
+def setting_names(*, fixed: bool | None = None, env: bool | None = None,
+                  stored: bool | None = None) -> list[str]:
+    """Names of the settings, optionally only the fixed, stored or env-given ones (or not)."""
+    return [name for name in RunConfig.model_fields
+            if (fixed is None or _role(name).fixed == fixed)
+            and (env is None or _role(name).env == env)
+            and (stored is None or _role(name).stored == stored)]
 
 
-def env_variable(name: str) -> str:
-    """The environment variable that gives the default of setting `name`."""
-    return ENV_PREFIX + name.upper()
+def _role(name: str) -> Setting:
+    found = (m for m in RunConfig.model_fields[name].metadata if isinstance(m, Setting))
+    return next(found, Setting())

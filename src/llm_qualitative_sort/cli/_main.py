@@ -13,7 +13,6 @@ import traceback
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._exits import (
     EXIT_CLOSED_OUTPUT,
     EXIT_DETACHED,
@@ -28,10 +27,11 @@ from llm_qualitative_sort.cli._exits import (
 from llm_qualitative_sort.cli._inputs import InputError
 from llm_qualitative_sort.cli._parser import build_parser
 from llm_qualitative_sort.cli._report import ReportPathError
-from llm_qualitative_sort.cli._settings import SettingsError
 from llm_qualitative_sort.cli._terminal import escaped, lines, one_line
 
 if TYPE_CHECKING:
+    # Only for annotations: the settings load pydantic, which parsing must not.
+    from llm_qualitative_sort.cli._config import RunConfig
     from llm_qualitative_sort.cli._run import Plan
 
 def usage_errors() -> tuple[type[BaseException], ...]:
@@ -40,6 +40,7 @@ def usage_errors() -> tuple[type[BaseException], ...]:
     from llm_qualitative_sort.cache import CacheError
     from llm_qualitative_sort.cli._inventory import StorageError
     from llm_qualitative_sort.cli._providers import ProviderUnavailable
+    from llm_qualitative_sort.cli._settings import SettingsError
     from llm_qualitative_sort.errors import RunMismatchError
 
     return (UsageError, InputError, SettingsError, ReportPathError, ProviderUnavailable,

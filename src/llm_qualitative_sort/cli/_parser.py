@@ -1,7 +1,8 @@
 """The command line's arguments.
 
 Options of `sort` default to None, so that a value given on the command line can be told
-from one that comes from the stored run, the environment or the config file.
+from one that comes from the stored run, the environment or the config file. Parsing loads
+neither pydantic nor LangGraph: `--help` and a usage error stay quick.
 """
 
 from __future__ import annotations
@@ -12,10 +13,19 @@ import json
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from llm_qualitative_sort.cli._config import PROGRAM, PROVIDERS, RANKINGS, SCHEDULES
 from llm_qualitative_sort.cli._inputs import FORMATS
 from llm_qualitative_sort.cli._terminal import one_line
 from llm_qualitative_sort.errors import InputError
+from llm_qualitative_sort.registry import NAMED_PROVIDERS, PROVIDER_NAMES
+
+PROGRAM = "llm-qualitative-sort"
+PROVIDERS = PROVIDER_NAMES
+# What `--judge PROVIDER[:MODEL]` may name (a LangChain chat model needs its own options).
+PANEL_PROVIDERS = NAMED_PROVIDERS
+RANKINGS = ("wins", "bradley_terry")
+# The schedules of `graph.schedules.SCHEDULES`, named here because importing that package
+# loads LangGraph, which `--help` must not (a test keeps the two the same).
+SCHEDULES = ("rounds", "pipelined")
 
 EPILOG = """exit codes:
   0    done (the ranking, the dry run or the runs were printed)

@@ -13,7 +13,6 @@ import math
 import secrets
 import sys
 import uuid
-from dataclasses import fields
 from typing import Any
 
 from llm_qualitative_sort.cli._config import RunConfig
@@ -23,12 +22,7 @@ from llm_qualitative_sort.cli._inputs import Record, Source, checked, read_recor
 from llm_qualitative_sort.cli._parser import chat_model_args
 from llm_qualitative_sort.cli._report import check_report_path
 from llm_qualitative_sort.cli._run import Plan, checkpoint_path, has_runs
-from llm_qualitative_sort.cli._settings import (
-    conflicts,
-    layered,
-    read_config_file,
-    read_environment,
-)
+from llm_qualitative_sort.cli._settings import conflicts, layered
 from llm_qualitative_sort.cli._terminal import one_line
 from llm_qualitative_sort.registry import BATCH_PROVIDERS
 from llm_qualitative_sort.tournament import strategy_class
@@ -36,20 +30,18 @@ from llm_qualitative_sort.tournament.checks import check_concurrency
 
 # The settings, the texts and ids (None, the ids: a resumed run's), the records read.
 Prepared = tuple[RunConfig, list[str] | None, list[Any], list[Record] | None]
-_FLAG_NAMES = {f.name for f in fields(RunConfig)} - {"run_id", "resume", "chat_model_args"}
+_FLAG_NAMES = set(RunConfig.model_fields) - {"run_id", "resume", "chat_model_args"}
 
 
 def prepare(args: argparse.Namespace) -> Plan | None:
     """The plan of `sort` or `demo`; None after a dry run (which has printed its estimate)."""
-    file_settings, _ = read_config_file(args.config)
-    env = read_environment()
     flags = command_line_settings(args)
     if args.command == "demo":
-        prepared = _demo(args, layered(flags, env, file_settings))
+        prepared = _demo(args, layered(flags, config_file=args.config))
     elif args.resume:
-        prepared = _resumed(args, flags, env, file_settings)
+        prepared = _resumed(args, flags)
     else:
-        prepared = _new(args, layered(flags, env, file_settings))
+        prepared = _new(args, layered(flags, config_file=args.config))
     return _checked_plan(*prepared, args)
 
 
@@ -60,22 +52,21 @@ def command_line_settings(args: argparse.Namespace) -> dict[str, Any]:
     return flags
 
 
-def _demo(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
+def _demo(args: argparse.Namespace, settings: RunConfig) -> Prepared:
     from llm_qualitative_sort.cli._providers import demo_set
 
     demo = demo_set()
-    keep = {k: settings[k] for k in ("checkpoint", "out", "lang", "excel", "mkdir", "progress",
-                                     "verbose") if k in settings}
+    keep = {k: getattr(settings, k) for k in ("checkpoint", "out", "lang", "excel", "mkdir",
+                                              "progress", "verbose")}
     config = RunConfig(criteria=demo["criteria"], run_id=uuid.uuid4().hex, seed=args.seed,
                        elimination_count=demo["elimination_count"], **keep)
     texts = list(demo["texts"])
     return config, texts, list(range(1, len(texts) + 1)), None
 
 
-def _new(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
+def _new(args: argparse.Namespace, config: RunConfig) -> Prepared:
     if args.run_id is not None and not args.run_id.strip():
         raise UsageError("--run-id must not be empty")
-    config = RunConfig(**settings)
     if not config.criteria.strip():
         raise UsageError("--criteria is required: say what makes one text better")
     config.run_id = args.run_id or uuid.uuid4().hex
@@ -98,18 +89,17 @@ def _new(args: argparse.Namespace, settings: dict[str, Any]) -> Prepared:
     return config, texts, [by_text[t] for t in sorted(texts)], records
 
 
-def _resumed(args: argparse.Namespace, flags: dict[str, Any], env: dict[str, Any],
-             file_settings: dict[str, Any]) -> Prepared:
+def _resumed(args: argparse.Namespace, flags: dict[str, Any]) -> Prepared:
     if args.run_id or args.input or args.dry_run:
         raise UsageError("--resume continues a stored run: give no input, --run-id or --dry-run")
-    where = RunConfig(**layered(flags, env, file_settings))
+    where = layered(flags, config_file=args.config)
     summary = asyncio.run(_stored(checkpoint_path(where), args.resume))
     stored = {k: v for k, v in summary.settings.items() if k in _FLAG_NAMES | {"chat_model_args"}}
     problems = conflicts(flags, stored)
     if problems:
         raise UsageError(f"run {summary.run_id!r} keeps the settings it was started with: "
                          + "; ".join(problems) + ". Drop those flags, or start a new run")
-    config = RunConfig(**layered(flags, stored, env, file_settings))
+    config = layered(flags, config_file=args.config, stored=stored)
     config.run_id, config.resume = summary.run_id, True
     return config, None, summary.ids, None
 

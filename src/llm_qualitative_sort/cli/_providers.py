@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import json
 import re
@@ -10,7 +9,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from llm_qualitative_sort.cli._config import PANEL_PROVIDERS, RunConfig
+from llm_qualitative_sort.cli._config import RunConfig
+from llm_qualitative_sort.cli._parser import PANEL_PROVIDERS
 from llm_qualitative_sort.errors import Error, InputError, install_hint
 from llm_qualitative_sort.providers import LLMProvider
 from llm_qualitative_sort.providers.mock import default_score
@@ -88,8 +88,8 @@ def _panel(config: RunConfig) -> LLMProvider:
     seed = config.seed or 0
     for index, spec in enumerate(config.judges):
         name, model = parse_judge(spec, PANEL_PROVIDERS)
-        one = dataclasses.replace(config, provider=name, model=model, judges=[],
-                                  seed=seed + index)
+        one = config.model_copy(update={"provider": name, "model": model, "judges": [],
+                                        "seed": seed + index})
         members.append(make_provider(one))
     return PanelProvider(members, seed=seed)
 

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.errors import InputError
 
 if TYPE_CHECKING:
+    from llm_qualitative_sort.cli._config import RunConfig
     from llm_qualitative_sort.models import SortResult
 
 REPORT_FORMATS = (".json", ".csv", ".html")

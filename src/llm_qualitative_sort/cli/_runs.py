@@ -17,7 +17,7 @@ from llm_qualitative_sort.cli._inventory import RunInventory, RunSummary, Storag
 from llm_qualitative_sort.cli._report import check_report_path, ids_by_text, write_cli_report
 from llm_qualitative_sort.cli._run import checkpoint_path, has_runs, named_ids
 from llm_qualitative_sort.cli._run_rows import COLUMNS, as_json, details, list_row, when
-from llm_qualitative_sort.cli._settings import layered, read_config_file, read_environment
+from llm_qualitative_sort.cli._settings import layered
 from llm_qualitative_sort.cli._terminal import escaped, json_text, one_line
 from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.stores import store_for
@@ -29,10 +29,7 @@ LIST_LIMIT = 20  # runs listed by default: the newest
 
 def runs_command(args: argparse.Namespace) -> int:
     """Run `runs ...` or `report RUN_ID`; return the exit code."""
-    file_settings, _ = read_config_file(args.config)
-    where = RunConfig(**layered({"checkpoint": args.checkpoint}, read_environment(),
-                                file_settings))
-    path = checkpoint_path(where)
+    path = checkpoint_path(layered({"checkpoint": args.checkpoint}, config_file=args.config))
     action = args.runs_command if args.command == "runs" else "report"
     try:
         return asyncio.run(_ACTIONS[action](path, args))
@@ -151,7 +148,7 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
                              f"{plural(summary.matches, 'match')} played): finish it with "
                              "`sort --resume` first")
         values = await runs.values(run_id)
-    known = {k: v for k, v in summary.settings.items() if k in RunConfig.__dataclass_fields__}
+    known = {k: v for k, v in summary.settings.items() if k in RunConfig.model_fields}
     config = RunConfig(**known)
     config.out, config.run_id = args.out, run_id
     config.lang = args.lang or config.lang
