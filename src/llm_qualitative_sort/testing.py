@@ -27,6 +27,7 @@ from typing import Any, TypeAlias
 from llm_qualitative_sort.errors import PermanentProviderError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
+from llm_qualitative_sort.providers.questions import Compare, Question, Score
 from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
 from llm_qualitative_sort.scale import Scale
 from llm_qualitative_sort.scoring import PointwiseResult
@@ -98,6 +99,12 @@ class FunctionProvider(LLMProvider):
     def scores_texts(self) -> bool:
         """Whether this judge can score a text alone: it was given a score function."""
         return self._score_function is not None
+
+    def answers(self, question: type[Question], *, ties: bool = False) -> bool:
+        """A comparison (ties too) with a compare function, a score with a score function."""
+        if question is Compare:
+            return self._compare is not None
+        return question is Score and self._score_function is not None
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """The compare function's answer, as a `ComparisonResult`."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import NoReturn
+from typing import NoReturn, cast
 
 from langgraph.types import RetryPolicy
 
@@ -41,8 +41,14 @@ from llm_qualitative_sort.errors import (
 from llm_qualitative_sort.providers._rate_signals import listen
 from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
 from llm_qualitative_sort.results.stops import name_judge
-from llm_qualitative_sort.scoring import ScoreQuestion, as_comparison, pointwise_problem
+from llm_qualitative_sort.scoring import (
+    PointwiseResult,
+    ScoreQuestion,
+    as_comparison,
+    pointwise_problem,
+)
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.verdicts import (
@@ -88,7 +94,7 @@ class Judge:
     prompt_key: str = ""
     # Appended per call: the fields its prompt shows of the two texts (None: no fields).
     pair_key: Callable[[str, str], str] | None = None
-    # A pointwise run's question: each call scores one text (`LLMProvider.score_call`).
+    # A pointwise run's question: each call scores one text (a `Score` request).
     question: ScoreQuestion | None = None
     # The run's rate gates (None: no pacing) and the calls in flight they start from.
     rates: RateBook | None = None
@@ -106,9 +112,6 @@ class Judge:
     saved_inputs: set[str] = field(init=False, default_factory=set)
     # The run's own judge's gate, once looked up (a tuple: its gate may be None).
     own_gate: tuple[RateGate | None] | None = field(init=False, default=None)
-    # What each call offers its provider: `ties` only in a run with ties, so providers
-    # written before ties keep working.
-    offer: dict[str, bool] = field(init=False)
 
     def __post_init__(self) -> None:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
@@ -116,7 +119,6 @@ class Judge:
         self.prompt_key += self.question.identity if self.question is not None else ""
         self.model_identity = _identity(self.provider, self.ties) + self.prompt_key
         self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
-        self.offer = {"ties": True} if self.ties else {}
 
     async def call(self, place: CallPlace, repetition: int) -> Answer:
         """The answer to one call, whether it came from the user's cache, and its facts.
@@ -317,20 +319,19 @@ class Judge:
         the run over, must not send the call it had lined up.
         """
         self.journal.check()
-        if self.question is not None:
-            return await self._score(judge, place.first, repetition)
-        return await judge.compare_call(place.first, place.second, self.criteria,
-                                        repetition=repetition, **self.offer)
-
-    async def _score(self, judge: LLMProvider, text: str, repetition: int) -> ComparisonResult:
-        """A pointwise call, checked, in the carrier form the journal and cache keep."""
-        assert self.question is not None
-        scale = self.question.scale
-        answer = await judge.score_call(text, self.criteria, scale=scale,
-                                        inverse=self.question.inverse, repetition=repetition)
-        problem = pointwise_problem(answer, scale)
+        scored = self.question
+        question: Question = (Compare(place.first, place.second) if scored is None
+                              else Score(place.first, scored.scale, scored.inverse))
+        answer = await judge.answer(Request(question, self.criteria, repetition, self.ties,
+                                            self.soft))
+        if scored is None:
+            # Whatever came back is checked whole by `answer_problem` in `_checked_answer`.
+            return cast(ComparisonResult, answer)
+        # Checked here: the carrier form the journal and cache keep loses the scale.
+        problem = pointwise_problem(answer, scored.scale)
         if problem:
             raise InvalidAnswerError(problem)
+        assert isinstance(answer, PointwiseResult)
         return as_comparison(answer)
 
     def _abandon(self, asked: asyncio.Future[ComparisonResult]) -> None:

@@ -1,4 +1,4 @@
-"""LLM providers: the interface, the mock and replay judges, the real clients, batch options.
+"""LLM providers: the interface and its requests, the mock and replay judges, the clients.
 
 The real clients are imported on first use, so that importing this package never requires
 langchain-openai or langchain-google-genai.
@@ -13,6 +13,7 @@ from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider
+from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
 from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
 
 if TYPE_CHECKING:
@@ -28,14 +29,18 @@ _LAZY = {
 
 __all__ = [
     "BatchOptions",
+    "Compare",
     "GoogleProvider",
     "LLMProvider",
     "LangChainProvider",
     "MockLLMProvider",
     "OpenAIProvider",
     "PanelProvider",
+    "Question",
     "ReplayProvider",
     "ReplayTopic",
+    "Request",
+    "Score",
     "load_replay_topic",
 ]
 

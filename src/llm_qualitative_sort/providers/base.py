@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import inspect
-from abc import ABC, abstractmethod
+from abc import ABCMeta, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
 from llm_qualitative_sort.errors import PermanentProviderError
+from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult
 
@@ -17,14 +18,30 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.providers._batch import BatchClient
 
 
-class LLMProvider(ABC):
+class _ProviderType(ABCMeta):
+    """Lets a provider that implements `answer` itself leave `compare` out."""
+
+    def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any],
+                **kwargs: Any) -> _ProviderType:
+        cls = super().__new__(mcls, name, bases, namespace, **kwargs)
+        # `compare` is abstract only for the providers the default `answer` serves.
+        if "compare" in cls.__abstractmethods__ and any(
+                "answer" in vars(base) for base in cls.__mro__[:-1]
+                if base.__name__ != "LLMProvider" or base.__module__ != __name__):
+            cls.__abstractmethods__ = frozenset(cls.__abstractmethods__ - {"compare"})
+        return cls
+
+
+class LLMProvider(metaclass=_ProviderType):
     """Compares two texts under a criterion.
 
-    Subclasses implement `compare`. The engine calls `compare_call`, which also passes the
-    repetition index of the call within its match; providers whose answers should differ
-    between repetitions of the same prompt (such as the seeded mock) override it. Before
-    any call, the sorter hands every text to `check_items`; a provider that cannot judge
-    some texts (such as a mock with a custom score) refuses them there.
+    The engine asks every question through `answer(request)` (see `questions.Request`),
+    and reads what a provider can answer from `answers`. The simple case implements only
+    `compare`: the default `answer` hands a comparison to `compare_call` (which asks
+    `compare`) and a score to `score_call`, so providers written against those methods
+    keep working. Before any call, the sorter hands every text to `check_items`; a
+    provider that cannot judge some texts (such as a mock with a custom score) refuses
+    them there.
 
     Args:
         api_key: Secret credential; kept as a `SecretStr` so it never shows in a repr.
@@ -85,6 +102,60 @@ class LLMProvider(ABC):
             PermanentProviderError: A failure that retrying cannot fix.
         """
 
+    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult:
+        """The answer to one request: the one method the engine calls.
+
+        This default serves providers written against `compare_call` and `score_call`: a
+        `Compare` goes to `compare_call` (offered `ties=True` only in a run with ties, so
+        an override without the `ties` keyword keeps working elsewhere), a `Score` to
+        `score_call`. A provider may implement `answer` itself instead; it then says what
+        it answers in `answers`.
+
+        Args:
+            request: The question and what the run adds to it.
+
+        Returns:
+            A `ComparisonResult` for a `Compare`, a `PointwiseResult` for a `Score`.
+
+        Raises:
+            TransientProviderError: A failure worth retrying.
+            PermanentProviderError: A failure that retrying cannot fix, or a question this
+                provider cannot answer.
+        """
+        question = request.question
+        if isinstance(question, Compare):
+            if request.ties:
+                return await self.compare_call(question.first, question.second,
+                                               request.criteria, repetition=request.repetition,
+                                               ties=True)
+            return await self.compare_call(question.first, question.second, request.criteria,
+                                           repetition=request.repetition)
+        if isinstance(question, Score):
+            return await self.score_call(question.text, request.criteria, scale=question.scale,
+                                         inverse=question.inverse,
+                                         repetition=request.repetition)
+        raise PermanentProviderError(
+            f"{type(self).__name__} cannot answer a {type(question).__name__} question")
+
+    def answers(self, question: type[Question], *, ties: bool = False) -> bool:
+        """Whether this provider answers questions of type `question` (checked before any call).
+
+        The default keeps what providers written against `compare_call` and `score_call`
+        could do (`legacy_answers`). A provider that implements `answer` overrides this.
+
+        Args:
+            question: `Compare` or `Score`.
+            ties: For `Compare`: whether a tie may be offered too.
+
+        Example:
+            >>> from llm_qualitative_sort import MockLLMProvider
+            >>> from llm_qualitative_sort.providers.questions import Compare, Score
+            >>> judge = MockLLMProvider()
+            >>> judge.answers(Compare, ties=True), judge.answers(Score)
+            (True, True)
+        """
+        return legacy_answers(self, question, ties=ties)
+
     def check_items(self, items: Sequence[str]) -> None:
         """Refuse, before any call, texts this provider cannot judge.
 
@@ -102,7 +173,7 @@ class LLMProvider(ABC):
 
         `ties` is passed (as True) only in runs that allow ties: the provider may then
         answer `winner="tie"`. This default asks `compare`, which offers no tie; a provider
-        that can offer one overrides this method (see `offers_ties`).
+        that can offer one overrides this method (see `answers`).
         """
         del repetition, ties  # a real LLM samples afresh on every call
         return await self.compare(item_a, item_b, criteria)
@@ -115,7 +186,7 @@ class LLMProvider(ABC):
         the farthest). `repetition` counts earlier calls on this text, as in
         `compare_call`. The same failures as `compare` (`TransientProviderError`,
         `PermanentProviderError`); a label outside the scale is a bad answer that stops
-        the run. A provider that can score overrides this (see `offers_scores`).
+        the run. A provider that can score overrides this (see `answers`).
         """
         del text, criteria, scale, inverse, repetition
         raise PermanentProviderError(f"{type(self).__name__} cannot score a text alone "
@@ -171,18 +242,21 @@ class LLMProvider(ABC):
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
 
 
-def offers_scores(provider: LLMProvider) -> bool:
-    """Whether `provider` can score a text alone (pointwise runs and the pre-pass need it)."""
-    return provider.scores_texts
+def legacy_answers(provider: LLMProvider, question: type[Question], *, ties: bool) -> bool:
+    """What a provider written against `compare_call` and `score_call` can answer.
 
-
-def offers_ties(provider: LLMProvider) -> bool:
-    """Whether `provider.compare_call` takes the `ties` keyword a run with ties passes.
-
-    A subclass that overrides `compare_call` with the signature of earlier versions
-    (without `ties`) would fail on the first call of a run with ties; the sorter refuses
-    such a provider before any call instead.
+    Read from its methods, for providers that declare nothing: it scores when its class
+    overrides `score_call` (or `scores_texts` says so), and it can be offered a tie when
+    its `compare_call` takes the `ties` keyword. An override with the signature of earlier
+    versions (without `ties`) would fail on the first call of a run with ties; the sorter
+    refuses such a provider before any call instead.
     """
+    if question is Score:
+        return provider.scores_texts
+    if question is not Compare:
+        return False
+    if not ties:
+        return True
     try:
         parameters = inspect.signature(provider.compare_call).parameters
     except (TypeError, ValueError):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.questions import Compare, Question, Request
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult
 
@@ -77,6 +78,18 @@ class PanelProvider(LLMProvider):
         low, high = sorted((item_a, item_b))
         index = (_pair_offset(self.seed, low, high) + repetition) % len(self.judges)
         return self.judges[index].judge_of(item_a, item_b, repetition=repetition)
+
+    def answers(self, question: type[Question], *, ties: bool = False) -> bool:
+        """Whether every judge answers it: any of them may be asked any call."""
+        return all(judge.answers(question, ties=ties) for judge in self.judges)
+
+    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult:
+        """Ask the judge `judge_of` names (the engine asks that judge directly)."""
+        question = request.question
+        first, second = ((question.first, question.second) if isinstance(question, Compare)
+                         else (question.text, ""))
+        judge = self.judge_of(first, second, repetition=request.repetition)
+        return await judge.answer(request)
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Ask the judge of the call's first repetition."""

@@ -13,8 +13,9 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import SettingTypeError, StorageError
-from llm_qualitative_sort.providers.base import LLMProvider, offers_scores, offers_ties
+from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
+from llm_qualitative_sort.providers.questions import Compare, Score
 from llm_qualitative_sort.stores import Store, store_for
 from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE, default_checkpointer
 from llm_qualitative_sort.tournament.checks import checkpoint_problem
@@ -35,9 +36,18 @@ def check_judge(provider: Any, ties: bool) -> None:
     """Refuse a provider that is not an `LLMProvider`, or `ties` it cannot be offered."""
     if not isinstance(provider, LLMProvider):
         raise SettingTypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
-    if ties and not offers_ties(provider):
-        raise SettingTypeError(f"ties=True: {type(provider).__name__}.compare_call takes no `ties` "
-                               "keyword, so it cannot be offered a tie; add `ties: bool = False`")
+    if not ties:
+        return
+    # The panel's judges first: the refusal then names the one that cannot take a tie.
+    for judge in [*leaf_judges(provider), provider]:
+        if judge.answers(Compare, ties=True):
+            continue
+        name = type(judge).__name__
+        if type(judge).answers is LLMProvider.answers:  # declares nothing: its signature
+            raise SettingTypeError(f"ties=True: {name}.compare_call takes no `ties` keyword, "
+                                   "so it cannot be offered a tie; add `ties: bool = False`")
+        raise SettingTypeError(f"ties=True: {name} cannot be offered a tie (its `answers` "
+                               "says so)")
 
 
 def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
@@ -54,7 +64,7 @@ def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
     else:
         return
     for judge in [provider, *leaf_judges(provider)]:
-        if not offers_scores(judge):
+        if not judge.answers(Score):
             raise SettingTypeError(f"{what}: {type(judge).__name__} has no score_call, "
                                    "so it cannot score a text alone")
 
