@@ -1,5 +1,7 @@
 """The mock's order for a ranking call, measured against its pairwise answers over many draws."""
 
+import hashlib
+import json
 import math
 import random
 from itertools import combinations
@@ -261,3 +263,22 @@ def test_bad_settings_are_refused_naming_the_setting_and_value(
     with pytest.raises(InputError, match=message):
         mock_order(values, rng=rng, **({"stddev": SD} | options))
     assert rng.getstate() == state  # refused before any draw
+
+
+# --- the pairwise mock is untouched ------------------------------------------------------
+
+
+async def test_the_pairwise_answers_are_unchanged() -> None:
+    # Digest of pairwise answers under the options a ranking call shares (noise kinds, ties)
+    # and the realistic preset, taken before the ranking model existed.
+    out = []
+    providers = [MockLLMProvider(seed=3), MockLLMProvider(seed=4, noise="gumbel"),
+                 MockLLMProvider(seed=5, noise="student_t", tie_margin=3.0),
+                 MockLLMProvider.realistic(seed=6)]
+    for provider in providers:
+        for i in range(40):
+            a, b = str(i * 7 % 50), str(i * 11 % 53)
+            if a != b:
+                r = await provider.compare_call(a, b, "c", repetition=i % 3, ties=i % 2 == 0)
+                out.append([r.winner, r.reasoning, r.raw_response])
+    assert hashlib.sha256(json.dumps(out).encode()).hexdigest()[:16] == "e90229cad3dd7ade"
