@@ -328,7 +328,8 @@ _Read = tuple[list[HumanVerdict], list[HumanScore]]
 
 
 def _read_csv(text: str, items: _Items, name: str) -> _Read:
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: an unclosed quote is refused, not read as one long field to the file's end.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     verdicts: list[HumanVerdict] = []
     scores: list[HumanScore] = []
     header: list[str] | None = None
@@ -346,7 +347,7 @@ def _read_csv(text: str, items: _Items, name: str) -> _Read:
                                  f"{len(header)}")
             _add(dict(zip(header, row, strict=True)), line, items, name, verdicts, scores)
     except csv.Error as error:
-        raise InputError(f"{name}, line {reader.line_num}: not valid CSV ({error})") from None
+        raise InputError(f"{name}, line {start}: not valid CSV ({error})") from None
     return verdicts, scores
 
 
