@@ -57,6 +57,7 @@ def test_data_by_index_and_by_id() -> None:
     ({"scores": {0: math.nan}}, None, ["score 1", "nan", "not a finite number"]),
     ({"scores": [(1, math.inf)]}, None, ["score 1", "inf", "not a finite number"]),
     ({"scores": {"q": 1.0}}, IDS, ["score 1", "unknown item id 'q'"]),
+    ({"scores": {1: 10**400}}, None, ["score 1", "not a finite number"]),
     ({"scores": [(0, 1.0), (0, 2.0)]}, None, ["item 0 has two scores", "1.0", "2.0"]),
     ({"scores": [(0, 1.0, 2.0)]}, None, ["score 1", "(item, score) pair"]),
     ({}, None, ["no verdict and no score"]),
@@ -162,6 +163,7 @@ def test_a_json_number_is_read_as_the_id_in_digits(tmp_path: Path) -> None:
     ("h.jsonl", '{"a": true, "b": "y", "winner": "A"}\n', ["line 1", "True is a bool"]),
     ("h.jsonl", '{"a": "x", "b": "y", "winner": 1}\n', ["line 1", "winner 1"]),
     ("h.jsonl", "\n  \n", ["no verdict and no score"]),
+    ("h.jsonl", '{"id": "x", "score": 1%s}\n' % ("0" * 400), ["line 1", "not a finite"]),
     ("h.txt", "a,b,winner\nx,y,A\n", ["must end in .csv, .jsonl, .ndjson"]),
 ])
 def test_file_refusals_name_the_file_and_line(tmp_path: Path, name: str, text: str,
@@ -173,6 +175,14 @@ def test_file_refusals_name_the_file_and_line(tmp_path: Path, name: str, text: s
     assert f"human labels file {str(path)!r}" in message
     for word in words:
         assert word in message
+
+
+def test_jsonl_lines_are_counted_as_an_editor_counts_them(tmp_path: Path) -> None:
+    # U+2028 is a line break to str.splitlines but may stand raw inside a JSON string.
+    path = _write(tmp_path / "h.jsonl",
+                  '{"id": "x", "score": 1}\n{"id": "a\u2028b", "score": 2}\n{"id": "y"}\n')
+    with pytest.raises(InputError, match=r"h\.jsonl', line 3: expected an object"):
+        read_human(path, ["x", "a\u2028b"])
 
 
 def test_a_file_not_utf8_or_missing_is_named(tmp_path: Path) -> None:
@@ -232,6 +242,8 @@ def test_strengths_from_scores_only_keep_the_scores() -> None:
 def test_strengths_refuse_an_item_outside_n() -> None:
     with pytest.raises(InputError, match="item 4, outside 0..2"):
         human_strengths(HumanLabels((HumanVerdict(0, 4, "A"),)), 3)
+    with pytest.raises(InputError, match="item -1, outside 0..2"):
+        human_strengths(HumanLabels((HumanVerdict(2, -1, "A"),)), 3)
 
 
 # Property: random valid labels pass and round-trip through either file -------------------

@@ -272,7 +272,10 @@ def _score_of(where: str, item: object, score: object, items: _Items,
     index = items(item, where)
     if isinstance(score, bool) or not isinstance(score, int | float | np.number):
         raise SettingTypeError(f"{where}: score {score!r} is not a number")
-    value = float(score)
+    try:
+        value = float(score)
+    except OverflowError:  # an int too large for a float
+        value = math.inf
     if not math.isfinite(value):
         raise InputError(f"{where}: score {score!r} is not a finite number")
     return HumanScore(index, value, line)
@@ -362,7 +365,9 @@ def _csv_header(row: list[str], where: str) -> list[str]:
 def _read_jsonl(text: str, items: _Items, name: str) -> _Read:
     verdicts: list[HumanVerdict] = []
     scores: list[HumanScore] = []
-    for line, raw in enumerate(text.splitlines(), 1):
+    # Split on "\n" only: str.splitlines also splits on U+2028 and other characters that a
+    # JSON string may hold raw, and would number lines unlike an editor.
+    for line, raw in enumerate(text.split("\n"), 1):
         if not raw.strip():
             continue
         try:
@@ -427,8 +432,9 @@ def human_strengths(labels: HumanLabels, n: int) -> np.ndarray:
         [nan, nan, 7.5]
     """
     named = [i for v in labels.verdicts for i in (v.a, v.b)] + [s.item for s in labels.scores]
-    if any(not 0 <= i < n for i in named):
-        raise InputError(f"human labels name item {max(named)}, outside 0..{n - 1}")
+    outside = [i for i in named if not 0 <= i < n]
+    if outside:
+        raise InputError(f"human labels name item {outside[0]}, outside 0..{n - 1}")
     out = np.full(n, np.nan)
     if not labels.verdicts:
         for score in labels.scores:
