@@ -159,7 +159,7 @@ def check_human(labels: HumanLabels | Mapping[str, object], items: Sequence[obje
                                 v.line) for k, v in enumerate(labels.verdicts, 1)]
         scores = [_score_of(f"human labels, score {k}", s.item, s.score, by_index, s.line)
                   for k, s in enumerate(labels.scores, 1)]
-        return _whole(verdicts, scores, "human labels")
+        return _whole(verdicts, scores, "human labels", by_index)
     if not isinstance(labels, Mapping):
         raise SettingTypeError("human labels must be a HumanLabels or a mapping with the keys "
                                f"'verdicts' and/or 'scores', got {type(labels).__name__}")
@@ -171,7 +171,7 @@ def check_human(labels: HumanLabels | Mapping[str, object], items: Sequence[obje
                 for k, entry in enumerate(_listed(labels.get("verdicts", ()), "verdicts"), 1)]
     scores = [_score_of(f"human labels, score {k} ({item!r})", item, score, items_of)
               for k, (item, score) in enumerate(_score_pairs(labels.get("scores", ())), 1)]
-    return _whole(verdicts, scores, "human labels")
+    return _whole(verdicts, scores, "human labels", items_of)
 
 
 def _listed(value: object, name: str) -> list[object]:
@@ -205,13 +205,14 @@ def _verdict_entry(where: str, entry: object, items: _Items) -> HumanVerdict:
     return _verdict_of(f"human labels, {where} {tuple(values)!r}", tuple(values), items)
 
 
-def _whole(verdicts: list[HumanVerdict], scores: list[HumanScore], source: str) -> HumanLabels:
+def _whole(verdicts: list[HumanVerdict], scores: list[HumanScore], source: str,
+           items: _Items) -> HumanLabels:
     if not verdicts and not scores:
         raise InputError(f"{source}: no verdict and no score; give at least one")
     seen: dict[int, HumanScore] = {}
     for score in scores:
         if score.item in seen:
-            raise InputError(f"{source}: item {score.item} has two scores "
+            raise InputError(f"{source}: {items.name(score.item)} has two scores "
                              f"({_at(seen[score.item].line)}{seen[score.item].score!r} and "
                              f"{_at(score.line)}{score.score!r}); give one score per item")
         seen[score.item] = score
@@ -228,6 +229,7 @@ class _Items:
     def __init__(self, n: int, ids: Sequence[Hashable] | None = None) -> None:
         self.n = n
         self.index: dict[Hashable, int] | None = None
+        self.ids = list(ids or ())
         if ids is not None:
             if len(ids) != n:
                 raise InputError(f"human labels: {len(ids)} ids given for {n} items")
@@ -236,6 +238,10 @@ class _Items:
                 if item_id in self.index:
                     raise InputError(f"human labels: the id {item_id!r} is given twice")
                 self.index[item_id] = i
+
+    def name(self, i: int) -> str:
+        """The item in the user's terms: its id when ids are given, else its index."""
+        return f"item {i}" if self.index is None else f"the item of id {self.ids[i]!r}"
 
     def __call__(self, value: object, where: str) -> int:
         if isinstance(value, bool):
@@ -310,7 +316,7 @@ def read_human(path: str | Path, ids: Sequence[Hashable]) -> HumanLabels:
     reader = _read_csv if path.suffix.lower() == ".csv" else _read_jsonl
     name = f"human labels file {str(path)!r}"
     verdicts, scores = reader(text, items, name)
-    return _whole(verdicts, scores, name)
+    return _whole(verdicts, scores, name, items)
 
 
 def _text(path: Path) -> str:
