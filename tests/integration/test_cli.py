@@ -44,7 +44,7 @@ def test_the_three_file_formats_and_stdin_give_the_same_ranking(capsys, tmp_path
                                                           enumerate(ITEMS)))
     rankings = []
     for args in (["a.txt"], ["a.jsonl", "--field", "text"], ["a.csv", "--column", "text"],
-                 ["a.csv"]):  # a table's "text" column unless --column names another
+                 ["a.csv"], ["a.jsonl"]):  # a "text" column or field unless one is named
         code, out, _ = _sort(capsys, str(tmp_path / args[0]), *args[1:])
         assert code == EXIT_OK
         rankings.append(out)
@@ -132,7 +132,9 @@ def test_dry_run_prints_bounds_and_cost_and_calls_nothing(capsys, tmp_path, monk
     ("args", "message"),
     [
         (["sort", "x.txt"], "--criteria is required"),
-        (["sort", "--criteria", "c", "{dir}/a.jsonl"], "needs --field"),
+        (["sort", "--criteria", "c", "{dir}/a.jsonl"],
+         "a.jsonl: a .jsonl input needs --field NAME when its records have no 'text' field "
+         "(the first one's fields: t)"),
         (["sort", "--criteria", "c", "{dir}/n.jsonl", "--field", "t"],
          "n.jsonl:2: field 't' holds a number, not a string"),
         (["sort", "--criteria", "c", "{dir}/n.jsonl", "--field", "u"],

@@ -13,7 +13,7 @@ import io
 import json
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any, TextIO
@@ -85,9 +85,8 @@ def read_records(source: Source, stdin: TextIO | None = None) -> list[Record]:
     kind = input_format(source.path, source.fmt)
     text = _read_text(source.path, stdin)
     if kind == "jsonl":
-        if not source.field:
-            raise InputError(f"{source.name}: a .jsonl input needs --field NAME")
-        return list(_jsonl(text, source))
+        return list(_jsonl(text, replace(source, field=source.field or _jsonl_field(text,
+                                                                                  source))))
     if kind == "csv":
         return list(_csv(text, source))
     if source.id_field or source.id_column:
@@ -152,6 +151,20 @@ def _read_text(path: str | None, stdin: TextIO | None) -> str:
                          f"text (byte {data[exc.start]:#04x} at offset {exc.start}); save it "
                          "as UTF-8") from exc
     return io.StringIO(text, newline=None).read()  # \r\n and \r end lines, as in text mode
+
+
+def _jsonl_field(text: str, source: Source) -> str:
+    """The field holding the texts when none is named: `text`, if the first record has it."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        record = json.loads(first)
+    except json.JSONDecodeError:
+        return DEFAULT_COLUMN  # reading it names the line that is not JSON
+    if not isinstance(record, dict) or DEFAULT_COLUMN in record:
+        return DEFAULT_COLUMN
+    fields = ", ".join(map(str, record)) or "none"
+    raise InputError(f"{source.name}: a .jsonl input needs --field NAME when its records "
+                     f"have no {DEFAULT_COLUMN!r} field (the first one's fields: {fields})")
 
 
 def _jsonl(text: str, source: Source) -> Iterator[Record]:
