@@ -9,7 +9,6 @@ the system message tells the model that everything inside the fences is data.
 from __future__ import annotations
 
 import json
-import re
 import secrets
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -17,6 +16,8 @@ from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
+
+from llm_qualitative_sort.prompts._score import unfenced
 
 # Part of every cache key: changing the prompt must not reuse answers to the old one.
 PROMPT_VERSION = "1"
@@ -148,7 +149,6 @@ def builtin_messages(
     return [SystemMessage(TIE_SYSTEM_PROMPT if ties else SYSTEM_PROMPT), HumanMessage(user)]
 
 
-_FENCED_JSON = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
 def parse_text_verdict(text: str, ties: bool = False) -> Verdict | TieVerdict | None:
@@ -164,11 +164,7 @@ def parse_text_verdict(text: str, ties: bool = False) -> Verdict | TieVerdict | 
         >>> parse_text_verdict("I think A wins.") is None
         True
     """
-    body = text.strip()
-    match = _FENCED_JSON.match(body)
-    if match:
-        body = match.group(1)
     try:
-        return verdict_model(ties).model_validate(json.loads(body))
+        return verdict_model(ties).model_validate(json.loads(unfenced(text)))
     except (ValueError, ValidationError):
         return None

@@ -139,6 +139,18 @@ def score_answer(parsed: Any, scale: Scale) -> tuple[ScoreAnswer | None, str]:
 _FENCED_JSON = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
+def unfenced(text: str) -> str:
+    r"""A text answer's body: stripped, and taken out of a single code fence if it is in one.
+
+    Example:
+        >>> unfenced('```json\n{"label": 3}\n```')
+        '{"label": 3}'
+    """
+    body = text.strip()
+    match = _FENCED_JSON.match(body)
+    return match.group(1) if match else body
+
+
 def parse_text_score(text: str, scale: Scale) -> ScoreAnswer | None:
     """A pointwise answer from plain text: the whole answer must be the JSON object.
 
@@ -148,12 +160,8 @@ def parse_text_score(text: str, scale: Scale) -> ScoreAnswer | None:
         >>> parse_text_score("I'd say 3.", Scale.parse(None)) is None
         True
     """
-    body = text.strip()
-    match = _FENCED_JSON.match(body)
-    if match:
-        body = match.group(1)
     try:
-        parsed = json.loads(body)
+        parsed = json.loads(unfenced(text))
     except ValueError:
         return None
     return score_answer(parsed, scale)[0]

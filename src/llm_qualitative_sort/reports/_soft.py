@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 
 from llm_qualitative_sort.audit import Calibration
 from llm_qualitative_sort.models import SortResult
-from llm_qualitative_sort.reports._trust import FEW, Reliability, _few, _fill, _percent
+from llm_qualitative_sort.reports._trust import FEW, Reliability, few_note, filled, percent
 from llm_qualitative_sort.verdicts import RoundResult
 
 Words = Mapping[str, str]
@@ -60,13 +60,13 @@ def calibration_sentences(found: Calibration | None, soft_fit: bool, words: Word
     calls = round(found.soft_calls / found.share) if found.share else found.soft_calls
     gap = words.get("sentence_gap", " ")
     used = escape(words["soft_used" if soft_fit else "soft_unused"])
-    out = [_fill(words["s_soft"], soft=found.soft_calls, calls=calls,
-                 share=_percent(found.share)) + gap + used]
+    out = [filled(words["s_soft"], soft=found.soft_calls, calls=calls,
+                 share=percent(found.share)) + gap + used]
     if found.brier is None:
         out.append(escape(words["s_brier_none"]))
     else:
-        out.append(_fill(words["s_brier"], pairs=found.pairs, brier=f"{found.brier:.3f}")
-                   + _few(found.pairs, "calls", words))
+        out.append(filled(words["s_brier"], pairs=found.pairs, brier=f"{found.brier:.3f}")
+                   + few_note(found.pairs, "calls", words))
     return out
 
 
@@ -74,8 +74,8 @@ def reliability_table(found: Calibration | None) -> Reliability | None:
     """Stated probability against the observed share, bin by bin (None without bins)."""
     if found is None or not found.bins:
         return None
-    rows = [(f"{_percent(b.low)}–{_percent(b.high)}",
-             [f"{b.calls:,}" + _mark(b.calls), _percent(b.stated), _percent(b.observed)])
+    rows = [(f"{percent(b.low)}–{percent(b.high)}",
+             [f"{b.calls:,}" + _mark(b.calls), percent(b.stated), percent(b.observed)])
             for b in found.bins]
     return Reliability(rows, any(b.calls < FEW for b in found.bins))
 

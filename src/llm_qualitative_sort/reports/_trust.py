@@ -96,8 +96,8 @@ def _warnings(stats: Statistics, k: int, missing: float, words: Words, front_end
     order = stats.order_consistency
     if order is not None and order.share is not None and poor_order(order):
         more = spelt(front_end, comparison_rounds=2 * max(calls_per_match, 1))
-        bands.append(_plain(words["warn_order"], share=_percent(order.share), pairs=order.pairs,
-                            limit=_percent(ORDER_WARNING), level=_percent(ORDER_LEVEL),
+        bands.append(_plain(words["warn_order"], share=percent(order.share), pairs=order.pairs,
+                            limit=percent(ORDER_WARNING), level=percent(ORDER_LEVEL),
                             more=_code(more), panel=_code(panel(front_end))))
     if missing >= TOP_K_WARNING:
         calls = max(2 * (stats.total_api_calls + stats.cache_hits), 1)
@@ -143,33 +143,33 @@ def _sentences(stats: Statistics, n: int, k: int, missing: float, words: Words,
         out.append(_position(stats.position_bias, who, words))
     order = stats.order_consistency
     if order is not None and order.share is not None:
-        out.append(_fill(words["s_order"], share=_percent(order.share), pairs=order.pairs)
-                   + _few(order.pairs, "pairs", words))
+        out.append(filled(words["s_order"], share=percent(order.share), pairs=order.pairs)
+                   + few_note(order.pairs, "pairs", words))
     elif order is not None:
         out.append(escape(words["s_order_none"]))
     numbers = {j.judge: f"{words['judge']} {n}" for n, j in enumerate(stats.judges, 1)}
     out += [_agreement(a, numbers, words, front_end) for a in stats.agreement]
     if stats.tied_items:
-        out.append(_fill(words["s_ties"], tied=stats.tied_items, n=n, largest=stats.largest_tie))
+        out.append(filled(words["s_ties"], tied=stats.tied_items, n=n, largest=stats.largest_tie))
     else:
         out.append(escape(words["s_no_ties"]))
     calls = stats.total_api_calls + stats.cache_hits
     verdicts = max(calls - stats.failed_calls, 0)
-    out.append(_fill(words["s_top_k"], k=k, expected=f"{k - missing:.1f}", calls=verdicts)
-               + _few(verdicts, "calls", words))
+    out.append(filled(words["s_top_k"], k=k, expected=f"{k - missing:.1f}", calls=verdicts)
+               + few_note(verdicts, "calls", words))
     if stats.failed_calls and calls:
-        out.append(_fill(words["s_failed"], failed=stats.failed_calls, calls=calls,
-                         share=_percent(stats.failed_calls / calls)))
+        out.append(filled(words["s_failed"], failed=stats.failed_calls, calls=calls,
+                         share=percent(stats.failed_calls / calls)))
     return out
 
 
 def _position(bias: PositionBias, who: str, words: Words) -> Markup:
     unit = "pairs" if bias.method == "swapped_pairs" else "calls"
-    basis = _fill(words[f"basis_{bias.method}"], n=bias.evidence)
-    return _fill(words["s_position"], who=who, share=_percent(bias.first_shown_share),
-                 calls=bias.calls, equal=_percent(0.5 + bias.shift),
-                 low=_percent(0.5 + bias.low), high=_percent(0.5 + bias.high),
-                 basis=basis) + _few(bias.evidence, unit, words)
+    basis = filled(words[f"basis_{bias.method}"], n=bias.evidence)
+    return filled(words["s_position"], who=who, share=percent(bias.first_shown_share),
+                 calls=bias.calls, equal=percent(0.5 + bias.shift),
+                 low=percent(0.5 + bias.low), high=percent(0.5 + bias.high),
+                 basis=basis) + few_note(bias.evidence, unit, words)
 
 
 def _agreement(agreement: JudgeAgreement, numbers: Mapping[str, str], words: Words,
@@ -177,25 +177,25 @@ def _agreement(agreement: JudgeAgreement, numbers: Mapping[str, str], words: Wor
     a, b = (numbers.get(j, j) for j in agreement.judges)
     if agreement.share is None:
         judges = len(numbers)
-        return _fill(words["s_agree_none"], a=a, b=b, j=judges,
+        return filled(words["s_agree_none"], a=a, b=b, j=judges,
                      advice=spelt(front_end, comparison_rounds=2 * judges))
     kappa = "—" if agreement.kappa is None else f"{agreement.kappa:.2f}"
-    return _fill(words["s_agree"], a=a, b=b, share=_percent(agreement.share),
-                 prompts=agreement.prompts, kappa=kappa) + _few(agreement.prompts, "prompts",
+    return filled(words["s_agree"], a=a, b=b, share=percent(agreement.share),
+                 prompts=agreement.prompts, kappa=kappa) + few_note(agreement.prompts, "prompts",
                                                                 words)
 
 
-def _few(count: int, unit: str, words: Words) -> Markup:
+def few_note(count: int, unit: str, words: Words) -> Markup:
     """" Only 10 pairs: …" after a figure resting on fewer than `FEW` of them, else ""."""
     if count >= FEW:
         return Markup()
     gap = words.get("sentence_gap", " ")  # Japanese sentences follow with no space
     if count == 0:  # "Only 0 pairs" would read as a miscount
         return gap + escape(words["few_none"])
-    return gap + _fill(words[f"few_{unit}"], n=count, few=FEW)
+    return gap + filled(words[f"few_{unit}"], n=count, few=FEW)
 
 
-def _fill(template: str, **values: object) -> Markup:
+def filled(template: str, **values: object) -> Markup:
     """The sentence with each figure escaped and in bold; judges' names are isolated."""
     shown: dict[str, object] = {}
     for name, value in values.items():
@@ -232,7 +232,7 @@ def _judge_row(number: int, judge: JudgeAudit, words: Words, ties: bool = False
         "—" if bias is None else _first_won(bias),
         "—" if bias is None else _advantage(bias, words),
         "—" if order.share is None else
-        f"{_percent(order.share)} ({order.disagreements:,}/{order.pairs:,})"
+        f"{percent(order.share)} ({order.disagreements:,}/{order.pairs:,})"
         + _marked(order.pairs),
     ]
     return number, judge_name(judge.judge), cells
@@ -240,13 +240,13 @@ def _judge_row(number: int, judge: JudgeAudit, words: Words, ties: bool = False
 
 def _tie_rate(judge: JudgeAudit) -> str:
     rate = judge.tie_rate
-    return f"{judge.tied_calls:,}" if rate is None else f"{_percent(rate)} ({judge.tied_calls:,})"
+    return f"{judge.tied_calls:,}" if rate is None else f"{percent(rate)} ({judge.tied_calls:,})"
 
 
 def _first_won(bias: PositionBias) -> str:
     """"58 % (70/120)": the share of calls with a verdict the first-shown text won."""
     won = round(bias.first_shown_share * bias.calls)
-    return f"{_percent(bias.first_shown_share)} ({won:,}/{bias.calls:,})" + _marked(bias.calls)
+    return f"{percent(bias.first_shown_share)} ({won:,}/{bias.calls:,})" + _marked(bias.calls)
 
 
 def _advantage(bias: PositionBias, words: Words) -> str:
@@ -268,5 +268,5 @@ def _marked(count: int) -> str:
     return f" {_MARK}" if count < FEW else ""
 
 
-def _percent(share: float) -> str:
+def percent(share: float) -> str:
     return f"{share * 100:.0f} %"
