@@ -89,7 +89,7 @@ async def test_a_provider_that_says_it_cancels_promptly_runs_in_the_calls_task(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: type[MockLLMProvider],
     own_tasks: bool,
 ) -> None:
-    started = _counting(monkeypatch, judge_module, "_provider_task")
+    started = _counting(monkeypatch, judge_module, "provider_task")
     sorter = QualitativeSorter(provider(seed=1), criteria="the larger number", seed=3,
                                checkpointer=tmp_path / "runs.sqlite3")
     result = await sorter.sort(ITEMS[:8])

@@ -15,7 +15,7 @@ from llm_qualitative_sort import (
     RunStoppedError,
     TransientProviderError,
 )
-from llm_qualitative_sort._calls._cutoff import _provider_task
+from llm_qualitative_sort._calls._cutoff import provider_task
 
 FAST_RETRY = RetryPolicy(initial_interval=0.001, max_interval=0.001, max_attempts=3,
                          jitter=False, retry_on=TransientProviderError)
@@ -141,9 +141,9 @@ async def test_which_calls_run_in_a_task_of_their_own(
 
     def counted(answer: Any) -> Any:
         started.append(answer)
-        return _provider_task(answer)
+        return provider_task(answer)
 
-    monkeypatch.setattr(judge_module, "_provider_task", counted)
+    monkeypatch.setattr(judge_module, "provider_task", counted)
     result = await sorter(provider(seed=1), schedule=schedule).sort(list("abcdefgh"))
     assert len(started) == (result.statistics.total_api_calls if own_tasks else 0)
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from llm_qualitative_sort._calls._cutoff import _outcome, _provider_task
+from llm_qualitative_sort._calls._cutoff import call_outcome, provider_task
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 
@@ -28,7 +28,7 @@ async def _answer() -> ComparisonResult:
 
 
 async def test_the_caller_wakes_in_the_turn_after_the_provider_ends() -> None:
-    asked, ended = _provider_task(_answer())
+    asked, ended = provider_task(_answer())
     turns = _turn_counter()
     await ended
     # The provider answers in the first turn and the caller runs in the next one: one
@@ -42,7 +42,7 @@ async def test_a_failing_provider_wakes_its_caller_with_its_error() -> None:
     async def failing() -> ComparisonResult:
         raise TimeoutError("slow")
 
-    asked, ended = _provider_task(failing())
+    asked, ended = provider_task(failing())
     await ended
     with pytest.raises(TimeoutError, match="slow"):
         asked.result()
@@ -59,7 +59,7 @@ async def test_a_cancelled_caller_leaves_a_provider_that_ignores_the_cancel() ->
             except asyncio.CancelledError:
                 continue  # swallowed: the provider goes on
 
-    asked, ended = _provider_task(stubborn())
+    asked, ended = provider_task(stubborn())
 
     async def caller() -> ComparisonResult:
         await ended
@@ -85,12 +85,12 @@ async def test_the_fallback_waits_for_a_task_still_running() -> None:
 
     asked = asyncio.ensure_future(later())
     asyncio.get_running_loop().call_soon(release.set)
-    assert (await _outcome(asked)).winner == "A"
+    assert (await call_outcome(asked)).winner == "A"
 
 
 async def test_a_provider_task_cancelled_before_it_starts_still_wakes_its_caller() -> None:
     answer = _answer()
-    asked, ended = _provider_task(answer)
+    asked, ended = provider_task(answer)
     asked.cancel()  # by someone else, before the task's first step
     for _ in range(3):
         await asyncio.sleep(0)

@@ -1,9 +1,9 @@
 """Calls cut off: a stray cancel told apart from the run's, a provider's task awaited and dropped.
 
 A call's provider coroutine runs as a task of its own (see `judge.Judge._checked_answer`):
-`_provider_task` starts it with a future it sets as it ends, which the caller waits for so
+`provider_task` starts it with a future it sets as it ends, which the caller waits for so
 that a cancel ends the wait at once (a provider that `cancels_promptly` may be awaited in the
-call's own task instead), `_retrieve` marks the outcome of one given up as seen, and
+call's own task instead), `retrieve` marks the outcome of one given up as seen, and
 `cancel_requests` / `stray_cancel` say whether a `CancelledError` was a request to stop or a
 failure of what was awaited (`CallCancelled`).
 """
@@ -59,7 +59,7 @@ def stray_cancel(baseline: int) -> bool:
     return cancel_requests() <= baseline
 
 
-def _provider_task(answer: Awaitable[ComparisonResult]) -> tuple[
+def provider_task(answer: Awaitable[ComparisonResult]) -> tuple[
         asyncio.Task[ComparisonResult], asyncio.Future[None]]:
     """Start a provider's answer as a task of its own; the future is set as the task ends.
 
@@ -67,7 +67,7 @@ def _provider_task(answer: Awaitable[ComparisonResult]) -> tuple[
     not the task (`asyncio.shield` does the same with more bookkeeping; this is on every
     call's path). The task sets the future itself, in its last step, so the caller wakes in
     the next turn of the event loop, where the done-callback would take one turn more; once
-    it wakes the task is done (see `_outcome` for the case where it is not).
+    it wakes the task is done (see `call_outcome` for the case where it is not).
     """
     loop = asyncio.get_running_loop()
     ended: asyncio.Future[None] = loop.create_future()
@@ -87,10 +87,10 @@ async def _telling(answer: Awaitable[ComparisonResult],
             ended.set_result(None)
 
 
-async def _outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
+async def call_outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
     """`asked`'s result, awaited so that a cancel ends the wait at once, not `asked`.
 
-    The fallback of `_provider_task`'s future: never needed unless a provider's coroutine
+    The fallback of `provider_task`'s future: never needed unless a provider's coroutine
     was closed without ending.
     """
     if not asked.done():
@@ -105,7 +105,7 @@ def _wake(waiter: asyncio.Future[None], _asked: object) -> None:
         waiter.set_result(None)
 
 
-def _retrieve(asked: asyncio.Future[ComparisonResult]) -> None:
+def retrieve(asked: asyncio.Future[ComparisonResult]) -> None:
     """Mark an abandoned call's outcome as seen (no "exception never retrieved" warning)."""
     if not asked.cancelled():
         asked.exception()

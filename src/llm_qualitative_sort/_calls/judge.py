@@ -11,10 +11,10 @@ from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls._cutoff import CallCancelled as CallCancelled
 from llm_qualitative_sort._calls._cutoff import (
-    _outcome,
-    _provider_task,
-    _retrieve,
+    call_outcome,
     cancels_promptly,
+    provider_task,
+    retrieve,
 )
 from llm_qualitative_sort._calls._cutoff import cancel_requests as cancel_requests
 from llm_qualitative_sort._calls._cutoff import stray_cancel as stray_cancel
@@ -275,9 +275,9 @@ class Judge:
                 # shield: a cancel (the deadline's, or the run's) then ends this wait at
                 # once even when the provider swallows cancellation; the provider's task is
                 # cancelled and left to end by itself (see `_abandon`).
-                asked, ended = _provider_task(answer)
+                asked, ended = provider_task(answer)
                 await ended
-                result = asked.result() if asked.done() else await _outcome(asked)
+                result = asked.result() if asked.done() else await call_outcome(asked)
         except InvalidAnswerError as exc:
             raise PermanentProviderError(f"{judge!r} answered badly: {exc}") from exc
         except asyncio.CancelledError:
@@ -342,12 +342,12 @@ class Judge:
         here until it ends, so it is not garbage-collected while pending.
         """
         if asked.done():
-            _retrieve(asked)
+            retrieve(asked)
             return
         asked.cancel()
         self.abandoned.add(asked)
         asked.add_done_callback(self.abandoned.discard)
-        asked.add_done_callback(_retrieve)
+        asked.add_done_callback(retrieve)
 
 
 def storable(result: ComparisonResult) -> ComparisonResult:
