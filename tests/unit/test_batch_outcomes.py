@@ -13,7 +13,7 @@ from llm_qualitative_sort._calls._batch_outcomes import (
 from llm_qualitative_sort._calls.base import Call
 from llm_qualitative_sort.prompts._comparison import Verdict
 from llm_qualitative_sort.prompts._score import ScoreAnswer
-from llm_qualitative_sort.providers._answer import _Answer
+from llm_qualitative_sort.providers._answer import AskedAnswer
 from llm_qualitative_sort.providers._batch import RequestFailure
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer
 from llm_qualitative_sort.scoring import from_comparison
@@ -29,12 +29,13 @@ JOB = BatchJob(1, "t", "open",
                 for i, c in enumerate(CALLS)], "b1")
 
 
-def verdict(winner: str = "A") -> _Answer:
-    return _Answer(Verdict(reasoning="clearer", winner=winner), {"batch": {"id": "b1"}}, 100, 10)
+def verdict(winner: str = "A") -> AskedAnswer:
+    return AskedAnswer(Verdict(reasoning="clearer", winner=winner), {"batch": {"id": "b1"}},
+                       100, 10)
 
 
-def no_verdict(problem: str = "not JSON") -> _Answer:
-    return _Answer(None, {"batch": {"id": "b1"}, "problem": problem}, 100, 10, problem)
+def no_verdict(problem: str = "not JSON") -> AskedAnswer:
+    return AskedAnswer(None, {"batch": {"id": "b1"}, "problem": problem}, 100, 10, problem)
 
 
 def test_each_kind_of_outcome_lands_in_its_place() -> None:

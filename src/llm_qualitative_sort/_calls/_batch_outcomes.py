@@ -3,7 +3,7 @@
 Pure bookkeeping on plain data, apart from the provider and the journal: an answer with a
 verdict is final; one without is asked again in the next batch until the provider's
 `reasks` are used up, then final with `winner=None` (the live path's rule, through the same
-`_result`); a request the batch did not answer goes into the next batch, unless the provider
+`answers_result`); a request the batch did not answer goes into the next batch, unless the provider
 refused it for good. A pointwise answer follows the same rules with its label for a verdict
 (through the live path's `scored_result`), and is final in the carrier form the journal and
 the cache keep (`scoring.as_comparison`).
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_qualitative_sort._calls.base import Call
-from llm_qualitative_sort.providers._answer import _Answer, _result
+from llm_qualitative_sort.providers._answer import AskedAnswer, answers_result
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, scored_result
 from llm_qualitative_sort.scoring import as_comparison
@@ -75,7 +75,7 @@ def collect(
     return done
 
 
-def _final(answers: list[_Answer | ScoredAnswer], reasks: int) -> ComparisonResult | None:
+def _final(answers: list[AskedAnswer | ScoredAnswer], reasks: int) -> ComparisonResult | None:
     """The call's result from its answers so far, or None while it is to be asked again."""
     last = answers[-1]
     if isinstance(last, ScoredAnswer):
@@ -84,18 +84,18 @@ def _final(answers: list[_Answer | ScoredAnswer], reasks: int) -> ComparisonResu
         return as_comparison(scored_result([a for a in answers if isinstance(a, ScoredAnswer)]))
     if last.verdict is None and len(answers) <= reasks:
         return None
-    return _result([a for a in answers if isinstance(a, _Answer)])
+    return answers_result([a for a in answers if isinstance(a, AskedAnswer)])
 
 
-def answer_to_dict(answer: _Answer | ScoredAnswer, shown: str) -> dict[str, Any]:
+def answer_to_dict(answer: AskedAnswer | ScoredAnswer, shown: str) -> dict[str, Any]:
     """An answer without a verdict (or label) as kept in the batch journal."""
     kept = {"raw": answer.raw, "input_tokens": answer.input_tokens,
             "output_tokens": answer.output_tokens, "problem": answer.problem, "shown": shown}
     return kept | ({"pointwise": True} if isinstance(answer, ScoredAnswer) else {})
 
 
-def answer_from_dict(data: Mapping[str, Any]) -> _Answer | ScoredAnswer:
+def answer_from_dict(data: Mapping[str, Any]) -> AskedAnswer | ScoredAnswer:
     """A kept answer back (it had no verdict, or no label for a pointwise one)."""
-    kind = ScoredAnswer if data.get("pointwise") else _Answer
+    kind = ScoredAnswer if data.get("pointwise") else AskedAnswer
     return kind(None, dict(data["raw"]), int(data["input_tokens"]),
                 int(data["output_tokens"]), str(data["problem"]))

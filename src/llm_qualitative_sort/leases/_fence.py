@@ -1,7 +1,7 @@
 """A hold's fence, and the error that ends a hold another process took over.
 
 `Fence` is what a holder knows of its hold between two round trips to the lease store; the
-journals check it before each write (see `Journal.check`). `_taken_over` words the
+journals check it before each write (see `Journal.check`). `taken_over_error` words the
 `RunLockedError` of a holder that lost its run, whether to another process or to nobody.
 """
 
@@ -58,12 +58,12 @@ class Fence:
         return not self.lost
 
     def taken_over(self, holder: LeaseHolder | None, where: str = "") -> RunLockedError:
-        """The error that stops this holder (see `_taken_over`)."""
+        """The error that stops this holder (see `taken_over_error`)."""
         self.lost = True
-        return _taken_over(self.me, holder, self.ttl, where)
+        return taken_over_error(self.me, holder, self.ttl, where)
 
 
-def _taken_over(
+def taken_over_error(
     me: LeaseHolder, holder: LeaseHolder | None, ttl: float, where: str = ""
 ) -> RunLockedError:
     if holder is None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from llm_qualitative_sort.errors import InputError, RunLockedError, StorageError
 from llm_qualitative_sort.errors import LeaseStoreBusyError as LeaseStoreBusyError
 from llm_qualitative_sort.leases._fence import Fence as Fence
-from llm_qualitative_sort.leases._fence import _taken_over
+from llm_qualitative_sort.leases._fence import taken_over_error
 from llm_qualitative_sort.leases.holder import LeaseHolder as LeaseHolder
 
 DEFAULT_TTL = 60.0
@@ -170,7 +170,7 @@ class RunLease(ABC):
             yield me
         except asyncio.CancelledError:
             if lost and task.uncancel() == 0:
-                raise _taken_over(me, lost[0], self.ttl, self.where) from None
+                raise taken_over_error(me, lost[0], self.ttl, self.where) from None
             raise
         finally:
             _HOLDING.discard(me.token)

@@ -16,7 +16,7 @@ from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 @dataclass
-class _Answer:
+class AskedAnswer:
     verdict: Verdict | TieVerdict | None
     raw: dict[str, Any]
     input_tokens: int = 0
@@ -26,7 +26,7 @@ class _Answer:
     probability: float | None = None
 
 
-def _result(answers: list[_Answer]) -> ComparisonResult:
+def answers_result(answers: list[AskedAnswer]) -> ComparisonResult:
     last = answers[-1]
     tokens_in = sum(a.input_tokens for a in answers)
     tokens_out = sum(a.output_tokens for a in answers)
@@ -40,7 +40,7 @@ def _result(answers: list[_Answer]) -> ComparisonResult:
     return ComparisonResult(None, reasoning, raw, tokens_in, tokens_out)
 
 
-def _validated(
+def validated_answer(
     parsed: Any, error: Any, ties: bool = False
 ) -> tuple[Verdict | TieVerdict | None, str]:
     # With `ties` (a run that allows them) "tie" is a valid winner; otherwise it is not.

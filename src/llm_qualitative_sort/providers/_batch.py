@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from llm_qualitative_sort.errors import InputError, SettingTypeError
-from llm_qualitative_sort.providers._answer import _Answer, _validated
+from llm_qualitative_sort.providers._answer import AskedAnswer, validated_answer
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, parsed_score, read_scored
 from llm_qualitative_sort.providers.logprobs import Token, verdict_probability
@@ -124,7 +124,7 @@ class RequestFailure:
 
 
 # A request's outcome: a verdict-shaped answer, a pointwise one, or no answer at all.
-Outcome = _Answer | ScoredAnswer | RequestFailure
+Outcome = AskedAnswer | ScoredAnswer | RequestFailure
 _OVERHEAD_BYTES = 6_000
 
 
@@ -210,7 +210,7 @@ class BatchClient(ABC):
     def answer(
         self, text: str | None, raw: dict[str, Any], tokens: tuple[int, int], refusal: str = "",
         logprobs: Sequence[Token] = (),
-    ) -> _Answer | ScoredAnswer:
+    ) -> AskedAnswer | ScoredAnswer:
         """The verdict (or a pointwise run's label) in a structured-output answer.
 
         Read by the live path's rules (`ScoredAnswer` for a pointwise run's `question`).
@@ -230,12 +230,12 @@ class BatchClient(ABC):
         if refusal:
             verdict, problem = None, f"the model refused: {refusal}"
         elif not text:  # nothing to read; `raw` may say why
-            verdict, problem = _validated(None, raw.get("problem"))
+            verdict, problem = validated_answer(None, raw.get("problem"))
         else:
             try:
-                verdict, problem = _validated(json.loads(text), None, self.ties)
+                verdict, problem = validated_answer(json.loads(text), None, self.ties)
             except ValueError as exc:
-                verdict, problem = _validated(None, f"the answer is not JSON: {exc}")
+                verdict, problem = validated_answer(None, f"the answer is not JSON: {exc}")
         if verdict is not None:
             verdict = verdict.model_copy(
                 update={"reasoning": redact(verdict.reasoning, self.secret)}
@@ -245,7 +245,7 @@ class BatchClient(ABC):
         probability, labels = verdict_probability(logprobs) if verdict is not None else (None, {})
         if labels:
             raw = dict(raw, verdict_logprobs=labels)
-        return _Answer(verdict, self.clean(raw), tokens[0], tokens[1],
+        return AskedAnswer(verdict, self.clean(raw), tokens[0], tokens[1],
                        redact(problem, self.secret), probability)
 
     def where(self) -> str:

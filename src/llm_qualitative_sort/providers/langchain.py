@@ -48,7 +48,7 @@ from llm_qualitative_sort.prompts._score import (
     score_schema,
 )
 from llm_qualitative_sort.prompts._score_messages import build_score_messages
-from llm_qualitative_sort.providers._answer import _Answer, _result, _validated
+from llm_qualitative_sort.providers._answer import AskedAnswer, answers_result, validated_answer
 from llm_qualitative_sort.providers._failures import (
     classify,
     is_format_rejection,
@@ -74,8 +74,8 @@ Method = Literal["json_schema", "function_calling", "json_mode", "text"]
 ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
 ChatModelSource = BaseChatModel | Callable[[], BaseChatModel]
 
-# An answer as one request gives it: a verdict (`_Answer`) or a label (`ScoredAnswer`); both keep
-# the raw answer in `raw`.
+# An answer as one request gives it: a verdict (`AskedAnswer`) or a label (`ScoredAnswer`);
+# both keep the raw answer in `raw`.
 Answered = TypeVar("Answered", bound=Any)
 
 _MODEL_FIELDS = ("model_name", "model", "deployment_name", "azure_deployment")
@@ -262,14 +262,14 @@ class LangChainProvider(LLMProvider):
 
     async def _compare(self, item_a: str, item_b: str, criteria: str, *, ties: bool
                        ) -> ComparisonResult:
-        answers: list[_Answer] = []
+        answers: list[AskedAnswer] = []
         for _ in range(1 + self.reasks):
             messages = build_messages(item_a, item_b, criteria, ties=ties)
             answers.append(await self._ask(functools.partial(
                 self._invoke_verdict, messages=messages, ties=ties)))
             if answers[-1].verdict is not None:
                 break
-        return _result(answers)
+        return answers_result(answers)
 
     async def score_call(self, text: str, criteria: str, *, scale: Scale,
                          inverse: bool = False, repetition: int = 0) -> PointwiseResult:
@@ -289,18 +289,18 @@ class LangChainProvider(LLMProvider):
         return scored_result(answers)
 
     async def _invoke_verdict(self, method: Method, *, messages: list[BaseMessage],
-                              ties: bool) -> _Answer:
+                              ties: bool) -> AskedAnswer:
         """Ask the chat model with `method` for a verdict on `messages`."""
         message, output = await self._ask_model(self._runnable(method, ties), messages, method)
         if output is None:
             verdict = parse_text_verdict(message.text, ties)
             problem = "" if verdict else "the answer is not a JSON verdict"
         else:
-            verdict, problem = _validated(output["parsed"], output["parsing_error"], ties)
+            verdict, problem = validated_answer(output["parsed"], output["parsing_error"], ties)
         return self._verdict_answer(method, message, verdict, problem)
 
     def _verdict_answer(self, method: Method, message: AIMessage,
-                        verdict: Verdict | TieVerdict | None, problem: str) -> _Answer:
+                        verdict: Verdict | TieVerdict | None, problem: str) -> AskedAnswer:
         raw = _stored_reply(method, message)
         usage: dict[str, Any] = raw["usage"]
         if problem:
@@ -313,7 +313,7 @@ class LangChainProvider(LLMProvider):
                 update={"reasoning": redact(verdict.reasoning, self._secret())}
             )
         text = redact(json.dumps(raw, ensure_ascii=False, default=str), self._secret())
-        return _Answer(
+        return AskedAnswer(
             verdict,
             json.loads(text),
             int(usage.get("input_tokens", 0)),

@@ -1,6 +1,6 @@
 """The SQLite run journal's rows: a run's calls and pairings read back, pending rows written.
 
-`journal.Journal` keeps each run's calls in memory as `_Rounds` and its pairings by number;
+`journal.Journal` keeps each run's calls in memory as `JournalRounds` and its pairings by number;
 `load_run` fills both from the file when a run is first looked up, and `write_pending`
 writes what is pending inside the journal's commit (see `Journal._commit`). The tables and
 statements are `journal_file`'s.
@@ -20,7 +20,7 @@ from llm_qualitative_sort.verdicts import ComparisonResult
 # An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
 # and the call's facts.
 _Entry = tuple[str, ComparisonResult, bool, CallFacts]
-_Rounds = dict[int, dict[tuple[int, int], _Entry]]
+JournalRounds = dict[int, dict[tuple[int, int], _Entry]]
 
 
 def write_pending(conn: sqlite3.Connection, pending: dict[tuple[str, int], list[Record]],
@@ -37,7 +37,7 @@ def write_pending(conn: sqlite3.Connection, pending: dict[tuple[str, int], list[
         conn.execute(statement, row)
 
 
-def load_run(conn: sqlite3.Connection, run_id: str, rounds: _Rounds,
+def load_run(conn: sqlite3.Connection, run_id: str, rounds: JournalRounds,
              found: dict[int, list[int]], source: str) -> None:
     """Read a run's calls into `rounds` and its pairings into `found` (`source`: the file).
 

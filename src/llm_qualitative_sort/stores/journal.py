@@ -29,7 +29,7 @@ from llm_qualitative_sort._sqlite import (
 from llm_qualitative_sort.errors import DamagedJournalError, StorageError, describe
 from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
-from llm_qualitative_sort.stores._journal_rows import _Rounds, load_run, write_pending
+from llm_qualitative_sort.stores._journal_rows import JournalRounds, load_run, write_pending
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, Record, record
 from llm_qualitative_sort.stores.journal_file import (
     BUSY_MS,
@@ -71,7 +71,7 @@ class Journal(GroupCommitJournal):
         self.path = path
         # Per run: {round: {(match, call): entry}}: the rows this object wrote, and those
         # read from the file when the run was first looked up; settled rounds leave.
-        self._calls: dict[str, _Rounds] = {}
+        self._calls: dict[str, JournalRounds] = {}
         self._pairings: dict[str, dict[int, list[int]]] = {}
         self._conn: sqlite3.Connection | None = None
         self._records: dict[tuple[str, int], list[Record]] = {}  # not yet committed
@@ -262,7 +262,7 @@ class Journal(GroupCommitJournal):
             # delete them (a full disk) must not turn a finished run into an error.
             pass
 
-    def _run(self, run_id: str) -> _Rounds:
+    def _run(self, run_id: str) -> JournalRounds:
         """A run's rows; read from the file (one query per table) when first asked for."""
         rounds = self._calls.get(run_id)
         if rounds is None:
