@@ -108,6 +108,100 @@ def refused_tie(result: ComparisonResult) -> ComparisonResult:
                             result.output_tokens)
 
 
+# A ranking call's answer: the labels shown, best first; labels in one inner tuple tied.
+Ranking = tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class RankingResult:
+    """What a provider answered for one ranking call (`providers.questions.Rank`).
+
+    `order` names the labels shown ("A" is the text shown first), best first, each place a
+    tuple of the labels that share it: one label per place unless the run allows ties.
+    `None` means the call gave no usable order (unparseable, refused, or not an order of
+    exactly the labels shown); `raw_response["problem"]` then says why, and the call
+    counts for no text.
+
+    Example:
+        >>> RankingResult((("B",), ("A", "C")), "B is clearest; A and C alike.").order[0]
+        ('B',)
+    """
+
+    order: Ranking | None
+    reasoning: str
+    raw_response: dict[str, Any] = field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        problem = _ranking_result_problem(self)
+        if problem:
+            raise InvalidAnswerError(f"invalid RankingResult: {problem}")
+
+
+def _ranking_result_problem(result: RankingResult) -> str:
+    if not isinstance(result.reasoning, str):
+        return f"reasoning must be a str, got {type(result.reasoning).__name__}"
+    if not isinstance(result.raw_response, dict):
+        return f"raw_response must be a dict, got {type(result.raw_response).__name__}"
+    for name in ("input_tokens", "output_tokens"):
+        value = getattr(result, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= TOKENS_LIMIT:
+            return f"{name} must be an int in [0, 2**63 - 1], got {value!r}"
+    order = result.order
+    if order is None:
+        return ""
+    if not isinstance(order, tuple) or not order or not all(
+            isinstance(place, tuple) and place and all(type(label) is str for label in place)
+            for place in order):
+        return ("order must be None or a non-empty tuple of non-empty tuples of labels, "
+                f"got {order!r}")
+    return ""
+
+
+def ranking_order(answer: Any, labels: tuple[str, ...], *,
+                  ties: bool) -> tuple[Ranking | None, str]:
+    """Read a judge's order of `labels` (best first), or say why it is not one.
+
+    `answer` is what the judge gave: a list whose entries are labels or, where the run
+    allows ties, lists of labels sharing a place. It is an order only when it names every
+    label shown exactly once and nothing else; labels are read without surrounding spaces
+    and case ("b " is "B").
+
+    Returns:
+        (the order, "") or (None, the problem in words).
+
+    Example:
+        >>> ranking_order(["B", "a", "C"], ("A", "B", "C"), ties=False)
+        ((('B',), ('A',), ('C',)), '')
+        >>> ranking_order(["B", "B", "C"], ("A", "B", "C"), ties=False)[1]
+        "'B' is named twice and 'A' is missing"
+        >>> ranking_order([["A", "C"], "B"], ("A", "B", "C"), ties=True)[0]
+        (('A', 'C'), ('B',))
+    """
+    if not isinstance(answer, list | tuple) or not answer:
+        return None, f"the order must be a non-empty list of labels, got {answer!r}"
+    places: list[tuple[str, ...]] = []
+    for entry in answer:
+        group = list(entry) if isinstance(entry, list | tuple) else [entry]
+        if not group or not all(isinstance(label, str) for label in group):
+            return None, f"every place must name labels, got {entry!r}"
+        if len(group) > 1 and not ties:
+            return None, (f"{entry!r} puts several labels in one place, but this run does "
+                          "not allow ties")
+        places.append(tuple(label.strip().upper() for label in group))
+    named = [label for place in places for label in place]
+    unknown = sorted({label for label in named if label not in labels})
+    repeated = sorted({label for label in named if named.count(label) > 1})
+    missing = [label for label in labels if label not in named]
+    problems = ([f"{label!r} was not shown" for label in unknown]
+                + [f"{label!r} is named twice" for label in repeated]
+                + [f"{label!r} is missing" for label in missing])
+    if problems:
+        return None, " and ".join(problems)
+    return tuple(places), ""
+
+
 @dataclass(frozen=True, slots=True)
 class RoundResult:
     """One LLM call of a match.

@@ -13,7 +13,7 @@ from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider
-from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
+from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
 from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ __all__ = [
     "OpenAIProvider",
     "PanelProvider",
     "Question",
+    "Rank",
     "ReplayProvider",
     "ReplayTopic",
     "Request",
