@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.questions import Compare, Question, Request
+from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult
 
@@ -86,8 +86,12 @@ class PanelProvider(LLMProvider):
     async def answer(self, request: Request) -> ComparisonResult | PointwiseResult:
         """Ask the judge `judge_of` names (the engine asks that judge directly)."""
         question = request.question
-        first, second = ((question.first, question.second) if isinstance(question, Compare)
-                         else (question.text, ""))
+        if isinstance(question, Compare):
+            first, second = question.first, question.second
+        elif isinstance(question, Rank):
+            first, second = question.texts[0], question.texts[1]
+        else:
+            first, second = question.text, ""
         judge = self.judge_of(first, second, repetition=request.repetition)
         return await judge.answer(request)
 
