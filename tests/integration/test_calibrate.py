@@ -14,9 +14,11 @@ from llm_qualitative_sort import (
     InputError,
     MemoryCache,
     MockLLMProvider,
+    PermanentProviderError,
     Pointwise,
     PromptTemplate,
     PromptTemplateError,
+    RunStoppedError,
     calibrate,
 )
 from llm_qualitative_sort.judge_choice import choice_html, choice_json, text_table
@@ -210,3 +212,67 @@ async def test_pointwise_settings_choose_the_scale() -> None:
         score=lambda text, criteria, scale: 0 if int(text) < 200 else 5, model="s")],
         criteria="larger", strategy=Pointwise(scale="0-5"), checkpointer=None, draws=50)
     assert found.trials[0].agreement.compared == len(HUMAN["verdicts"])
+
+
+async def test_a_mock_with_a_position_bias_shows_it_and_a_plain_mock_does_not() -> None:
+    judges = {"leaning": MockLLMProvider(seed=1, position_bias=0.4),
+              "plain": MockLLMProvider(seed=1)}
+    found = await calibrate(ITEMS, {"verdicts": _verdicts(120)}, judges=judges,
+                            criteria="larger", checkpointer=None, draws=500)
+    by_judge = {t.judge: t for t in found.trials}
+    leaning, plain = by_judge["leaning"].first_shown, by_judge["plain"].first_shown
+    assert leaning is not None and plain is not None
+    assert leaning.low is not None and leaning.low > 0.55  # 0.5 + 0.4 / 2 expected
+    assert plain.low is not None and plain.high is not None and plain.low <= 0.5 <= plain.high
+    assert found.recommended is by_judge["plain"]
+
+
+def _padded() -> tuple[list[str], list[tuple[int, int, str]]]:
+    """Numbers padded to random lengths; people prefer the larger number, whatever its length."""
+    rng = random.Random(4)
+    texts = [f"{n} " + "x" * rng.randrange(1, 300) for n in range(60)]
+    verdicts = []
+    for _ in range(150):
+        a, b = rng.sample(range(60), 2)
+        verdicts.append((a, b, "A" if a > b else "B"))
+    return texts, verdicts
+
+
+async def test_a_judge_that_prefers_longer_texts_shows_it_beside_the_people() -> None:
+    texts, verdicts = _padded()
+    judges = {"longer": FunctionProvider(lambda a, b, c: "A" if len(a) > len(b) else "B",
+                                         model="longer"),
+              "value": FunctionProvider(
+                  lambda a, b, c: "A" if int(a.split()[0]) > int(b.split()[0]) else "B",
+                  model="value")}
+    found = await calibrate(texts, {"verdicts": verdicts}, judges=judges, criteria="larger",
+                            checkpointer=None, draws=200)
+    by_judge = {t.judge: t for t in found.trials}
+    longer, value, people = by_judge["longer"].length, by_judge["value"].length, \
+        found.people_length
+    assert longer is not None and value is not None and people is not None
+    assert longer.low is not None and people.high is not None and value.high is not None
+    assert longer.low > 2 and longer.low > people.high and longer.low > value.high
+    assert found.recommended is by_judge["value"]
+
+
+async def test_a_stopped_calibration_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    store = str(tmp_path / "runs.sqlite3")
+    asked: list[tuple[str, str]] = []
+    broken = {"now": True}
+
+    def compare(a: str, b: str, criteria: str) -> str:
+        if broken["now"] and len(asked) >= 30:
+            raise PermanentProviderError("the key was revoked")
+        asked.append((a, b))
+        return "A" if int(a) > int(b) else "B"
+
+    judge = FunctionProvider(compare, model="flaky")
+    with pytest.raises(RunStoppedError, match="the key was revoked"):
+        await calibrate(ITEMS, HUMAN, judges=[judge], criteria="larger", checkpointer=store,
+                        max_concurrent_requests=1, draws=50)
+    broken["now"] = False
+    found = await calibrate(ITEMS, HUMAN, judges=[judge], criteria="larger",
+                            checkpointer=store, max_concurrent_requests=1, draws=50)
+    assert len(asked) == len(set(asked)) == 80  # nothing asked twice
+    assert found.trials[0].calls == 80 and found.trials[0].agreement.agreement == 1.0

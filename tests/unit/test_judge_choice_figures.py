@@ -113,3 +113,11 @@ def test_the_labelled_settings_refuse_bad_pairs(pairs: tuple[tuple[int, int], ..
 def test_the_labelled_strategy_refuses_a_pair_outside_the_items() -> None:
     with pytest.raises(InputError, match=r"\(0, 5\) names an item outside 0..2"):
         strategy_for(Labelled(pairs=((0, 5),)), 3, 0).check(Labelled(pairs=((0, 5),)), 3)
+
+
+def test_a_refused_setting_never_points_to_the_labelled_strategy() -> None:
+    from llm_qualitative_sort import Pointwise
+
+    with pytest.raises(InputError, match=r"strategy=Elimination\(ties=True\) or "
+                                         r"Swiss\(ties=True\)$"):
+        Pointwise(ties=True)  # type: ignore[call-arg]

@@ -8,11 +8,14 @@ each `--judge` and `--prompt`, calls `judge_choice.calibrate` and writes its tab
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 OUTPUTS = ("text", "json", "html")
+# As for `sort`: the cache directory may come from the environment.
+CACHE_VARIABLE = "LLM_QUALITATIVE_SORT_CACHE_DIR"
 _SUFFIXES = {".json": "json", ".html": "html", ".htm": "html"}
 
 
@@ -85,7 +88,8 @@ def calibrate_command(args: argparse.Namespace) -> str:
     found = asyncio.run(calibrate(
         texts, Path(args.human), ids=ids, judges=judges, criteria=args.criteria,
         prompts=_prompts(args), strategy=_strategy(args), ties=args.ties,
-        cache=open_cache(args.cache_dir), checkpointer=_checkpoint(args), seed=args.seed,
+        cache=open_cache(args.cache_dir or os.environ.get(CACHE_VARIABLE)),
+        checkpointer=_checkpoint(args), seed=args.seed,
         max_concurrent_requests=args.concurrency))
     written = _written(found, kind, args.lang)
     if args.output:

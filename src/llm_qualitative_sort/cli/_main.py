@@ -126,10 +126,14 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace) -> int:
     from llm_qualitative_sort.cli._calibrate import calibrate_command
-    from llm_qualitative_sort.errors import RunStoppedError
+    from llm_qualitative_sort.errors import RunLockedError, RunStoppedError
 
     try:
         print(calibrate_command(args), end="")
+    except RunLockedError as exc:
+        print(f"error: {one_line(exc.reason, None)}\nnothing was called; run the same command "
+              "again once its holder has stopped", file=sys.stderr)
+        return EXIT_LOCKED
     except RunStoppedError as exc:
         print(f"error: {one_line(exc.reason, None)}\nthe answers so far are kept: run the same "
               "command again to go on", file=sys.stderr)

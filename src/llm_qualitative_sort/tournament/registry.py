@@ -2,7 +2,8 @@
 
 Adding a strategy is one folder beside `elimination/`, `swiss/` and `pointwise/` (its
 `StrategySettings` subclass and its `Strategy`) and one entry in `STRATEGIES` and in
-`StrategyChoice`.
+`StrategyChoice`. `labelled/` (the labelled pairs a calibration asks) is playable
+(`PLAYABLE`) but not offered: not in `STRATEGIES`, the choices of `--strategy` or Studio.
 """
 
 from __future__ import annotations

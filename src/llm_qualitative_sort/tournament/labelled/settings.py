@@ -30,6 +30,7 @@ class Labelled(PairwiseSettings):
     """
 
     name: ClassVar[str] = "labelled"
+    offered: ClassVar[bool] = False
 
     strategy: Literal["labelled"] = Field(default="labelled", repr=False)
     comparison_rounds: CallsPerMatch = 2
