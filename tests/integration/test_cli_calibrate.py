@@ -68,6 +68,12 @@ def test_calibrate_writes_json_and_html_and_asks_no_judge_twice(tmp_path: Path,
     data = json.loads((tmp_path / "choice.json").read_text("utf-8"))
     assert data["recommended"] == {"judge": "mock", "prompt": "default"}
     assert data["trials"][0]["paid_calls"] == 40
+    # The run is an ordinary stored run: its report is written like a sort's.
+    code, _, err = _call(capsys, "report", data["trials"][0]["run_id"], "--checkpoint", db,
+                         "--out", str(tmp_path / "run.json"))
+    assert code == EXIT_OK, err
+    report = json.loads((tmp_path / "run.json").read_text("utf-8"))
+    assert report["settings"]["strategy"] == "labelled"
     code, _, err = _call(capsys, *args, "--judge", "mock:second", "--format", "html",
                          "--lang", "ja", "--output", str(tmp_path / "choice.html"))
     assert code == EXIT_OK, err
