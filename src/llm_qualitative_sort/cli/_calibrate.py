@@ -34,7 +34,9 @@ def add_calibrate(calibrate: argparse.ArgumentParser, providers: tuple[str, ...]
                            "builtin:ja (default: the built-in prompt)")
     calibrate.add_argument("--criteria", required=True,
                            help="what makes one text better than another")
-    calibrate.add_argument("--strategy", choices=("pairwise", "pointwise"), default="pairwise",
+    # Dests of their own: the config file's choices are read from flags named as settings.
+    calibrate.add_argument("--strategy", dest="asked_as", choices=("pairwise", "pointwise"),
+                           default="pairwise",
                            help="pairwise (each labelled pair asked in both orders, the "
                            "default) or pointwise (each labelled text scored alone)")
     calibrate.add_argument("--scale", metavar="LOW-HIGH|FILE",
@@ -51,7 +53,7 @@ def add_calibrate(calibrate: argparse.ArgumentParser, providers: tuple[str, ...]
                            help="text (default), json or html (default: by --output's "
                            "extension)")
     calibrate.add_argument("--output", metavar="FILE", help="write there instead of stdout")
-    calibrate.add_argument("--lang", choices=("en", "ja"), default="en",
+    calibrate.add_argument("--lang", dest="words", choices=("en", "ja"), default="en",
                            help="language of the text table and the page")
     calibrate.add_argument("--cache-dir", metavar="DIR|URI",
                            help="reuse answers kept in DIR, or in a postgresql:// database")
@@ -91,7 +93,7 @@ def calibrate_command(args: argparse.Namespace) -> str:
         cache=open_cache(args.cache_dir or os.environ.get(CACHE_VARIABLE)),
         checkpointer=_checkpoint(args), seed=args.seed,
         max_concurrent_requests=args.concurrency))
-    written = _written(found, kind, args.lang)
+    written = _written(found, kind, args.words)
     if args.output:
         Path(args.output).write_text(written, encoding="utf-8")
         return ""
@@ -147,7 +149,7 @@ def _prompts(args: argparse.Namespace) -> dict[str, Any] | None:
 
     if not args.prompts:
         return None
-    kind = "pointwise" if args.strategy == "pointwise" else "pairwise"
+    kind = "pointwise" if args.asked_as == "pointwise" else "pairwise"
     prompts: dict[str, Any] = {}
     for given in args.prompts:
         if given in prompts:
@@ -169,7 +171,7 @@ def _strategy(args: argparse.Namespace) -> Any:
     from llm_qualitative_sort.cli._exits import UsageError
     from llm_qualitative_sort.tournament.pointwise import Pointwise
 
-    if args.strategy != "pointwise":
+    if args.asked_as != "pointwise":
         if args.scale is not None:
             raise UsageError("--scale is for --strategy pointwise")
         return "pairwise"
