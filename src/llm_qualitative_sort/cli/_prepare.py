@@ -180,11 +180,11 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
                        mean_call_tokens(list(texts), config.criteria,
                                         alone=settings.name == "pointwise"))
         return None
-    return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt,
+    return Plan(config, provider, open_cache(config.cache_dir), texts, ids, prompt=prompt,
                 fields=fields)
 
 
-def _cache(where: str | None) -> Any:
+def open_cache(where: str | None) -> Any:
     """A `FileCache` in a directory, or a `PostgresCache` for a postgresql:// URI."""
     if not where:
         return None
