@@ -22,9 +22,7 @@ from llm_qualitative_sort.tournament import (
     strategy_for,
 )
 
-# A call as stored: [order, winner in match terms, reasoning, cached, input tokens, output
-# tokens], then, only when it has any, a dict of the call's facts ({"judge": identity} when a
-# panel answered it, {"batch": True} when a provider batch did).
+# A call as stored: a compact list that only `tournament.records.CallRecord` reads and writes.
 CallLog = list[Any]
 # A match as stored: [index of item_a, index of item_b, winner, [CallLog, ...]]
 MatchLog = list[Any]

@@ -9,13 +9,12 @@ from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.rating.soft import stored_probability
 from llm_qualitative_sort.results.audit import audit, ties
 from llm_qualitative_sort.results.calibration import calibration
 from llm_qualitative_sort.results.pointwise import pointwise_result
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
-from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.tournament.records import CallRecord, read_calls
 from llm_qualitative_sort.tournament.registry import settings_from_state
 from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
 from llm_qualitative_sort.verdicts import MatchResult, RoundResult
@@ -28,26 +27,16 @@ if TYPE_CHECKING:
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
     """A `MatchResult` from its stored form."""
     a, b, winner, stored = log
-    calls = stored_calls(stored)
-    # A call is stored as six fields, then optional facts: see `CallLog`.
-    rounds = [RoundResult(*call) if len(call) == 6 else _with_facts(call) for call in calls]
+    rounds = [_call_result(call) for call in read_calls(stored)]
     return MatchResult(items[a], items[b], winner, rounds, round_number)
 
 
-def _with_facts(call: Sequence[Any]) -> RoundResult:
-    """A stored call with its trailing facts: the judge it names, whether a batch answered."""
-    judge, batch, probability = None, False, None
-    for value in call[6:]:
-        if isinstance(value, dict):
-            judge = value["judge"] if isinstance(value.get("judge"), str) else judge
-            batch = batch or value.get("batch") is True
-            probability = stored_probability(value, probability)
-        elif value == "batch":  # the form of runs stored before the facts dict
-            batch = True
-    order, winner, reasoning, cached, input_tokens, output_tokens = call[:6]
-    return RoundResult(order, winner, reasoning, cached, input_tokens, output_tokens,
-                       batch=batch, judge=judge,
-                       probability=None if winner is None else probability)
+def _call_result(call: CallRecord) -> RoundResult:
+    """A stored call with its facts: the judge it names, whether a batch answered."""
+    return RoundResult(call.order, call.winner, call.reasoning, call.cached,
+                       call.input_tokens, call.output_tokens, batch=call.batch,
+                       judge=call.judge,
+                       probability=None if call.winner is None else call.probability)
 
 
 def history_matches(items: Sequence[str], history: Sequence[RoundLog], *,
@@ -179,15 +168,13 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
         for a, b, winner, calls in entry["matches"]:
             totals["total_matches"] += 1
             totals["draws"] += winner is None and a != b
-            for _order, call_winner, _reasoning, cached, tokens_in, tokens_out, *_ in (
-                stored_calls(calls)
-            ):
-                totals["cache_hits" if cached else "total_api_calls"] += 1
-                totals["failed_calls"] += call_winner is None
-                totals["tied_calls"] += call_winner == "tie"
-                if not cached:
-                    totals["input_tokens"] += tokens_in
-                    totals["output_tokens"] += tokens_out
+            for call in read_calls(calls):
+                totals["cache_hits" if call.cached else "total_api_calls"] += 1
+                totals["failed_calls"] += call.winner is None
+                totals["tied_calls"] += call.winner == "tie"
+                if not call.cached:
+                    totals["input_tokens"] += call.input_tokens
+                    totals["output_tokens"] += call.output_tokens
     return totals
 
 

@@ -23,8 +23,8 @@ from llm_qualitative_sort.verdicts import Side
 
 # A strategy's own state between rounds: plain JSON-ready data (lists, numbers, strings).
 Standing = dict[str, Any]
-# A match as the history keeps it: [index of a, index of b, winner, [call, ...]], where a call
-# is [order, winner in match terms, reasoning, cached, input tokens, output tokens].
+# A match as the history keeps it: [index of a, index of b, winner, [call, ...]], each call
+# in the stored form `tournament.records.CallRecord` reads.
 PlayedMatch = Sequence[Any]
 
 

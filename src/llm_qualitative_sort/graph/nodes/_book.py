@@ -18,6 +18,7 @@ from llm_qualitative_sort.results.events import EventSink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
+from llm_qualitative_sort.tournament.records import CallRecord
 from llm_qualitative_sort.verdicts import ComparisonResult, Verdict
 
 # A call shown BA answers in its own terms; the match stores it in its own: a tie stays a
@@ -129,7 +130,7 @@ class MatchBook:
     def close(self, match: OpenMatch) -> MatchLog:
         """Close a match whose calls are all in: its verdict, in its stored form."""
         del self.open[match.key]
-        winner = match_winner(call[1] for call in match.logs)
+        winner = match_winner(CallRecord.read(call).winner for call in match.logs)
         players = self._players
         log: list[Any] = [players[match.a], players[match.b], winner, match.logs]
         self.completed += 1

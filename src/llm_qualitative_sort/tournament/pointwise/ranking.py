@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from llm_qualitative_sort.scoring import Scale, call_score, stored_value
-from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.tournament.records import read_calls
 
 # Scores are means of a few floats: equal ones may differ in their last bits.
 DIGITS = 9
@@ -22,9 +22,8 @@ def item_scores(history: Iterable[Any], n_items: int, scale: Scale, inverse: boo
     scores: list[list[float]] = [[] for _ in range(n_items)]
     for entry in history:
         for item, _same, _winner, logs in entry["matches"]:
-            for log in stored_calls(logs):
-                facts = log[6] if len(log) > 6 and isinstance(log[6], dict) else {}
-                value = stored_value(facts)
+            for log in read_calls(logs):
+                value = stored_value(log.facts)
                 if value is not None:
                     scores[item].append(call_score(value, scale, inverse))
     return scores

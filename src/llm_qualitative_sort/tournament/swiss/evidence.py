@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from llm_qualitative_sort.rating.soft import call_probability, soft_share
-from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.rating.soft import soft_share
+from llm_qualitative_sort.tournament.records import read_calls
 
 
 @dataclass
@@ -52,12 +52,12 @@ def gather_evidence(history: Iterable[Any], n_items: int, soft: bool = False) ->
     for entry in history:
         for a, b, _winner, logs in entry["matches"]:
             if a == b:  # an item scored alone (a pre-pass): a judgement, not a pairing
-                calls += len(stored_calls(logs))
+                calls += len(logs)
                 continue
             key = pair_key(a, b)
-            for log in stored_calls(logs):
-                order, winner = log[0], log[1]
-                shown, other = (a, b) if order == "AB" else (b, a)
+            for log in read_calls(logs):
+                winner = log.winner
+                shown, other = (a, b) if log.order == "AB" else (b, a)
                 balance[shown] += 1
                 balance[other] -= 1
                 meetings[key] += 1
@@ -67,7 +67,7 @@ def gather_evidence(history: Iterable[Any], n_items: int, soft: bool = False) ->
                     second.append(other)
                     hard = (0.5 if winner == "tie" else
                             1.0 if (winner == "A") == (shown == a) else 0.0)
-                    won.append(soft_share(hard, call_probability(log), shown == a, soft)
+                    won.append(soft_share(hard, log.probability, shown == a, soft)
                                if soft else hard)
     return Evidence(
         np.asarray(first, dtype=np.intp),

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from llm_qualitative_sort.scoring import Scale, ScoreQuestion
-from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.tournament.records import read_calls
 
 # The pre-pass question: the default scale, asked directly (or inverse).
 SCALE = Scale.parse(None)
@@ -64,10 +64,9 @@ def label_spreads(history: Iterable[Any], n_items: int, inverse: bool = False
         for a, b, _winner, logs in entry["matches"]:
             if a != b:
                 continue
-            for log in stored_calls(logs):
-                facts = log[6] if len(log) > 6 and isinstance(log[6], dict) else {}
-                stored = facts.get("pointwise")
-                if not isinstance(stored, dict) or stored.get("label") is None:
+            for log in read_calls(logs):
+                stored = log.label
+                if stored is None or stored.get("label") is None:
                     continue
                 dist = stored.get("distribution")
                 spread = ({int(k): float(p) for k, p in dist} if dist else

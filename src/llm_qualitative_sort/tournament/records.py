@@ -1,0 +1,106 @@
+"""A stored call as a named record: the one reader and writer of its stored form.
+
+A checkpoint keeps each call as a compact list, `[order, winner in match terms, reasoning,
+cached, input tokens, output tokens]`, then, only when it has any, a dict of the call's facts
+(`{"judge": identity}` when a panel answered it, `{"batch": True}` when a provider batch
+did, `"probability"` for a soft verdict, `"pointwise"` for a label and its spread). Runs
+stored before the facts dict marked a batch answer with the string "batch" instead. Every
+other module reads and writes calls through `CallRecord`, never by position.
+
+Earlier versions left a call whose provider raised a stray `CancelledError` out of its
+match's log (a `None` where the call belongs), and every later ranking failed on it, so the
+run could never finish. `read_calls` reads such a call as a failed call (no verdict, no
+tokens): the run finishes, and the loss stays visible in `failed_calls`. New runs never
+store one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from llm_qualitative_sort.rating.soft import stored_probability
+from llm_qualitative_sort.verdicts import Order, Verdict
+
+LOST_REASON = "no answer: the call was lost (a stray CancelledError); counted as a failed call"
+# Shared by every record without facts, never written to (records are read-only).
+_NO_FACTS: Mapping[str, Any] = {}
+
+
+class CallRecord(NamedTuple):
+    """One answered call of a match, in match terms (`winner` "A" is the match's first item).
+
+    Example:
+        >>> record = CallRecord.read(["BA", "B", "why", False, 10, 2, {"judge": "j"}])
+        >>> record.winner, record.judge, record.stored()[-1]
+        ('B', 'j', {'judge': 'j'})
+    """
+
+    order: Order
+    winner: Verdict | None
+    reasoning: str
+    cached: bool
+    input_tokens: int
+    output_tokens: int
+    facts: Mapping[str, Any] = _NO_FACTS
+    # Only runs stored before the facts dict: the "batch" marker that stood for its entry.
+    marked_batch: bool = False
+
+    @classmethod
+    def read(cls, stored: Sequence[Any]) -> CallRecord:
+        """A call from its stored form (any version's)."""
+        if len(stored) == 6:
+            return cls(*stored)
+        facts: dict[str, Any] = {}
+        marked = False
+        for value in stored[6:]:
+            if isinstance(value, dict):
+                facts.update(value)
+            elif value == "batch":
+                marked = True
+        return cls._make([*stored[:6], facts, marked])
+
+    def stored(self) -> list[Any]:
+        """The compact list a checkpoint keeps (the facts only when there are any)."""
+        log: list[Any] = [self.order, self.winner, self.reasoning, self.cached, self.input_tokens,
+               self.output_tokens]
+        if self.facts:
+            log.append(dict(self.facts))
+        if self.marked_batch:
+            log.append("batch")
+        return log
+
+    @property
+    def judge(self) -> str | None:
+        """The panel judge that answered, if the run had a panel."""
+        judge = self.facts.get("judge")
+        return judge if isinstance(judge, str) else None
+
+    @property
+    def batch(self) -> bool:
+        """Whether a provider batch answered it (priced at the batch price)."""
+        return self.marked_batch or self.facts.get("batch") is True
+
+    @property
+    def probability(self) -> float | None:
+        """The judge's probability that the match's first item wins (a soft verdict)."""
+        return stored_probability(self.facts)
+
+    @property
+    def label(self) -> Mapping[str, Any] | None:
+        """A call that scored a text alone: its label and their spread, else None."""
+        scored = self.facts.get("pointwise")
+        return scored if isinstance(scored, Mapping) else None
+
+
+def read_calls(stored: list[Any]) -> list[CallRecord]:
+    """A match's stored calls as records, a call an earlier version lost as a failed one.
+
+    Example:
+        >>> [(call.order, call.winner) for call in read_calls([["AB", "A", "", 0, 1, 1], None])]
+        [('AB', 'A'), ('BA', None)]
+    """
+    # Orders alternate AB, BA within a match (see `tournament.presentation_orders`).
+    return [CallRecord.read(call) if call is not None else
+            CallRecord("AB" if number % 2 == 0 else "BA", None, LOST_REASON, False, 0, 0)
+            for number, call in enumerate(stored)]
