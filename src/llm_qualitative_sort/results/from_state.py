@@ -14,7 +14,14 @@ from llm_qualitative_sort.results.calibration import calibration
 from llm_qualitative_sort.results.pointwise import pointwise_result
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
-from llm_qualitative_sort.tournament.records import CallRecord, read_calls
+from llm_qualitative_sort.tournament.match import match_winner
+from llm_qualitative_sort.tournament.records import (
+    CallRecord,
+    ScoreRecord,
+    read_calls,
+    round_matches,
+    round_scores,
+)
 from llm_qualitative_sort.tournament.registry import settings_from_state
 from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
 from llm_qualitative_sort.verdicts import MatchResult, RoundResult
@@ -29,6 +36,16 @@ def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> Ma
     a, b, winner, stored = log
     rounds = [_call_result(call) for call in read_calls(stored)]
     return MatchResult(items[a], items[b], winner, rounds, round_number)
+
+
+def score_match(items: Sequence[str], score: ScoreRecord, round_number: int) -> MatchResult:
+    """A text scored alone, as the results list it: a one-call match of the text with itself.
+
+    Its winner is "A" when the judge gave a label, else None (the call has no verdict).
+    """
+    text = items[score.item]
+    return MatchResult(text, text, match_winner([score.call.winner]),
+                       [_call_result(score.call)], round_number)
 
 
 def _call_result(call: CallRecord) -> RoundResult:
@@ -50,9 +67,11 @@ def history_matches(items: Sequence[str], history: Sequence[RoundLog], *,
     matches: list[MatchResult] = []
     for entry in history:
         number = entry["round"]
-        matches.extend(match_from_log(items, log, number) for log in entry["matches"])
+        matches.extend(match_from_log(items, log, number) for log in round_matches(entry))
+        matches.extend(score_match(items, score, number) for score in round_scores(entry))
         if release:
             entry["matches"] = []
+            entry.pop("scores", None)
     return matches
 
 
@@ -165,16 +184,18 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
                             "draws", "input_tokens", "output_tokens", "tied_calls"), 0)
     totals["rounds"] = len(history)
     for entry in history:
-        for a, b, winner, calls in entry["matches"]:
-            totals["total_matches"] += 1
-            totals["draws"] += winner is None and a != b
-            for call in read_calls(calls):
-                totals["cache_hits" if call.cached else "total_api_calls"] += 1
-                totals["failed_calls"] += call.winner is None
-                totals["tied_calls"] += call.winner == "tie"
-                if not call.cached:
-                    totals["input_tokens"] += call.input_tokens
-                    totals["output_tokens"] += call.output_tokens
+        scores = round_scores(entry)
+        matches = round_matches(entry)
+        totals["total_matches"] += len(matches) + len(scores)
+        totals["draws"] += sum(winner is None for _a, _b, winner, _calls in matches)
+        calls = [call for *_, stored in matches for call in read_calls(stored)]
+        for call in calls + [score.call for score in scores]:
+            totals["cache_hits" if call.cached else "total_api_calls"] += 1
+            totals["failed_calls"] += call.winner is None
+            totals["tied_calls"] += call.winner == "tie"
+            if not call.cached:
+                totals["input_tokens"] += call.input_tokens
+                totals["output_tokens"] += call.output_tokens
     return totals
 
 

@@ -14,7 +14,7 @@ from llm_qualitative_sort.results.audit import ties
 from llm_qualitative_sort.scoring import ItemScore, Scale, ScoredCall, call_score, stored_value
 from llm_qualitative_sort.tournament.pointwise import Pointwise
 from llm_qualitative_sort.tournament.pointwise.ranking import DIGITS
-from llm_qualitative_sort.tournament.records import CallRecord, read_calls
+from llm_qualitative_sort.tournament.records import CallRecord, round_scores
 from llm_qualitative_sort.tournament.registry import settings_from_state
 
 CostEstimate = Any  # Callable[[int, int], float | None]; kept loose to import nothing more
@@ -27,9 +27,8 @@ def scored_items(items: Sequence[str], history: Sequence[Mapping[str, Any]],
     """Every item's calls (labels, distributions, reasons) and mean score, in item order."""
     calls: list[list[ScoredCall]] = [[] for _ in items]
     for entry in history:
-        for item, _same, _winner, logs in entry["matches"]:
-            for log in read_calls(logs):
-                calls[item].append(_scored_call(log, settings.scale, settings.inverse))
+        for item, call in round_scores(entry):
+            calls[item].append(_scored_call(call, settings.scale, settings.inverse))
     found = []
     for text, own in zip(items, calls, strict=True):
         scores = [c.score for c in own if c.score is not None]

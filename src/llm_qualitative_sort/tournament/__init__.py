@@ -13,6 +13,7 @@ orders of a match's calls and its verdict. Plain functions on plain data
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
+    PlannedScore,
     RoundPlan,
     Standing,
     Strategy,
@@ -58,6 +59,7 @@ __all__ = [
     "Pointwise",
     "PointwiseStrategy",
     "PlannedMatch",
+    "PlannedScore",
     "RoundPlan",
     "Standing",
     "Strategy",

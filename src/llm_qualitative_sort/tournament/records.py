@@ -1,4 +1,4 @@
-"""A stored call as a named record: the one reader and writer of its stored form.
+"""A stored call and a stored score as named records: the one reader and writer of their forms.
 
 A checkpoint keeps each call as a compact list, `[order, winner in match terms, reasoning,
 cached, input tokens, output tokens]`, then, only when it has any, a dict of the call's facts
@@ -7,7 +7,12 @@ did, `"probability"` for a soft verdict, `"pointwise"` for a label and its sprea
 stored before the facts dict marked a batch answer with the string "batch" instead. Every
 other module reads and writes calls through `CallRecord`, never by position.
 
-Earlier versions left a call whose provider raised a stray `CancelledError` out of its
+A text scored alone (a pointwise run, a Swiss pre-pass) is stored in its round's "scores"
+as `[item, call]` (`ScoreRecord`). Runs stored by earlier versions kept it among the
+round's matches as a one-call match of the text with itself, `[item, item, winner,
+[call]]`: `round_scores` reads both forms, and `round_matches` leaves the older one out.
+
+Earlier versions also left a call whose provider raised a stray `CancelledError` out of its
 match's log (a `None` where the call belongs), and every later ranking failed on it, so the
 run could never finish. `read_calls` reads such a call as a failed call (no verdict, no
 tokens): the run finishes, and the loss stays visible in `failed_calls`. New runs never
@@ -104,3 +109,47 @@ def read_calls(stored: list[Any]) -> list[CallRecord]:
     return [CallRecord.read(call) if call is not None else
             CallRecord("AB" if number % 2 == 0 else "BA", None, LOST_REASON, False, 0, 0)
             for number, call in enumerate(stored)]
+
+
+class ScoreRecord(NamedTuple):
+    """One call that scored a text alone: the text's index and the call.
+
+    Example:
+        >>> record = ScoreRecord.read([2, ["AB", None, "no label", False, 5, 1]])
+        >>> record.item, record.call.winner, record.stored()[0]
+        (2, None, 2)
+    """
+
+    item: int
+    call: CallRecord
+
+    @classmethod
+    def read(cls, stored: Sequence[Any]) -> ScoreRecord:
+        """A score from its stored form, `[item, call]`."""
+        item, call = stored
+        return cls(item, CallRecord.read(call))
+
+    def stored(self) -> list[Any]:
+        """The compact list a checkpoint keeps."""
+        return [self.item, self.call.stored()]
+
+
+def round_scores(entry: Mapping[str, Any]) -> list[ScoreRecord]:
+    """The texts a stored round scored alone, in the order planned (either stored form).
+
+    Example:
+        >>> call = ["AB", "A", "", False, 5, 1, {"pointwise": {"label": 3}}]
+        >>> earlier = {"matches": [[4, 4, "A", [call]]]}
+        >>> round_scores(earlier) == round_scores({"matches": [], "scores": [[4, call]]})
+        True
+    """
+    scores = [ScoreRecord.read(stored) for stored in entry.get("scores", ())]
+    scores += [ScoreRecord(a, call) for a, b, _winner, calls in entry["matches"] if a == b
+               for call in read_calls(calls)]
+    return scores
+
+
+def round_matches(entry: Mapping[str, Any]) -> list[Any]:
+    """The matches of two texts a stored round played (an earlier form's scores left out)."""
+    matches: list[Any] = entry["matches"]
+    return [match for match in matches if match[0] != match[1]]

@@ -12,4 +12,5 @@ async def pair(state: TournamentState) -> dict[str, Any]:
     round_number = state["round"] + 1
     plan = run_strategy(state).plan(state["standing"], state.get("history", []), round_number)
     matches = [[m.a, m.b, m.first_repetition] for m in plan.matches]
-    return {"round": round_number, "matches": matches, "bye": plan.bye}
+    scores = [[s.item, s.repetition] for s in plan.scores]
+    return {"round": round_number, "matches": matches, "scores": scores, "bye": plan.bye}

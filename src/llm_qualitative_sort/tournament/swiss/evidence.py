@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from llm_qualitative_sort.rating.soft import soft_share
-from llm_qualitative_sort.tournament.records import read_calls
+from llm_qualitative_sort.tournament.records import read_calls, round_matches, round_scores
 
 
 @dataclass
@@ -50,10 +50,8 @@ def gather_evidence(history: Iterable[Any], n_items: int, soft: bool = False) ->
     balance = [0] * n_items
     calls = 0
     for entry in history:
-        for a, b, _winner, logs in entry["matches"]:
-            if a == b:  # an item scored alone (a pre-pass): a judgement, not a pairing
-                calls += len(logs)
-                continue
+        calls += len(round_scores(entry))  # items scored alone (a pre-pass): no pairing
+        for a, b, _winner, logs in round_matches(entry):
             key = pair_key(a, b)
             for log in read_calls(logs):
                 winner = log.winner
