@@ -7,7 +7,14 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.graph.state import planned_round
-from llm_qualitative_sort.tournament import PlannedScore, Pointwise, PointwiseStrategy
+from llm_qualitative_sort.tournament import (
+    Elimination,
+    PlannedScore,
+    Pointwise,
+    PointwiseStrategy,
+    Swiss,
+    scores_alone,
+)
 from llm_qualitative_sort.tournament.records import (
     CallRecord,
     ScoreRecord,
@@ -67,3 +74,10 @@ def test_an_earlier_versions_planned_round_reads_as_scores() -> None:
     earlier: Any = {"matches": [[3, 3, 1], [5, 5, 0]]}
     assert planned_round(earlier) == ([], [[3, 1], [5, 0]])
     assert planned_round({"matches": [[0, 2, 4]], "scores": []}) == ([[0, 2, 4]], [])
+
+
+def test_the_strategy_says_whether_it_scores_texts_alone() -> None:
+    assert [settings.scores_alone for settings in (Pointwise(), Swiss(), Elimination())] == [
+        True, False, False]
+    assert [scores_alone(name) for name in ("pointwise", "swiss", "elimination", None)] == [
+        True, False, False, False]

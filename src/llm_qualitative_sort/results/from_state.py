@@ -243,7 +243,7 @@ def sort_result(
     caller that has no further use for it.
     """
     settings = settings_from_state(values)
-    if settings.name == "pointwise":  # scores of texts judged alone, no fit
+    if settings.scores_alone:  # scores of texts judged alone, no fit
         return pointwise_result(values, run_id, elapsed, estimate_cost,
                                 batch_discount=batch_discount, prompt=prompt, rate=rate)
     items: list[str] = values["items"]

@@ -47,6 +47,9 @@ class StrategySettings(BaseModel):
 
     # The strategy's name: the `strategy` field's only value (`strategy="swiss"`).
     name: ClassVar[str]
+    # Whether its every call scores one text alone (no pairs): the run asks a pointwise
+    # prompt, and its result holds scores rather than a fit of matches.
+    scores_alone: ClassVar[bool] = False
 
     # Which strategy (each subclass fixes it): the discriminator of its plain data.
     strategy: str = Field(repr=False)
