@@ -40,3 +40,7 @@ def test_a_lost_call_reads_as_a_failed_call_in_its_order() -> None:
     assert [(c.order, c.winner, c.reasoning) for c in calls[1:]] == [
         ("BA", None, LOST_REASON), ("AB", None, LOST_REASON)]
     assert calls[0] == CallRecord.read(FORMS[0])
+
+
+def test_a_call_cut_short_after_its_winner_reads_with_nothing_else() -> None:
+    assert CallRecord.read(["BA", "tie"]) == CallRecord("BA", "tie", "", False, 0, 0)

@@ -28,6 +28,8 @@ from llm_qualitative_sort.rating.soft import stored_probability
 from llm_qualitative_sort.verdicts import Order, Verdict
 
 LOST_REASON = "no answer: the call was lost (a stray CancelledError); counted as a failed call"
+# What a call cut short after its order and winner reads as (see `CallRecord.read`).
+_UNSTATED = ("", False, 0, 0)
 # Shared by every record without facts, never written to (records are read-only).
 _NO_FACTS: Mapping[str, Any] = {}
 
@@ -53,9 +55,15 @@ class CallRecord(NamedTuple):
 
     @classmethod
     def read(cls, stored: Sequence[Any]) -> CallRecord:
-        """A call from its stored form (any version's)."""
+        """A call from its stored form (any version's).
+
+        A form cut short after its order and winner (as hand-written histories are) reads
+        with no reasoning, not cached, and no tokens.
+        """
         if len(stored) == 6:
             return cls(*stored)
+        if len(stored) < 6:
+            return cls(*stored, *_UNSTATED[len(stored) - 2:])
         facts: dict[str, Any] = {}
         marked = False
         for value in stored[6:]:
