@@ -24,6 +24,7 @@ from llm_qualitative_sort.results.events import EventSink, QuietSink
 from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace
+from llm_qualitative_sort.tournament import Elimination, StrategySettings
 from llm_qualitative_sort.tournament.records import CallRecord
 from llm_qualitative_sort.verdicts import ComparisonResult, Order, Verdict
 
@@ -108,9 +109,10 @@ class CallSettings:
     # Name the judge in every call's facts: a run resumed by another judge than its first.
     name_judge: bool = False
     stop: asyncio.Event = field(default_factory=asyncio.Event)
-    ties: bool = False
-    # The run's verdicts are soft: answers are read for their probabilities too.
-    soft: bool = False
+    # The run's strategy settings: whether the judge may answer that two texts are equally
+    # good (`offers_ties`), and whether answers are read for their probabilities too
+    # (`soft_verdicts`). By default neither.
+    rules: StrategySettings = field(default_factory=Elimination)
     # The run's own prompt (None: the default); its calls are cached apart.
     prompt: PromptSetup | None = None
     # A pointwise round's question (a pointwise run, a Swiss pre-pass): each call shows

@@ -64,8 +64,7 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
         rates=ctx.rates,
-        name_judge=ctx.name_judge, events=events, ties=strategy.settings.offers_ties,
-        soft=strategy.settings.soft_verdicts,
+        name_judge=ctx.name_judge, events=events, rules=strategy.settings,
         prompt=round_prompt(ctx.run_prompt(state), bool(scores)),
         question=strategy.question(state["standing"]) if scores else None,
     )
