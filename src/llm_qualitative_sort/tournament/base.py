@@ -134,7 +134,7 @@ class Strategy(ABC, Generic[S]):
 
     @abstractmethod
     def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
-        """The matches of round `round_number` (1, 2, …); never empty unless `finished`."""
+        """The matches (or scores) of round `round_number` (1, 2, …); some unless `finished`."""
 
     @abstractmethod
     def update(self, standing: Standing, history: Sequence[Any]) -> Update:
