@@ -4,7 +4,14 @@ from typing import Any
 
 import pytest
 
-from llm_qualitative_sort.tournament.records import LOST_REASON, CallRecord, read_calls
+from llm_qualitative_sort.tournament.records import (
+    LOST_REASON,
+    CallRecord,
+    call_results,
+    call_verdicts,
+    read_calls,
+    round_result,
+)
 
 FORMS: list[list[Any]] = [
     ["AB", "A", "why", False, 10, 2],
@@ -44,3 +51,12 @@ def test_a_lost_call_reads_as_a_failed_call_in_its_order() -> None:
 
 def test_a_call_cut_short_after_its_winner_reads_with_nothing_else() -> None:
     assert CallRecord.read(["BA", "tie"]) == CallRecord("BA", "tie", "", False, 0, 0)
+
+
+@pytest.mark.parametrize("stored", [*FORMS, None])
+def test_the_quick_readers_read_as_the_record_does(stored: list[Any] | None) -> None:
+    calls = [FORMS[0], stored]
+    records = read_calls(calls)
+    assert call_verdicts(calls) == [(c.order, c.winner, c.probability) for c in records]
+    assert call_results(calls) == [round_result(c) for c in records]
+    assert call_results([FORMS[2]])[0].probability == 0.25 and call_results([FORMS[4]])[0].batch

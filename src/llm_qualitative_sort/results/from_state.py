@@ -18,8 +18,10 @@ from llm_qualitative_sort.tournament.match import match_winner
 from llm_qualitative_sort.tournament.records import (
     CallRecord,
     ScoreRecord,
+    call_results,
     read_calls,
     round_matches,
+    round_result,
     round_scores,
 )
 from llm_qualitative_sort.tournament.registry import settings_from_state
@@ -34,8 +36,7 @@ if TYPE_CHECKING:
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
     """A `MatchResult` from its stored form."""
     a, b, winner, stored = log
-    rounds = [_call_result(call) for call in read_calls(stored)]
-    return MatchResult(items[a], items[b], winner, rounds, round_number)
+    return MatchResult(items[a], items[b], winner, call_results(stored), round_number)
 
 
 def score_match(items: Sequence[str], score: ScoreRecord, round_number: int) -> MatchResult:
@@ -45,15 +46,7 @@ def score_match(items: Sequence[str], score: ScoreRecord, round_number: int) -> 
     """
     text = items[score.item]
     return MatchResult(text, text, match_winner([score.call.winner]),
-                       [_call_result(score.call)], round_number)
-
-
-def _call_result(call: CallRecord) -> RoundResult:
-    """A stored call with its facts: the judge it names, whether a batch answered."""
-    return RoundResult(call.order, call.winner, call.reasoning, call.cached,
-                       call.input_tokens, call.output_tokens, batch=call.batch,
-                       judge=call.judge,
-                       probability=None if call.winner is None else call.probability)
+                       [round_result(score.call)], round_number)
 
 
 def history_matches(items: Sequence[str], history: Sequence[RoundLog], *,
@@ -188,15 +181,24 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
         matches = round_matches(entry)
         totals["total_matches"] += len(matches) + len(scores)
         totals["draws"] += sum(winner is None for _a, _b, winner, _calls in matches)
-        calls = [call for *_, stored in matches for call in read_calls(stored)]
-        for call in calls + [score.call for score in scores]:
-            totals["cache_hits" if call.cached else "total_api_calls"] += 1
-            totals["failed_calls"] += call.winner is None
-            totals["tied_calls"] += call.winner == "tie"
-            if not call.cached:
-                totals["input_tokens"] += call.input_tokens
-                totals["output_tokens"] += call.output_tokens
+        for *_, stored in matches:
+            _count_calls(totals, read_calls(stored))
+        _count_calls(totals, [score.call for score in scores])
     return totals
+
+
+def _count_calls(totals: dict[str, int], calls: list[CallRecord]) -> None:
+    for call in calls:
+        if call.cached:
+            totals["cache_hits"] += 1
+        else:
+            totals["total_api_calls"] += 1
+            totals["input_tokens"] += call.input_tokens
+            totals["output_tokens"] += call.output_tokens
+        if call.winner is None:
+            totals["failed_calls"] += 1
+        elif call.winner == "tie":
+            totals["tied_calls"] += 1
 
 
 def _cost(

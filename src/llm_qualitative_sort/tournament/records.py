@@ -25,13 +25,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from llm_qualitative_sort.rating.soft import stored_probability
-from llm_qualitative_sort.verdicts import Order, Verdict
+from llm_qualitative_sort.verdicts import Order, RoundResult, Verdict
 
 LOST_REASON = "no answer: the call was lost (a stray CancelledError); counted as a failed call"
 # What a call cut short after its order and winner reads as (see `CallRecord.read`).
 _UNSTATED = ("", False, 0, 0)
 # Shared by every record without facts, never written to (records are read-only).
 _NO_FACTS: Mapping[str, Any] = {}
+# A NamedTuple's own constructor is a Python function with defaults: twice the time.
+_new_tuple = tuple.__new__
 
 
 class CallRecord(NamedTuple):
@@ -60,8 +62,8 @@ class CallRecord(NamedTuple):
         A form cut short after its order and winner (as hand-written histories are) reads
         with no reasoning, not cached, and no tokens.
         """
-        if len(stored) == 6:
-            return cls(*stored)
+        if len(stored) == 6:  # most calls: built directly, as every fit reads every call
+            return _new_tuple(cls, (*stored, _NO_FACTS, False))
         if len(stored) < 6:
             return cls(*stored, *_UNSTATED[len(stored) - 2:])
         facts: dict[str, Any] = {}
@@ -75,8 +77,8 @@ class CallRecord(NamedTuple):
 
     def stored(self) -> list[Any]:
         """The compact list a checkpoint keeps (the facts only when there are any)."""
-        log: list[Any] = [self.order, self.winner, self.reasoning, self.cached, self.input_tokens,
-               self.output_tokens]
+        log: list[Any] = [self.order, self.winner, self.reasoning, self.cached,
+                          self.input_tokens, self.output_tokens]
         if self.facts:
             log.append(dict(self.facts))
         if self.marked_batch:
@@ -113,10 +115,54 @@ def read_calls(stored: list[Any]) -> list[CallRecord]:
         >>> [(call.order, call.winner) for call in read_calls([["AB", "A", "", 0, 1, 1], None])]
         [('AB', 'A'), ('BA', None)]
     """
+    read = CallRecord.read
+    if None not in stored:
+        return [read(call) for call in stored]
     # Orders alternate AB, BA within a match (see `tournament.presentation_orders`).
-    return [CallRecord.read(call) if call is not None else
+    return [read(call) if call is not None else
             CallRecord("AB" if number % 2 == 0 else "BA", None, LOST_REASON, False, 0, 0)
             for number, call in enumerate(stored)]
+
+
+def call_verdicts(stored: list[Any]) -> list[tuple[Order, Verdict | None, float | None]]:
+    """A match's calls as (order, winner, probability): what a fit reads of every call.
+
+    The same as reading each call's record, without building one for a call with no facts
+    (most calls): a Swiss run reads every call of its history twice a round.
+
+    Example:
+        >>> call_verdicts([["AB", "A", "", False, 1, 1], ["BA", "B", "", False, 1, 1,
+        ...                                            {"probability": 0.25}]])
+        [('AB', 'A', None), ('BA', 'B', 0.25)]
+    """
+    if None in stored:
+        return [(call.order, call.winner, call.probability) for call in read_calls(stored)]
+    return [(call[0], call[1], None) if len(call) == 6 else _verdict(CallRecord.read(call))
+            for call in stored]
+
+
+def call_results(stored: list[Any]) -> list[RoundResult]:
+    """A match's calls as the results list them (`MatchResult.rounds`).
+
+    A call without facts (most calls) becomes its result directly, without a record in
+    between: a run's result reads every call it made.
+    """
+    if None in stored:
+        return [round_result(call) for call in read_calls(stored)]
+    return [RoundResult(*call) if len(call) == 6 else round_result(CallRecord.read(call))
+            for call in stored]
+
+
+def round_result(call: CallRecord) -> RoundResult:
+    """A call as the results list it, with its facts: its judge, whether a batch answered."""
+    return RoundResult(call.order, call.winner, call.reasoning, call.cached,
+                       call.input_tokens, call.output_tokens, batch=call.batch,
+                       judge=call.judge,
+                       probability=None if call.winner is None else call.probability)
+
+
+def _verdict(call: CallRecord) -> tuple[Order, Verdict | None, float | None]:
+    return call.order, call.winner, call.probability
 
 
 class ScoreRecord(NamedTuple):

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from llm_qualitative_sort.rating.soft import soft_share
-from llm_qualitative_sort.tournament.records import read_calls, round_matches, round_scores
+from llm_qualitative_sort.tournament.records import call_verdicts, round_matches, round_scores
 
 
 @dataclass
@@ -53,9 +53,8 @@ def gather_evidence(history: Iterable[Any], n_items: int, soft: bool = False) ->
         calls += len(round_scores(entry))  # items scored alone (a pre-pass): no pairing
         for a, b, _winner, logs in round_matches(entry):
             key = pair_key(a, b)
-            for log in read_calls(logs):
-                winner = log.winner
-                shown, other = (a, b) if log.order == "AB" else (b, a)
+            for order, winner, probability in call_verdicts(logs):
+                shown, other = (a, b) if order == "AB" else (b, a)
                 balance[shown] += 1
                 balance[other] -= 1
                 meetings[key] += 1
@@ -65,7 +64,7 @@ def gather_evidence(history: Iterable[Any], n_items: int, soft: bool = False) ->
                     second.append(other)
                     hard = (0.5 if winner == "tie" else
                             1.0 if (winner == "A") == (shown == a) else 0.0)
-                    won.append(soft_share(hard, log.probability, shown == a, soft)
+                    won.append(soft_share(hard, probability, shown == a, soft)
                                if soft else hard)
     return Evidence(
         np.asarray(first, dtype=np.intp),
