@@ -167,7 +167,7 @@ class QualitativeSorter:
         self.schedule = check_schedule(schedule, played_by, provider)
         check_wait(wait_for_run)
         self.allow_judge_change = check_flag("allow_judge_change", allow_judge_change)
-        self.prompt = check_prompt(prompt, context, self.settings.name == "pointwise",
+        self.prompt = check_prompt(prompt, context, self.settings.scores_alone,
                                    getattr(self.settings, "scale", None))
         self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)

@@ -1,8 +1,13 @@
 """The dry run's estimate says why a run may play fewer matches, per strategy."""
 
+import asyncio
 import io
 
+import pytest
+
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
 from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
+from llm_qualitative_sort.cli._rounds import simulated_rounds
 from llm_qualitative_sort.tournament import Elimination, StrategySettings, Swiss
 
 
@@ -33,3 +38,15 @@ def test_the_tokens_per_call_are_the_estimate_the_pacing_uses() -> None:
     expected = call_tokens("x" * 600, "y" * 600, "clarity")
     assert f"tokens per call: about {expected} " in out.getvalue()
     assert f"about {expected * plan.max_calls:,} for {plan.max_calls:,} calls)" in out.getvalue()
+
+
+@pytest.mark.parametrize(("n_items", "budget"), [(2, None), (8, 40), (20, 100)])
+def test_the_simulated_rounds_of_a_pre_pass_are_those_a_run_plays(
+    n_items: int, budget: int | None
+) -> None:
+    # A pre-pass spends one call per text whatever the calls per match (here 2).
+    settings = Swiss(budget=budget, prepass="pointwise", comparison_rounds=2)
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="larger", seed=3,
+                               strategy=settings)
+    result = asyncio.run(sorter.sort([str(i) for i in range(n_items)]))
+    assert simulated_rounds(settings, n_items) == result.statistics.rounds

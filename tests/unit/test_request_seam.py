@@ -17,7 +17,13 @@ from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort import GoogleProvider, LangChainProvider, LLMProvider, OpenAIProvider
+from llm_qualitative_sort import (
+    GoogleProvider,
+    LangChainProvider,
+    LLMProvider,
+    OpenAIProvider,
+    Swiss,
+)
 from llm_qualitative_sort._calls import Call, CallSettings
 from llm_qualitative_sort._calls._batch_requests import (
     asked,
@@ -130,7 +136,7 @@ def _settings(**options) -> CallSettings:
 
 
 def test_a_batch_record_names_the_question_of_its_request() -> None:
-    ties = call_request(CALL, _settings(ties=True))
+    ties = call_request(CALL, _settings(rules=Swiss(ties=True)))
     assert ties == Request(Compare("first", "second"), "c", 0, ties=True)
     assert job_request(CALL, ties) == JobRequest("m3-c1", 3, 1, "shown", "compare+ties")
     scored = call_request(CALL, _settings(question=ScoreQuestion(SCALE, inverse=True)))
@@ -144,7 +150,8 @@ def test_a_record_is_read_as_the_question_it_names_and_an_old_one_as_its_round()
     old = JobRequest("m3-c1", 3, 1, "shown")
     assert recorded_request(old, CALL, plain) == call_request(CALL, plain)
     named = JobRequest("m3-c1", 3, 1, "shown", "compare+ties")
-    assert recorded_request(named, CALL, plain) == call_request(CALL, _settings(ties=True))
+    with_ties = _settings(rules=Swiss(ties=True))
+    assert recorded_request(named, CALL, plain) == call_request(CALL, with_ties)
     other = JobRequest("m3-c1", 3, 1, "shown", "score")
     assert recorded_request(other, CALL, plain) is None  # never read as a comparison
 

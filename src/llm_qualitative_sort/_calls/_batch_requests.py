@@ -23,7 +23,8 @@ def call_request(call: Call, settings: CallSettings) -> Request:
     scored = settings.question
     question: Question = (Compare(place.first, place.second) if scored is None
                           else Score(place.first, scored.scale, scored.inverse))
-    return Request(question, settings.criteria, call.repetition, settings.ties, settings.soft)
+    return Request(question, settings.criteria, call.repetition, settings.rules.offers_ties,
+                   settings.rules.soft_verdicts)
 
 
 def asked(request: Request) -> str:

@@ -24,7 +24,9 @@ from llm_qualitative_sort.results.events import EventSink, QuietSink
 from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace
-from llm_qualitative_sort.verdicts import ComparisonResult
+from llm_qualitative_sort.tournament import Elimination, StrategySettings
+from llm_qualitative_sort.tournament.records import CallRecord
+from llm_qualitative_sort.verdicts import ComparisonResult, Order, Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,30 +48,25 @@ def batch_answer(result: ComparisonResult) -> bool:
 
 
 def call_log(
-    order: str, winner: str | None, result: ComparisonResult, cached: bool,
+    order: Order, winner: Verdict | None, result: ComparisonResult, cached: bool,
     facts: CallFacts | None,
 ) -> list[Any]:
-    """A call as the graph stores it (see `graph.state.CallLog`), `winner` in match terms.
+    """A call as the graph stores it (see `tournament.records.CallRecord`), `winner` in match terms.
 
     The trailing facts are stored only when there are any: the judge of a panel,
     whether a provider batch answered (priced at the batch price), and the judge's
     probability that the match's first item wins (a soft verdict; see `match_probability`).
     """
-    log: list[Any] = [order, winner, result.reasoning, cached, result.input_tokens,
-                      result.output_tokens]
     raw = result.raw_response
-    if not facts and result.probability is None and "batch" not in raw and "pointwise" not in raw:
-        return log  # most calls: no facts to store
     stored = dict(facts or {})
     if not cached and batch_answer(result):
         stored["batch"] = True
     if result.probability is not None and winner is not None:
         stored["probability"] = match_probability(order, result.probability)
-    if winner is not None and "pointwise" in result.raw_response:  # a label and its spread
-        stored["pointwise"] = result.raw_response["pointwise"]
-    if stored:
-        log.append(stored)
-    return log
+    if winner is not None and "pointwise" in raw:  # a label and its spread
+        stored["pointwise"] = raw["pointwise"]
+    return CallRecord(order, winner, result.reasoning, cached, result.input_tokens,
+                      result.output_tokens, stored).stored()
 
 
 def match_probability(order: str, first_shown: float) -> float:
@@ -112,9 +109,10 @@ class CallSettings:
     # Name the judge in every call's facts: a run resumed by another judge than its first.
     name_judge: bool = False
     stop: asyncio.Event = field(default_factory=asyncio.Event)
-    ties: bool = False
-    # The run's verdicts are soft: answers are read for their probabilities too.
-    soft: bool = False
+    # The run's strategy settings: whether the judge may answer that two texts are equally
+    # good (`offers_ties`), and whether answers are read for their probabilities too
+    # (`soft_verdicts`). By default neither.
+    rules: StrategySettings = field(default_factory=Elimination)
     # The run's own prompt (None: the default); its calls are cached apart.
     prompt: PromptSetup | None = None
     # A pointwise round's question (a pointwise run, a Swiss pre-pass): each call shows

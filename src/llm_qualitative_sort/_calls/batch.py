@@ -139,13 +139,14 @@ class _Round:
     def _new_keys(self, call: Call) -> CallKeys:
         place = call.place
         provider = self.settings.provider
-        identity = provider.tie_identity() if self.settings.ties else provider.model_identity
+        rules = self.settings.rules
+        identity = provider.tie_identity() if rules.offers_ties else provider.model_identity
         question = self.settings.question  # the round's; the live judge's key too
         identity += prompt_key(self.settings.prompt) + (question.identity if question else "")
         if self.settings.prompt is not None:
             identity += self.settings.prompt.pair_key(place.first, place.second)
         return CallKeys.of(place.first, place.second, self.settings.criteria, call.repetition,
-                           identity, logprobs=provider.asks_logprobs, soft=self.settings.soft)
+                           identity, logprobs=provider.asks_logprobs, soft=rules.soft_verdicts)
 
     async def _recover(self) -> None:
         """A batch recorded as submitting may have reached the provider: find it by tag."""

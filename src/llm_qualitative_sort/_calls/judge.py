@@ -51,6 +51,7 @@ from llm_qualitative_sort.scoring import (
 )
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.tournament import Elimination, StrategySettings
 from llm_qualitative_sort.verdicts import (
     TIE,
     ComparisonResult,
@@ -87,9 +88,9 @@ class Judge:
     timeout: float | None = None
     # Name even a single judge in each call's facts (a run resumed by another judge).
     name_judge: bool = False
-    ties: bool = False
-    # The run's verdicts are soft: a cached answer must keep its probability (`CallKeys`).
-    soft: bool = False
+    # The run's strategy settings: whether a tie is a verdict (`offers_ties`); whether the
+    # verdicts are soft, so a cached answer must keep its probability (`CallKeys`).
+    rules: StrategySettings = field(default_factory=Elimination)
     # Appended to cache identities: a run's own prompt asks another question.
     prompt_key: str = ""
     # Appended per call: the fields its prompt shows of the two texts (None: no fields).
@@ -117,7 +118,7 @@ class Judge:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
         # every call's deadline.
         self.prompt_key += self.question.identity if self.question is not None else ""
-        self.model_identity = _identity(self.provider, self.ties) + self.prompt_key
+        self.model_identity = _identity(self.provider, self.rules.offers_ties) + self.prompt_key
         self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
 
     async def call(self, place: CallPlace, repetition: int) -> Answer:
@@ -135,13 +136,13 @@ class Judge:
         identity = self.model_identity
         if judge is not self.provider or self.name_judge:
             facts = {"judge": judge.model_identity}
-            identity = _identity(judge, self.ties) + self.prompt_key
+            identity = _identity(judge, self.rules.offers_ties) + self.prompt_key
         if self.pair_key is not None:
             identity += self.pair_key(place.first, place.second)
         keys = None
         if self.cache is not None:
             keys = CallKeys.of(place.first, place.second, self.criteria, repetition, identity,
-                               logprobs=judge.asks_logprobs, soft=self.soft)
+                               logprobs=judge.asks_logprobs, soft=self.rules.soft_verdicts)
             cached = await keys.read(self.cache)
             if cached is not None:
                 self.journal.put(place, cached, cached=True, facts=facts)
@@ -304,7 +305,7 @@ class Judge:
         problem = answer_problem(result)
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
-        if result.winner == TIE and not self.ties:
+        if result.winner == TIE and not self.rules.offers_ties:
             result = refused_tie(result)
         return storable(result)
 
@@ -322,8 +323,9 @@ class Judge:
         scored = self.question
         question: Question = (Compare(place.first, place.second) if scored is None
                               else Score(place.first, scored.scale, scored.inverse))
-        answer = await judge.answer(Request(question, self.criteria, repetition, self.ties,
-                                            self.soft))
+        rules = self.rules
+        answer = await judge.answer(Request(question, self.criteria, repetition,
+                                            rules.offers_ties, rules.soft_verdicts))
         if scored is None:
             # Whatever came back is checked whole by `answer_problem` in `_checked_answer`.
             return cast(ComparisonResult, answer)

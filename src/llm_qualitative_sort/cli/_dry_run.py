@@ -47,7 +47,7 @@ def estimate(items: int, settings: StrategySettings) -> Estimate:
     """
     strategy = strategy_for(settings, items, seed=0)
     fewest, most = strategy.match_bounds()
-    repetitions = getattr(settings, "repetitions", 0) if settings.name == "pointwise" else 0
+    repetitions = getattr(settings, "repetitions", 0) if settings.scores_alone else 0
     prepass = int(getattr(strategy, "prepass_size", 0)) if items >= 2 else 0
     return Estimate(items, fewest - prepass, most - prepass, settings.calls, repetitions,
                     prepass)

@@ -25,6 +25,7 @@ from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.results.from_state import history_matches, statistics
 from llm_qualitative_sort.stores import StorageError, StoredRuns, store_for
 from llm_qualitative_sort.tournament import settings_from_state
+from llm_qualitative_sort.tournament.records import round_scores
 
 __all__ = ["AmbiguousRunId", "LeaseLiveness", "Liveness", "RunInventory", "RunSummary",
            "StorageError", "priced"]
@@ -213,7 +214,7 @@ class RunInventory:
     @staticmethod
     def _count_history(summary: RunSummary, values: dict[str, Any]) -> None:
         history = values.get("history", [])
-        scored = [a for round_ in history for a, b, *_ in round_["matches"] if a == b]
+        scored = [score.item for round_ in history for score in round_scores(round_)]
         summary.scorings, summary.texts_scored = len(scored), len(set(scored))
         stats = statistics(history_matches(values["items"], history), len(history), 0.0)
         summary.calls, summary.cache_hits = stats.total_api_calls, stats.cache_hits

@@ -10,6 +10,7 @@ from typing import Any
 from llm_qualitative_sort.cli._config import RunConfig, scale_value
 from llm_qualitative_sort.cli._exits import UsageError
 from llm_qualitative_sort.cli._inputs import Record
+from llm_qualitative_sort.tournament import scores_alone
 
 BUILTIN_PREFIX = "builtin:"
 
@@ -37,7 +38,7 @@ def load_prompt(config: RunConfig) -> dict[str, Any]:
         elif config.prompt:
             template = PromptTemplate.from_file(config.prompt)
         context = _context(config.context) if config.context else None
-        check_prompt(template, context, config.strategy == "pointwise",
+        check_prompt(template, context, scores_alone(config.strategy),
                      scale_value(config.scale))
     except OSError as exc:
         raise UsageError(f"cannot read {exc.filename}: {exc.strerror}") from None

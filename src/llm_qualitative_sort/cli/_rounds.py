@@ -13,6 +13,8 @@ import random
 from typing import Any
 
 from llm_qualitative_sort.tournament import StrategySettings, presentation_orders, strategy_for
+from llm_qualitative_sort.tournament.records import CallRecord, ScoreRecord
+from llm_qualitative_sort.verdicts import Side
 
 
 def simulated_rounds(settings: StrategySettings, n_items: int, seed: int = 0) -> int:
@@ -34,9 +36,13 @@ def simulated_rounds(settings: StrategySettings, n_items: int, seed: int = 0) ->
         plan = strategy.plan(standing, history, len(history) + 1)
         matches = []
         for match in plan.matches:
-            winner = "A" if strength[match.a] > strength[match.b] else "B"
-            calls = [[order, winner, "", False, 0, 0] for order, _ in orders]
+            winner: Side = "A" if strength[match.a] > strength[match.b] else "B"
+            calls = [CallRecord(order, winner, "", False, 0, 0).stored() for order, _ in orders]
             matches.append([match.a, match.b, winner, calls])
-        history.append({"round": len(history) + 1, "matches": matches, "bye": plan.bye})
+        # A text scored alone: one call, whose label no simulation knows.
+        scores = [ScoreRecord(score.item, CallRecord("AB", None, "", False, 0, 0)).stored()
+                  for score in plan.scores]
+        history.append({"round": len(history) + 1, "matches": matches, "bye": plan.bye,
+                        "scores": scores})
         standing = strategy.update(standing, history).standing
     return len(history)

@@ -30,7 +30,7 @@ from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.results.phases import phases, phases_text
 from llm_qualitative_sort.sorter import QualitativeSorter
 from llm_qualitative_sort.stores.default import default_checkpoint_path
-from llm_qualitative_sort.tournament import STRATEGIES
+from llm_qualitative_sort.tournament import STRATEGIES, scores_alone
 from llm_qualitative_sort.tournament.checks import checkpoint_problem
 
 
@@ -142,7 +142,7 @@ def _progress_unit(config: RunConfig) -> tuple[str, int]:
     A pointwise run counts its texts (each scored once per repetition); a Swiss run with a
     pre-pass counts judgements (a text scored alone, or a match).
     """
-    if config.strategy == "pointwise":
+    if scores_alone(config.strategy):
         return "text", config.repetitions or 1
     return ("judgement" if config.strategy == "swiss" and config.prepass else "match"), 1
 

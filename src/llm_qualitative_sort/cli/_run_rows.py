@@ -8,7 +8,7 @@ from typing import Any
 from llm_qualitative_sort.cli._inventory import RunSummary
 from llm_qualitative_sort.reports._text import judge_name
 from llm_qualitative_sort.results.events import plural
-from llm_qualitative_sort.tournament import shown_settings
+from llm_qualitative_sort.tournament import scores_alone, shown_settings
 
 COLUMNS = ("RUN ID", "STARTED", "ITEMS", "SETTINGS", "STATE", "CALLS", "COST")
 
@@ -96,7 +96,7 @@ def _played(s: RunSummary) -> list[tuple[str, Any]]:
     if s.scorings:
         calls = "" if s.scorings == s.texts_scored else f" ({s.scorings} calls)"
         rows.append(("scored alone", f"{plural(s.texts_scored, 'text')}{calls}"))
-    if s.settings.get("strategy") != "pointwise":
+    if not scores_alone(s.settings.get("strategy")):
         rows.append(("matches", s.matches - s.scorings))
     return rows
 

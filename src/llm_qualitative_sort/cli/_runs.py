@@ -21,6 +21,7 @@ from llm_qualitative_sort.cli._settings import layered
 from llm_qualitative_sort.cli._terminal import escaped, json_text, one_line
 from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.stores import store_for
+from llm_qualitative_sort.tournament import scores_alone
 
 Target = Path | str  # an SQLite file or a PostgreSQL URI
 
@@ -153,7 +154,7 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
     config.out, config.run_id = args.out, run_id
     config.lang = args.lang or config.lang
     config.excel = config.excel if args.excel is None else args.excel
-    if args.ranking and config.strategy == "pointwise":
+    if args.ranking and scores_alone(config.strategy):
         raise UsageError(f"--ranking {args.ranking}: run {run_id!r} scored each text alone "
                          "(pointwise) and is ranked by its scores; there are no matches to "
                          "rank by")

@@ -22,21 +22,26 @@ from llm_qualitative_sort.tournament import (
     strategy_for,
 )
 
-# A call as stored: [order, winner in match terms, reasoning, cached, input tokens, output
-# tokens], then, only when it has any, a dict of the call's facts ({"judge": identity} when a
-# panel answered it, {"batch": True} when a provider batch did).
+# A call as stored: a compact list that only `tournament.records.CallRecord` reads and writes.
 CallLog = list[Any]
 # A match as stored: [index of item_a, index of item_b, winner, [CallLog, ...]]
 MatchLog = list[Any]
+# A text scored alone as stored: [index of the item, CallLog] (see `tournament.records`).
+ScoreLog = list[Any]
 
 
 class RoundLog(TypedDict):
-    """One round of the history (pipelined: one segment, with each match's pairing number)."""
+    """One round of the history (pipelined: one segment, with each match's pairing number).
+
+    A round that scored texts alone keeps them in `scores` (its `matches` empty); runs
+    stored by earlier versions kept them among the matches (`tournament.records` reads both).
+    """
 
     round: int
     matches: list[MatchLog]
     bye: int | None
     seqs: NotRequired[list[int]]
+    scores: NotRequired[list[ScoreLog]]
 
 
 def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
@@ -143,6 +148,9 @@ class TournamentState(StoredBefore):
     round: NotRequired[int]
     completed: NotRequired[int]
     matches: NotRequired[list[list[int]]]
+    # The round's texts to score alone, each [item, repetition] (runs stored by earlier
+    # versions planned them among the matches, as [item, item, repetition]).
+    scores: NotRequired[list[list[int]]]
     bye: NotRequired[int | None]
     # Pipelined: the matches open at the checkpoint, each [pairing number, a, b, first
     # repetition, segment it was paired in].
@@ -169,3 +177,16 @@ def run_settings(state: TournamentState) -> StrategySettings:
 def run_strategy(state: TournamentState) -> Strategy[Any]:
     """The strategy playing this run."""
     return strategy_for(run_settings(state), len(state["items"]), state["rng_seed"])
+
+
+def planned_round(state: TournamentState) -> tuple[list[list[int]], list[list[int]]]:
+    """The round's planned matches and scores, from either version's state.
+
+    Example:
+        >>> planned_round({"matches": [[3, 3, 1], [0, 2, 0]]})  # an earlier version's
+        ([[0, 2, 0]], [[3, 1]])
+    """
+    matches = state.get("matches", [])
+    scores = list(state.get("scores", []))
+    scores += [[a, repetition] for a, b, repetition in matches if a == b]
+    return [match for match in matches if match[0] != match[1]], scores

@@ -36,14 +36,6 @@ def stored_probability(facts: Any, default: float | None = None) -> float | None
     return default
 
 
-def call_probability(log: list[Any]) -> float | None:
-    """The probability stored with a call log (see `graph.state.CallLog`), or None."""
-    found = None
-    for value in log[6:]:
-        found = stored_probability(value, found)
-    return found
-
-
 def soft_share(hard: float, probability: float | None, a_first: bool, soft: bool) -> float:
     """The share of a call won by the first-shown text.
 

@@ -9,13 +9,21 @@ from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.rating.soft import stored_probability
 from llm_qualitative_sort.results.audit import audit, ties
 from llm_qualitative_sort.results.calibration import calibration
 from llm_qualitative_sort.results.pointwise import pointwise_result
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
-from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.tournament.match import match_winner
+from llm_qualitative_sort.tournament.records import (
+    CallRecord,
+    ScoreRecord,
+    call_results,
+    read_calls,
+    round_matches,
+    round_result,
+    round_scores,
+)
 from llm_qualitative_sort.tournament.registry import settings_from_state
 from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
 from llm_qualitative_sort.verdicts import MatchResult, RoundResult
@@ -28,26 +36,17 @@ if TYPE_CHECKING:
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
     """A `MatchResult` from its stored form."""
     a, b, winner, stored = log
-    calls = stored_calls(stored)
-    # A call is stored as six fields, then optional facts: see `CallLog`.
-    rounds = [RoundResult(*call) if len(call) == 6 else _with_facts(call) for call in calls]
-    return MatchResult(items[a], items[b], winner, rounds, round_number)
+    return MatchResult(items[a], items[b], winner, call_results(stored), round_number)
 
 
-def _with_facts(call: Sequence[Any]) -> RoundResult:
-    """A stored call with its trailing facts: the judge it names, whether a batch answered."""
-    judge, batch, probability = None, False, None
-    for value in call[6:]:
-        if isinstance(value, dict):
-            judge = value["judge"] if isinstance(value.get("judge"), str) else judge
-            batch = batch or value.get("batch") is True
-            probability = stored_probability(value, probability)
-        elif value == "batch":  # the form of runs stored before the facts dict
-            batch = True
-    order, winner, reasoning, cached, input_tokens, output_tokens = call[:6]
-    return RoundResult(order, winner, reasoning, cached, input_tokens, output_tokens,
-                       batch=batch, judge=judge,
-                       probability=None if winner is None else probability)
+def score_match(items: Sequence[str], score: ScoreRecord, round_number: int) -> MatchResult:
+    """A text scored alone, as the results list it: a one-call match of the text with itself.
+
+    Its winner is "A" when the judge gave a label, else None (the call has no verdict).
+    """
+    text = items[score.item]
+    return MatchResult(text, text, match_winner([score.call.winner]),
+                       [round_result(score.call)], round_number)
 
 
 def history_matches(items: Sequence[str], history: Sequence[RoundLog], *,
@@ -61,9 +60,11 @@ def history_matches(items: Sequence[str], history: Sequence[RoundLog], *,
     matches: list[MatchResult] = []
     for entry in history:
         number = entry["round"]
-        matches.extend(match_from_log(items, log, number) for log in entry["matches"])
+        matches.extend(match_from_log(items, log, number) for log in round_matches(entry))
+        matches.extend(score_match(items, score, number) for score in round_scores(entry))
         if release:
             entry["matches"] = []
+            entry.pop("scores", None)
     return matches
 
 
@@ -176,19 +177,28 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
                             "draws", "input_tokens", "output_tokens", "tied_calls"), 0)
     totals["rounds"] = len(history)
     for entry in history:
-        for a, b, winner, calls in entry["matches"]:
-            totals["total_matches"] += 1
-            totals["draws"] += winner is None and a != b
-            for _order, call_winner, _reasoning, cached, tokens_in, tokens_out, *_ in (
-                stored_calls(calls)
-            ):
-                totals["cache_hits" if cached else "total_api_calls"] += 1
-                totals["failed_calls"] += call_winner is None
-                totals["tied_calls"] += call_winner == "tie"
-                if not cached:
-                    totals["input_tokens"] += tokens_in
-                    totals["output_tokens"] += tokens_out
+        scores = round_scores(entry)
+        matches = round_matches(entry)
+        totals["total_matches"] += len(matches) + len(scores)
+        totals["draws"] += sum(winner is None for _a, _b, winner, _calls in matches)
+        for *_, stored in matches:
+            _count_calls(totals, read_calls(stored))
+        _count_calls(totals, [score.call for score in scores])
     return totals
+
+
+def _count_calls(totals: dict[str, int], calls: list[CallRecord]) -> None:
+    for call in calls:
+        if call.cached:
+            totals["cache_hits"] += 1
+        else:
+            totals["total_api_calls"] += 1
+            totals["input_tokens"] += call.input_tokens
+            totals["output_tokens"] += call.output_tokens
+        if call.winner is None:
+            totals["failed_calls"] += 1
+        elif call.winner == "tie":
+            totals["tied_calls"] += 1
 
 
 def _cost(
@@ -235,7 +245,7 @@ def sort_result(
     caller that has no further use for it.
     """
     settings = settings_from_state(values)
-    if settings.name == "pointwise":  # scores of texts judged alone, no fit
+    if settings.scores_alone:  # scores of texts judged alone, no fit
         return pointwise_result(values, run_id, elapsed, estimate_cost,
                                 batch_discount=batch_discount, prompt=prompt, rate=rate)
     items: list[str] = values["items"]

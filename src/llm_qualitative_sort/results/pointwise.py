@@ -12,9 +12,9 @@ from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import SortResult, Statistics
 from llm_qualitative_sort.results.audit import ties
 from llm_qualitative_sort.scoring import ItemScore, Scale, ScoredCall, call_score, stored_value
-from llm_qualitative_sort.tournament.lost_calls import stored_calls
 from llm_qualitative_sort.tournament.pointwise import Pointwise
 from llm_qualitative_sort.tournament.pointwise.ranking import DIGITS
+from llm_qualitative_sort.tournament.records import CallRecord, round_scores
 from llm_qualitative_sort.tournament.registry import settings_from_state
 
 CostEstimate = Any  # Callable[[int, int], float | None]; kept loose to import nothing more
@@ -27,9 +27,8 @@ def scored_items(items: Sequence[str], history: Sequence[Mapping[str, Any]],
     """Every item's calls (labels, distributions, reasons) and mean score, in item order."""
     calls: list[list[ScoredCall]] = [[] for _ in items]
     for entry in history:
-        for item, _same, _winner, logs in entry["matches"]:
-            for log in stored_calls(logs):
-                calls[item].append(_scored_call(log, settings.scale, settings.inverse))
+        for item, call in round_scores(entry):
+            calls[item].append(_scored_call(call, settings.scale, settings.inverse))
     found = []
     for text, own in zip(items, calls, strict=True):
         scores = [c.score for c in own if c.score is not None]
@@ -38,18 +37,16 @@ def scored_items(items: Sequence[str], history: Sequence[Mapping[str, Any]],
     return found
 
 
-def _scored_call(log: Sequence[Any], scale: Scale, inverse: bool) -> ScoredCall:
-    facts = next((v for v in log[6:] if isinstance(v, dict)), {})
-    value = stored_value(facts)
-    stored = facts.get("pointwise") or {}
+def _scored_call(log: CallRecord, scale: Scale, inverse: bool) -> ScoredCall:
+    value = stored_value(log.facts)
+    stored = log.label or {}
     dist = stored.get("distribution")
     return ScoredCall(
         label=stored.get("label"), expected=value,
         score=None if value is None else call_score(value, scale, inverse),
         distribution=None if dist is None else {int(k): float(p) for k, p in dist},
-        reason=log[2], cached=bool(log[3]), input_tokens=log[4], output_tokens=log[5],
-        batch=facts.get("batch") is True,
-        judge=facts["judge"] if isinstance(facts.get("judge"), str) else None)
+        reason=log.reasoning, cached=bool(log.cached), input_tokens=log.input_tokens,
+        output_tokens=log.output_tokens, batch=log.batch, judge=log.judge)
 
 
 class PointwiseRating:

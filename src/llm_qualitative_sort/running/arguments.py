@@ -57,8 +57,8 @@ def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
     pre-pass round's requests are score requests, the later rounds' comparisons).
     """
     prepass = getattr(settings, "prepass", None)  # Swiss's
-    if settings.name == "pointwise":
-        what = "strategy='pointwise'"
+    if settings.scores_alone:
+        what = f"strategy={settings.name!r}"
     elif prepass is not None:
         what = f"prepass={prepass!r}"
     else:

@@ -23,8 +23,8 @@ from llm_qualitative_sort.verdicts import Side
 
 # A strategy's own state between rounds: plain JSON-ready data (lists, numbers, strings).
 Standing = dict[str, Any]
-# A match as the history keeps it: [index of a, index of b, winner, [call, ...]], where a call
-# is [order, winner in match terms, reasoning, cached, input tokens, output tokens].
+# A match as the history keeps it: [index of a, index of b, winner, [call, ...]], each call
+# in the stored form `tournament.records.CallRecord` reads.
 PlayedMatch = Sequence[Any]
 
 
@@ -46,11 +46,27 @@ class PlannedMatch:
 
 
 @dataclass(frozen=True)
+class PlannedScore:
+    """A text to score alone: `item`, in one call with repetition index `repetition`.
+
+    The call asks the strategy's `question`; a repetition is a fresh judgement of the text.
+    """
+
+    item: int
+    repetition: int = 0
+
+
+@dataclass(frozen=True)
 class RoundPlan:
-    """The matches of one round, and who sits out (at most one is recorded)."""
+    """The matches of one round, who sits out (at most one is recorded), the texts scored alone.
+
+    A round either plays matches or scores texts alone, never both: its calls share one
+    prompt.
+    """
 
     matches: list[PlannedMatch]
     bye: int | None = None
+    scores: list[PlannedScore] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -118,7 +134,7 @@ class Strategy(ABC, Generic[S]):
 
     @abstractmethod
     def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
-        """The matches of round `round_number` (1, 2, …); never empty unless `finished`."""
+        """The matches (or scores) of round `round_number` (1, 2, …); some unless `finished`."""
 
     @abstractmethod
     def update(self, standing: Standing, history: Sequence[Any]) -> Update:
@@ -171,9 +187,9 @@ class Strategy(ABC, Generic[S]):
     def question(self, standing: Standing) -> ScoreQuestion | None:
         """What the next round's calls ask when they score items alone, else None.
 
-        A round that scores items alone plans matches `a == b` (one call each, showing that
+        A round that scores items alone plans `PlannedScore`s (one call each, showing that
         item); its calls ask this question (`LLMProvider.score_call`), and their labels come
-        back in the calls' facts (see `tournament.pointwise.item_scores`). The pointwise
+        back in the calls' facts (see `tournament.records.round_scores`). The pointwise
         strategy's rounds do; another strategy may play such a round first (a pre-pass).
         """
         del standing

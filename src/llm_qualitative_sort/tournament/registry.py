@@ -44,6 +44,16 @@ def settings_class(name: Any) -> type[StrategySettings]:
     return PLAYABLE[name].settings_class
 
 
+def scores_alone(name: Any) -> bool:
+    """Whether the strategy `name` scores each text alone (False for no strategy's name).
+
+    Example:
+        >>> scores_alone("pointwise"), scores_alone("swiss"), scores_alone("chess")
+        (True, False, False)
+    """
+    return isinstance(name, str) and name in STRATEGIES and settings_class(name).scores_alone
+
+
 def parse_settings(given: Any) -> StrategySettings:
     """The settings `given` names: a settings object, a strategy's name, or its plain data.
 

@@ -50,6 +50,9 @@ class StrategySettings(BaseModel):
     # Whether users rank with it (a refusal names it as the home of a setting); a strategy
     # that only other features play (the labelled pairs of a calibration) is not.
     offered: ClassVar[bool] = True
+    # Whether its every call scores one text alone (no pairs): the run asks a pointwise
+    # prompt, and its result holds scores rather than a fit of matches.
+    scores_alone: ClassVar[bool] = False
 
     # Which strategy (each subclass fixes it): the discriminator of its plain data.
     strategy: str = Field(repr=False)

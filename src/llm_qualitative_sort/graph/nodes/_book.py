@@ -4,7 +4,8 @@ One place defines a stored match and its calls (see `graph.state.MatchLog`): a m
 (its calls are placed and named), takes its answers one call at a time (each stored in match
 terms), and closes when its last call is in (its verdict, its stored form). The rounds
 schedule opens a round's matches at once; the pipelined schedule opens them as players free
-up. Both tell the run's `EventSink` what happened.
+up. Both tell the run's `EventSink` what happened. A text scored alone opens and closes
+here too, as a one-call entry of the book stored as a score (`graph.state.ScoreLog`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_qualitative_sort._calls import Call, call_log
-from llm_qualitative_sort.graph.state import MatchLog
+from llm_qualitative_sort.graph.state import MatchLog, ScoreLog
 from llm_qualitative_sort.results.events import EventSink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
-from llm_qualitative_sort.verdicts import ComparisonResult, Verdict
+from llm_qualitative_sort.tournament.records import CallRecord, ScoreRecord
+from llm_qualitative_sort.verdicts import ComparisonResult, Side, Verdict
 
 # A call shown BA answers in its own terms; the match stores it in its own: a tie stays a
 # tie either way round (anything but "A", "B", "tie" or None is a KeyError here, never a
@@ -44,6 +46,7 @@ class OpenMatch:
     logs: list[Any]  # each call's `CallLog`, None until answered
     pending: int
     journaled: list[int] = field(default_factory=list)  # calls a resumed run found answered
+    alone: bool = False  # a text scored alone (`a` is `b`): one call, stored as a score
 
 
 class MatchBook:
@@ -93,18 +96,12 @@ class MatchBook:
                                            [None] * width, width)
         items, run_id = self.items, self.run_id
         digest_a, digest_b = self._digest(a), self._digest(b)
-        pointwise = a == b  # an item scored alone (no pair ever has a == b)
         calls: list[tuple[int, Call]] = []
         # Which calls a resume finds answered is news for a match's end event only.
         listening = self.events.listening
         index = key * width
         for number, (order, repetition) in enumerate(self.orders):
-            if pointwise:  # never the same journal place as a pair's call
-                if order != "AB":
-                    raise KeyError(order)  # a text scored alone is shown once, first
-                place = CallPlace(run_id, round_number, key, number, items[a], "",
-                                  digest_a + POINTWISE_SHOWN)
-            elif order == "AB":
+            if order == "AB":
                 place = CallPlace(run_id, round_number, key, number, items[a], items[b],
                                   digest_a + digest_b)
             else:
@@ -114,6 +111,25 @@ class MatchBook:
                 match.journaled.append(number)
             calls.append((index + number, Call(place, first_repetition + repetition)))
         return calls
+
+    def start_score(self, key: int, item: int, repetition: int,
+                    round_number: int) -> tuple[int, Call]:
+        """Open the score of a text alone; return its one call, with its index.
+
+        Listeners hear of it as of a match of the text with itself, as they always have.
+        """
+        if self.width != 1:
+            raise ValueError("a round that scores texts alone has one call per entry")
+        self.events.match_start(self.items, self.round_number, key, item, item,
+                                self.completed, self.completed + self.bound)
+        match = self.open[key] = OpenMatch(key, item, item, repetition, round_number, [None],
+                                           1, alone=True)
+        # Never the same journal place as a pair's call: the text's digest, marked.
+        place = CallPlace(self.run_id, round_number, key, 0, self.items[item], "",
+                          self._digest(item) + POINTWISE_SHOWN)
+        if self.events.listening and self.journal.entry(place) is not None:
+            match.journaled.append(0)
+        return key, Call(place, repetition)
 
     def answer(self, index: int, result: ComparisonResult, cached: bool,
                facts: CallFacts | None = None) -> OpenMatch | None:
@@ -129,14 +145,26 @@ class MatchBook:
     def close(self, match: OpenMatch) -> MatchLog:
         """Close a match whose calls are all in: its verdict, in its stored form."""
         del self.open[match.key]
-        winner = match_winner(call[1] for call in match.logs)
+        winner = match_winner(CallRecord.read(call).winner for call in match.logs)
         players = self._players
         log: list[Any] = [players[match.a], players[match.b], winner, match.logs]
+        self._closed(match, winner, log)
+        return log
+
+    def close_score(self, match: OpenMatch) -> ScoreLog:
+        """Close the score of a text alone, its call in: its stored form."""
+        del self.open[match.key]
+        (call,) = match.logs
+        winner = match_winner([CallRecord.read(call).winner])
+        item = self._players[match.a]
+        self._closed(match, winner, [item, item, winner, match.logs])
+        return ScoreRecord(item, CallRecord.read(call)).stored()
+
+    def _closed(self, match: OpenMatch, winner: Side | None, log: MatchLog) -> None:
         self.completed += 1
         self.bound = max(self.bound - self.strategy.match_cost(winner), 0)
         self.events.match_end(self.items, self.round_number, match.key, log, match.journaled,
                               self.completed, self.completed + self.bound)
-        return log
 
     def _digest(self, item: int) -> str:
         found = self._digests.get(item)

@@ -16,7 +16,14 @@ from langgraph.runtime import Runtime
 from llm_qualitative_sort._calls import CallSettings, make_runner
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
-from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
+from llm_qualitative_sort.graph.state import (
+    MatchLog,
+    RoundLog,
+    ScoreLog,
+    TournamentState,
+    planned_round,
+    run_strategy,
+)
 from llm_qualitative_sort.prompts._run import round_prompt
 from llm_qualitative_sort.prompts.setup import using_prompt
 from llm_qualitative_sort.stores.entries import CallFacts
@@ -28,22 +35,28 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
     ctx = runtime.context or TournamentContext()  # none given: the plain defaults
     events = ctx.events(runtime.stream_writer)
     strategy = run_strategy(state)
-    question = strategy.question(state["standing"])
+    matches, scores = planned_round(state)
     # A round that scores items alone (a pointwise run, a Swiss pre-pass): one call each.
-    width = 1 if question is not None else strategy.settings.calls
+    width = 1 if scores else strategy.settings.calls
     book = MatchBook(state["items"], width, ctx.run_id, ctx.journal,
                      strategy, state["completed"], strategy.remaining_matches(state["standing"]),
                      events, state["round"], players=ctx.players)
-    matches = state["matches"]
     calls = [call for index, (a, b, first_repetition) in enumerate(matches)
              for _, call in book.start(index, a, b, first_repetition, state["round"])]
+    calls += [book.start_score(index, item, repetition, state["round"])[1]
+              for index, (item, repetition) in enumerate(scores)]
     logs: list[MatchLog] = [[] for _ in matches]  # each filled when its match closes
+    scored: list[ScoreLog] = [[] for _ in scores]
 
     def answered(
         index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
     ) -> None:
         match = book.answer(index, result, cached, facts)
-        if match is not None:
+        if match is None:
+            return
+        if match.alone:
+            scored[match.key] = book.close_score(match)
+        else:
             logs[match.key] = book.close(match)
 
     settings = CallSettings(
@@ -51,15 +64,16 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
         max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
         rates=ctx.rates,
-        name_judge=ctx.name_judge, events=events, ties=strategy.settings.offers_ties,
-        soft=strategy.settings.soft_verdicts,
-        prompt=round_prompt(ctx.run_prompt(state), question is not None),
-        question=question,
+        name_judge=ctx.name_judge, events=events, rules=strategy.settings,
+        prompt=round_prompt(ctx.run_prompt(state), bool(scores)),
+        question=strategy.question(state["standing"]) if scores else None,
     )
-    if settings.question is not None:  # a judge may place texts by the run's set (the mock)
+    if scores:  # a judge may place texts by the run's set (the mock)
         settings.provider.check_items(state["items"])
     with using_prompt(settings.prompt):  # the calls' tasks inherit the run's prompt
         await make_runner(settings).run(calls, answered)
     round_log: RoundLog = {"round": state["round"], "matches": logs, "bye": state.get("bye")}
+    if scored:
+        round_log["scores"] = scored
     # `settled`: once this checkpoint is on disk, the journal drops the round's rows.
     return {"history": [round_log], "settled": [state["round"]]}

@@ -12,4 +12,9 @@ async def pair(state: TournamentState) -> dict[str, Any]:
     round_number = state["round"] + 1
     plan = run_strategy(state).plan(state["standing"], state.get("history", []), round_number)
     matches = [[m.a, m.b, m.first_repetition] for m in plan.matches]
-    return {"round": round_number, "matches": matches, "bye": plan.bye}
+    update: dict[str, Any] = {"round": round_number, "matches": matches, "bye": plan.bye}
+    # Written only by a run that scores texts (and once more to clear them): the state of
+    # every other run is checkpointed as it always was.
+    if plan.scores or state.get("scores"):
+        update["scores"] = [[s.item, s.repetition] for s in plan.scores]
+    return update

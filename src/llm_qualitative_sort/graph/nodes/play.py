@@ -31,8 +31,7 @@ async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
             cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
             max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
             rates=ctx.rates,
-            name_judge=ctx.name_judge,
-            ties=strategy.settings.offers_ties, soft=strategy.settings.soft_verdicts,
+            name_judge=ctx.name_judge, rules=strategy.settings,
             prompt=ctx.run_prompt(state),
         )
         pipeline = ctx.live[run_id] = Pipeline(state, strategy, settings, run_id,

@@ -51,7 +51,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     if state.get("settings") != settings.stored():
         update["settings"] = settings.stored()
     # A built-in named by its language: its text (the pointwise one for a pointwise run).
-    update.update(input_prompt(state, settings.name == "pointwise",
+    update.update(input_prompt(state, settings.scores_alone,
                                getattr(settings, "scale", None)))
     canonical = sorted(items)
     if canonical != items:

@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
+from llm_qualitative_sort.tournament.records import round_matches, round_scores
 
 
 async def update(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
@@ -20,7 +21,8 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     strategy = run_strategy(state)
     history = state["history"]
     changed = strategy.update(state["standing"], history)
-    played = len(history[-1]["matches"])
+    scored = [score.item for score in round_scores(history[-1])]
+    played = len(round_matches(history[-1])) + len(scored)
     completed = state["completed"] + played
     finished = strategy.finished(changed.standing)
     # A run that ends before its bound (a settled top K) ends its total here, so a bar fills.
@@ -32,7 +34,6 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     # Plain data, as every payload (it travels over the API server); see `progress_event`.
     extra = {} if stop is None else {"early_stop": asdict(stop)}
     # Texts scored alone, each once per repetition (pointwise scoring, a pre-pass).
-    scored = [a for a, b, *_ in history[-1]["matches"] if a == b]
     events.round_end(f"round {state['round']}", played, left, completed, total, state["round"],
                      len(scored), len(set(scored)), **extra)
     return {"standing": changed.standing, "completed": completed}

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from llm_qualitative_sort.scoring import Scale, call_score, stored_value
-from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.tournament.records import round_scores
 
 # Scores are means of a few floats: equal ones may differ in their last bits.
 DIGITS = 9
@@ -16,17 +16,14 @@ def item_scores(history: Iterable[Any], n_items: int, scale: Scale, inverse: boo
                 ) -> list[list[float]]:
     """Each item's call scores (0–1, higher better), from the rounds of a pointwise run.
 
-    A match of a pointwise run is `[item, item, winner, [call]]`; a call's facts hold its
-    label and distribution (a call without a label scores nothing).
+    A call's facts hold its label and distribution (a call without a label scores nothing).
     """
     scores: list[list[float]] = [[] for _ in range(n_items)]
     for entry in history:
-        for item, _same, _winner, logs in entry["matches"]:
-            for log in stored_calls(logs):
-                facts = log[6] if len(log) > 6 and isinstance(log[6], dict) else {}
-                value = stored_value(facts)
-                if value is not None:
-                    scores[item].append(call_score(value, scale, inverse))
+        for item, call in round_scores(entry):
+            value = stored_value(call.facts)
+            if value is not None:
+                scores[item].append(call_score(value, scale, inverse))
     return scores
 
 

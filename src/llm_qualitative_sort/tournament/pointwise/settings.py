@@ -68,6 +68,7 @@ class Pointwise(StrategySettings):
     """
 
     name: ClassVar[str] = "pointwise"
+    scores_alone: ClassVar[bool] = True
     model_config = StrategySettings.model_config | {"arbitrary_types_allowed": True}
 
     strategy: Literal["pointwise"] = Field(default="pointwise", repr=False)

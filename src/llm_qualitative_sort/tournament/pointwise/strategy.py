@@ -1,9 +1,9 @@
 """Pointwise scoring as a strategy: one round of n × repetitions calls, then ranks by score.
 
-Each planned "match" is one item against itself, played with one call: the engine shows
-the judge that item alone (see `graph.nodes._book`), journals and caches the answer like
-any call, and stores the label and its distribution in the call's facts. A repetition is
-another match of the item, with its own repetition index, so it is a fresh judgement.
+Each planned score (`PlannedScore`) is one call: the engine shows the judge that item
+alone (see `graph.nodes._book`), journals and caches the answer like any call, and stores
+the label and its distribution in the call's facts. A repetition is another score of the
+item, with its own repetition index, so it is a fresh judgement.
 The standing after the round holds each item's mean score.
 """
 
@@ -16,7 +16,7 @@ from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.base import (
     Note,
-    PlannedMatch,
+    PlannedScore,
     RoundPlan,
     Standing,
     Strategy,
@@ -42,9 +42,9 @@ class PointwiseStrategy(Strategy[Pointwise]):
     def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
         """Round 1: every item, each repetition (repetition by repetition, items in order)."""
         del standing, history, round_number
-        return RoundPlan([PlannedMatch(item, item, repetition)
-                          for repetition in range(self.settings.repetitions)
-                          for item in range(self.n_items)])
+        return RoundPlan([], scores=[PlannedScore(item, repetition)
+                                     for repetition in range(self.settings.repetitions)
+                                     for item in range(self.n_items)])
 
     def update(self, standing: Standing, history: Sequence[Any]) -> Update:
         """Each item's mean score over its answered calls; the run is then over."""

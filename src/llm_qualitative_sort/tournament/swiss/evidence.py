@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from llm_qualitative_sort.rating.soft import call_probability, soft_share
-from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.rating.soft import soft_share
+from llm_qualitative_sort.tournament.records import call_verdicts, round_matches, round_scores
 
 
 @dataclass
@@ -50,13 +50,10 @@ def gather_evidence(history: Iterable[Any], n_items: int, soft: bool = False) ->
     balance = [0] * n_items
     calls = 0
     for entry in history:
-        for a, b, _winner, logs in entry["matches"]:
-            if a == b:  # an item scored alone (a pre-pass): a judgement, not a pairing
-                calls += len(stored_calls(logs))
-                continue
+        calls += len(round_scores(entry))  # items scored alone (a pre-pass): no pairing
+        for a, b, _winner, logs in round_matches(entry):
             key = pair_key(a, b)
-            for log in stored_calls(logs):
-                order, winner = log[0], log[1]
+            for order, winner, probability in call_verdicts(logs):
                 shown, other = (a, b) if order == "AB" else (b, a)
                 balance[shown] += 1
                 balance[other] -= 1
@@ -67,7 +64,7 @@ def gather_evidence(history: Iterable[Any], n_items: int, soft: bool = False) ->
                     second.append(other)
                     hard = (0.5 if winner == "tie" else
                             1.0 if (winner == "A") == (shown == a) else 0.0)
-                    won.append(soft_share(hard, call_probability(log), shown == a, soft)
+                    won.append(soft_share(hard, probability, shown == a, soft)
                                if soft else hard)
     return Evidence(
         np.asarray(first, dtype=np.intp),

@@ -1,7 +1,7 @@
 """Swiss's pointwise pre-pass: every item scored alone once, then matches that start there.
 
 The pre-pass is the run's first round: one call per item, each showing that item alone
-(a match `a == b`, see `Strategy.question`) and asking for a label on the default 1–4
+(a `PlannedScore`, see `Strategy.question`) and asking for a label on the default 1–4
 scale (or the inverse question: how far the text is from meeting the criterion). Its
 scores then serve the Swiss rounds twice:
 
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from llm_qualitative_sort.scoring import Scale, ScoreQuestion
-from llm_qualitative_sort.tournament.lost_calls import stored_calls
+from llm_qualitative_sort.tournament.records import round_scores
 
 # The pre-pass question: the default scale, asked directly (or inverse).
 SCALE = Scale.parse(None)
@@ -54,27 +54,23 @@ def label_spreads(history: Iterable[Any], n_items: int, inverse: bool = False
                   ) -> list[Spread | None]:
     """Each item's pre-pass answer as label probabilities (None: not scored).
 
-    Reads the matches `a == b` of the rounds: the label's distribution when the judge gave
+    Reads the scores of the rounds: the label's distribution when the judge gave
     one, else the label alone (probability 1). An inverse answer's labels are turned
     around (label k becomes low + high − k), so a higher label is always better.
     """
     flip = SCALE.low + SCALE.high
     spreads: list[Spread | None] = [None] * n_items
     for entry in history:
-        for a, b, _winner, logs in entry["matches"]:
-            if a != b:
+        for item, call in round_scores(entry):
+            stored = call.label
+            if stored is None or stored.get("label") is None:
                 continue
-            for log in stored_calls(logs):
-                facts = log[6] if len(log) > 6 and isinstance(log[6], dict) else {}
-                stored = facts.get("pointwise")
-                if not isinstance(stored, dict) or stored.get("label") is None:
-                    continue
-                dist = stored.get("distribution")
-                spread = ({int(k): float(p) for k, p in dist} if dist else
-                          {int(stored["label"]): 1.0})
-                total = sum(spread.values())
-                spreads[a] = {(flip - k if inverse else k): p / total
-                              for k, p in spread.items()}
+            dist = stored.get("distribution")
+            spread = ({int(k): float(p) for k, p in dist} if dist else
+                      {int(stored["label"]): 1.0})
+            total = sum(spread.values())
+            spreads[item] = {(flip - k if inverse else k): p / total
+                             for k, p in spread.items()}
     return spreads
 
 
@@ -129,8 +125,7 @@ def prepass_calls(history: Iterable[Any], n_items: int, prepass: str | None
                   ) -> Calls | None:
     """The virtual calls of a run's pre-pass (None: the run had none, or they are off)."""
     rounds = list(history)
-    if prepass is None or SCORE_ROUNDS == 0 or not any(a == b for entry in rounds
-                                                       for a, b, *_ in entry["matches"]):
+    if prepass is None or SCORE_ROUNDS == 0 or not any(round_scores(entry) for entry in rounds):
         return None
     return score_calls(label_spreads(rounds, n_items, prepass == INVERSE))
 

@@ -23,6 +23,7 @@ from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
+    PlannedScore,
     RoundPlan,
     Standing,
     Strategy,
@@ -142,7 +143,7 @@ class SwissStrategy(Strategy[Swiss]):
     def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:
         """The pre-pass, a Swiss round, or a refinement wave once the Swiss budget is spent."""
         if standing["phase"] == "prepass":  # every item alone, once
-            return RoundPlan([PlannedMatch(item, item) for item in range(self.n_items)])
+            return RoundPlan([], scores=[PlannedScore(item) for item in range(self.n_items)])
         evidence = gather_evidence(history, self.n_items, self.soft)
         rng = self.rng(round_number)
         bye = None
