@@ -35,6 +35,7 @@ from llm_qualitative_sort.verdicts import answer_problem as answer_problem
 from llm_qualitative_sort.verdicts import refused_tie as refused_tie
 
 if TYPE_CHECKING:
+    from llm_qualitative_sort.results.agreement import Agreement
     from llm_qualitative_sort.results.rating import Rating
     from llm_qualitative_sort.scoring import ItemScore
 
@@ -157,6 +158,15 @@ class SortResult:
     # A pointwise run: every item's score, labels, reasons and label distribution, best
     # first (its `match_history` is empty, and `scores` are these scores, 0–1).
     pointwise: tuple[ItemScore, ...] = ()
+    # Checked against people (`sort(items, human=...)`): how far the judge agrees with their
+    # labels, and the labels' digest ("sha256:..."); None and "" for a run without labels.
+    agreement: Agreement | None = None
+    human: str = ""
+    # Which order `rankings`, `scores` and `intervals` hold: "judge" (the judge's calls
+    # alone) or "anchored" (the judge's fit anchored by people's labels).
+    order: str = "judge"
+    # An anchored order's 90 % interval of each item's position (1 = best); else None.
+    rank_intervals: dict[str, tuple[int, int]] | None = None
 
     def __repr__(self) -> str:
         """A summary, not every call: a run's history can hold hundreds of thousands.

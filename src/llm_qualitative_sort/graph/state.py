@@ -37,6 +37,8 @@ class RoundLog(TypedDict):
     matches: list[MatchLog]
     bye: int | None
     seqs: NotRequired[list[int]]
+    # The round that asked the judge the pairs people labelled (see `results.labelled`).
+    labelled: NotRequired[bool]
 
 
 def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
@@ -46,6 +48,10 @@ def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
 def _last_fields(_current: list[dict[str, Any]],
                  writes: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return list(writes[-1])
+
+
+def _last_labels(_current: dict[str, Any], writes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return dict(writes[-1])
 
 
 def _extend(current: list[RoundLog], writes: Sequence[list[RoundLog]]) -> list[RoundLog]:
@@ -77,6 +83,10 @@ class TournamentInput(TypedDict):
     # Each item's fields ({"source": ...}), parallel to `items`, that the template reads as
     # `{{ fields_a.KEY }}` and `{{ fields_b.KEY }}`; absent: the items carry none.
     fields: NotRequired[list[dict[str, Any]]]
+    # People's labels ({"verdicts": [[a, b, "A"|"B"|"tie"], ...], "scores": [[item, score],
+    # ...]}, items as indices into `items`): the judge is asked the labelled pairs too, and
+    # the result is checked against them and ranked with them; absent: no labels.
+    human: NotRequired[dict[str, list[list[Any]]]]
 
 
 class TournamentOutput(TypedDict):
@@ -135,6 +145,10 @@ class TournamentState(StoredBefore):
     # Only the fields the template shows, parallel to `items` (a DeltaChannel like them).
     fields: NotRequired[Annotated[list[dict[str, Any]],
                                   DeltaChannel(_last_fields, snapshot_frequency=1_000)]]
+    # People's labels, items as indices into `items` in their canonical order (written
+    # once, a DeltaChannel like them).
+    human: NotRequired[Annotated[dict[str, Any],
+                                 DeltaChannel(_last_labels, snapshot_frequency=1_000)]]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.

@@ -96,6 +96,8 @@ class Agreement:
             (None when not given strengths for both).
         disagreements: The calls whose verdict differs from the person's.
         level: The intervals' coverage.
+        kendall: Kendall's τ-b between the judge's order and people's scores, where the
+            people gave scores (None otherwise).
     """
 
     compared: int
@@ -109,6 +111,7 @@ class Agreement:
     spearman: Interval | None = None
     disagreements: tuple[LabelledCall, ...] = ()
     level: float = LEVEL
+    kendall: float | None = None
 
     @property
     def agreement(self) -> float | None:

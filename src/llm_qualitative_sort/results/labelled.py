@@ -1,0 +1,258 @@
+"""People's labels in a run: stored, asked of the judge, and checked against. No I/O.
+
+How a run stores them, which pairs its judge is asked, and what its result says about them
+(the agreement, the anchored order); no LLM call.
+
+A run keeps its labels as plain data (`label_state`), with items as indices into the run's
+items. The judge is asked every pair a person gave a verdict on (`pairs_to_ask`): a pair the
+strategy played anyway costs nothing more, and a pair it never played is asked once in each
+presentation order, so that the judge's position bias cannot pass for agreement and the
+agreement within each order can be told apart. Those answers are calls like the others:
+they enter the judge's fit.
+
+`with_people` then gives a result its `agreement` (from every call the run made on a
+labelled pair, `labelled_calls`) and, unless the judge's own order was asked for, the order
+of `rating.anchored.fit_anchored`: the judge's fit as a prior, its scale and distance to
+people fitted to their verdicts.
+
+Example:
+    >>> from llm_qualitative_sort.results.human import HumanLabels, HumanVerdict
+    >>> labels = HumanLabels((HumanVerdict(0, 1, "A"), HumanVerdict(2, 1, "B")))
+    >>> pairs_to_ask(labels, [{"round": 1, "matches": [[2, 1, "B", []]], "bye": None}])
+    [(0, 1)]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from scipy import stats
+
+from llm_qualitative_sort.bradley_terry import DIGITS, rank_by_score
+from llm_qualitative_sort.errors import SettingTypeError
+from llm_qualitative_sort.rating.anchored import AnchoredFit, fit_anchored
+from llm_qualitative_sort.results.agreement import Agreement, LabelledCall, judge_agreement
+from llm_qualitative_sort.results.audit import ties
+from llm_qualitative_sort.results.human import (
+    HumanLabels,
+    HumanScore,
+    HumanVerdict,
+    check_human,
+    human_strengths,
+)
+
+if TYPE_CHECKING:
+    from llm_qualitative_sort.models import SortResult
+    from llm_qualitative_sort.verdicts import MatchResult
+
+# A call's verdict in the other orientation of its pair.
+_FLIP = {"A": "B", "B": "A", "tie": "tie", None: None}
+_SHARE = {"A": 1.0, "B": 0.0, "tie": 0.5}
+# The z of a 95 % interval, as `SortResult.intervals` has them.
+_Z95 = 1.959963984540054
+
+
+def checked_human(human: object, items: Sequence[str]) -> HumanLabels:
+    """People's labels as `sort(items, human=...)` takes them, checked against `items`.
+
+    A `HumanLabels`, a mapping with "verdicts" and/or "scores" (see `check_human`), or a
+    list of verdicts `(a, b, winner)` alone; items are indices into `items`.
+
+    Raises:
+        InputError: What `check_human` refuses, named.
+    """
+    if isinstance(human, list | tuple):
+        human = {"verdicts": human}
+    if not isinstance(human, HumanLabels | Mapping):
+        raise SettingTypeError("human must be a HumanLabels, a mapping with 'verdicts' and/or "
+                               f"'scores', or a list of (a, b, winner), got "
+                               f"{type(human).__name__}")
+    return check_human(human, items)
+
+
+def label_state(labels: HumanLabels) -> dict[str, list[list[Any]]]:
+    """The labels as a run stores them: plain lists, no line numbers.
+
+    Example:
+        >>> label_state(HumanLabels((HumanVerdict(0, 1, "tie", line=3),)))
+        {'verdicts': [[0, 1, 'tie']], 'scores': []}
+    """
+    return {"verdicts": [[v.a, v.b, v.winner] for v in labels.verdicts],
+            "scores": [[s.item, s.score] for s in labels.scores]}
+
+
+def state_labels(stored: Mapping[str, Any] | None) -> HumanLabels | None:
+    """The labels of a run's stored form (`label_state`); None for a run without labels."""
+    if not stored:
+        return None
+    return HumanLabels(tuple(HumanVerdict(int(a), int(b), w) for a, b, w in
+                             stored.get("verdicts", ())),
+                       tuple(HumanScore(int(i), float(s)) for i, s in stored.get("scores", ())))
+
+
+def reindexed(labels: HumanLabels, texts: Sequence[str], order: Sequence[str]) -> HumanLabels:
+    """`labels` about `texts` (indices into it), their items named by index into `order`.
+
+    A run sorts its items into text order before it plays; its labels follow them.
+
+    Example:
+        >>> moved = reindexed(HumanLabels((HumanVerdict(0, 1, "A"),)), ["b", "a"], ["a", "b"])
+        >>> moved.verdicts[0].a, moved.verdicts[0].b
+        (1, 0)
+    """
+    place = {text: i for i, text in enumerate(order)}
+    index = [place[text] for text in texts]
+    return HumanLabels(
+        tuple(dataclasses.replace(v, a=index[v.a], b=index[v.b]) for v in labels.verdicts),
+        tuple(dataclasses.replace(s, item=index[s.item]) for s in labels.scores))
+
+
+def labels_digest(labels: HumanLabels, texts: Sequence[str]) -> str:
+    """The digest of `labels` about `texts`, whatever the order the texts were given in."""
+    return reindexed(labels, texts, sorted(texts)).digest()
+
+
+def labelled_pairs(labels: HumanLabels) -> list[tuple[int, int]]:
+    """Every pair a person gave a verdict on, once, as first labelled."""
+    seen: dict[frozenset[int], tuple[int, int]] = {}
+    for verdict in labels.verdicts:
+        seen.setdefault(frozenset((verdict.a, verdict.b)), (verdict.a, verdict.b))
+    return list(seen.values())
+
+
+def pairs_to_ask(labels: HumanLabels | None, history: Sequence[Mapping[str, Any]]
+                 ) -> list[tuple[int, int]]:
+    """The labelled pairs the run has not asked its judge about yet, as first labelled.
+
+    A pair any stored match played (in either orientation) is not asked again: its calls
+    already say what the judge thinks of it.
+    """
+    if labels is None:
+        return []
+    played = {frozenset((log[0], log[1])) for entry in history for log in entry["matches"]
+              if log[0] != log[1]}
+    return [pair for pair in labelled_pairs(labels) if frozenset(pair) not in played]
+
+
+def labelled_calls(labels: HumanLabels, items: Sequence[str],
+                   matches: Sequence[MatchResult]) -> list[LabelledCall]:
+    """One `LabelledCall` per judge call on a labelled pair and person's verdict on it.
+
+    Every call of the run on the pair counts, whichever round played it; a call without a
+    verdict is kept (as `judge=None`), never read as a win, loss or draw.
+    """
+    index = {text: i for i, text in enumerate(items)}
+    by_pair: dict[frozenset[int], list[tuple[int, bool, Any, str]]] = {}
+    wanted = {frozenset((v.a, v.b)) for v in labels.verdicts}
+    for match in matches:
+        a, b = index[match.item_a], index[match.item_b]
+        pair = frozenset((a, b))
+        if a == b or pair not in wanted:
+            continue
+        for call in match.rounds:
+            by_pair.setdefault(pair, []).append((a, call.order == "AB", call.winner,
+                                                 call.reasoning))
+    calls = []
+    for verdict in labels.verdicts:
+        for first, shown_first, winner, reason in by_pair.get(frozenset((verdict.a,
+                                                                         verdict.b)), ()):
+            same = first == verdict.a
+            calls.append(LabelledCall(verdict.a, verdict.b, verdict.winner,
+                                      winner if same else _FLIP[winner],
+                                      shown_first == same, reason))
+    return calls
+
+
+def score_verdicts(labels: HumanLabels) -> list[HumanVerdict]:
+    """People's verdicts, or, with scores only, one per pair of scored items.
+
+    A pair's verdict follows the scores (the higher wins, equal scores tie): the scores
+    order the items, and the anchored fit reads an order as verdicts.
+    """
+    if labels.verdicts:
+        return list(labels.verdicts)
+    scores = sorted(labels.scores, key=lambda s: s.item)
+    return [HumanVerdict(x.item, y.item, "A" if x.score > y.score else
+                         "B" if x.score < y.score else "tie")
+            for k, x in enumerate(scores) for y in scores[k + 1:]]
+
+
+def anchored_fit(labels: HumanLabels, strengths: Sequence[float],
+                 errors: Sequence[float]) -> AnchoredFit:
+    """The judge's strengths (and their standard errors) anchored by people's labels."""
+    verdicts = score_verdicts(labels)
+    return fit_anchored(np.asarray(strengths, dtype=float), np.asarray(errors, dtype=float),
+                        first=[v.a for v in verdicts], second=[v.b for v in verdicts],
+                        first_won=[_SHARE[v.winner] for v in verdicts])
+
+
+def kendall_tau(judge: Sequence[float], human: Sequence[float]) -> float | None:
+    """Kendall's τ-b between two orders of the items both give a finite number to."""
+    pairs = np.asarray([(j, h) for j, h in zip(judge, human, strict=True)
+                        if np.isfinite(j) and np.isfinite(h)], dtype=float)
+    if len(pairs) < 2 or np.ptp(pairs[:, 0]) == 0 or np.ptp(pairs[:, 1]) == 0:
+        return None
+    return float(stats.kendalltau(pairs[:, 0], pairs[:, 1], variant="b").statistic)
+
+
+def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
+                anchor: bool) -> SortResult:
+    """`result` with its agreement with `labels` and, with `anchor`, the anchored order.
+
+    Args:
+        result: A pairwise run's result (its `scores` and `intervals` are the judge's).
+        items: The run's items, in the order the labels' indices name them.
+        labels: The people's labels.
+        anchor: Rank by the anchored fit (False: keep the judge's own order).
+    """
+    judge = [result.scores[text] for text in items]
+    people = human_strengths(labels, len(items)).tolist()
+    calls = labelled_calls(labels, items, result.match_history)
+    agreement = judge_agreement(calls, judge_strengths=judge, human_strengths=people)
+    if labels.scores:
+        agreement = dataclasses.replace(agreement, kendall=kendall_tau(
+            judge, human_strengths(HumanLabels(scores=labels.scores), len(items)).tolist()))
+    changes: dict[str, Any] = {"agreement": agreement, "human": "sha256:" + labels.digest()}
+    # The fits already made are kept, not made again (`SortResult`'s cached properties).
+    cached = {key: value for key, value in result.__dict__.items()
+              if key in ("_rating", "_top_k", "scores", "intervals")}
+    if anchor:
+        intervals = result.intervals
+        errors = [(intervals[text][1] - intervals[text][0]) / (2 * _Z95) for text in items]
+        fit = anchored_fit(labels, judge, errors)
+        scores = {text: round(float(s), DIGITS) for text, s in zip(items, fit.strengths,
+                                                                  strict=True)}
+        rankings = rank_by_score(scores)
+        tied, largest = ties(rankings)
+        changes.update(rankings=rankings, order="anchored", statistics=dataclasses.replace(
+            result.statistics, tied_items=tied, largest_tie=largest))
+        cached["scores"] = scores
+        cached["intervals"] = {
+            text: (round(float(s - _Z95 * e), DIGITS), round(float(s + _Z95 * e), DIGITS))
+            for text, s, e in zip(items, fit.strengths, fit.standard_errors, strict=True)}
+        low, high = fit.rank_intervals()
+        changes["rank_intervals"] = {text: (int(lo), int(hi)) for text, lo, hi in
+                                     zip(items, low, high, strict=True)}
+    made = dataclasses.replace(result, **changes)
+    made.__dict__.update(cached)
+    return made
+
+
+__all__ = [
+    "Agreement",
+    "anchored_fit",
+    "checked_human",
+    "kendall_tau",
+    "label_state",
+    "labelled_calls",
+    "labelled_pairs",
+    "labels_digest",
+    "pairs_to_ask",
+    "reindexed",
+    "score_verdicts",
+    "state_labels",
+    "with_people",
+]
