@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from scipy import stats
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 from test_runs import ITEMS, BreaksAfter
 
@@ -14,6 +15,7 @@ from llm_qualitative_sort import (
     InputError,
     MemoryCache,
     MockLLMProvider,
+    Pointwise,
     QualitativeSorter,
     RunMismatchError,
     RunStoppedError,
@@ -182,3 +184,39 @@ async def test_astream_takes_labels_too() -> None:
                                checkpointer=None)
     last = [x async for x in sorter.astream(ITEMS, human=VERDICTS)][-1]
     assert isinstance(last, SortResult) and last.agreement is not None
+
+
+async def test_a_pointwise_run_is_compared_with_peoples_scores() -> None:
+    scores = {i: 1 + (i * 7) % 4 for i in range(len(ITEMS))}  # on the run's 1-4 scale
+    result = await _sorter(MockLLMProvider(seed=1), None,
+                           strategy=Pointwise(scale="1-4", repetitions=2)).sort(
+        ITEMS, human={"scores": scores})
+    agreement = result.agreement
+    assert agreement is not None and result.order == "anchored"
+    judge = [result.pointwise[[p.item for p in result.pointwise].index(t)] for t in ITEMS]
+    assert agreement.kendall == pytest.approx(stats.kendalltau(
+        [j.score for j in judge], list(scores.values()), variant="b").statistic)
+    assert agreement.spearman is not None and agreement.spearman.value == pytest.approx(
+        stats.spearmanr([j.score for j in judge], list(scores.values())).statistic)
+    people = [scores[i] for i, j in enumerate(judge) for _ in j.calls]
+    labels = [c.label for j in judge for c in j.calls]
+    assert agreement.scale_labels == (1, 2, 3, 4)
+    assert np.array_equal(agreement.label_confusion,
+                          confusion_matrix(people, labels, labels=[1, 2, 3, 4]))
+    # No pair was asked: the judge scored every text alone.
+    assert result.statistics.total_api_calls == 2 * len(ITEMS)
+
+
+async def test_studio_input_takes_labels_by_index() -> None:
+    from llm_qualitative_sort.studio import graph
+
+    given = {"items": ITEMS, "criteria": "larger", "seed": 9,
+             "human": {"verdicts": [[0, 29, "A"]] * 30}}
+    anchored = await graph.ainvoke(given)
+    judge = await graph.ainvoke({**given, "ranking": "judge"})
+    order = [t for _, group in anchored["rankings"] for t in group]
+    assert order.index("0") < order.index("87")
+    judged = [t for _, g in judge["rankings"] for t in g]
+    assert judged.index("87") < judged.index("0")
+    with pytest.raises(InputError, match="an item against itself"):
+        await graph.ainvoke({**given, "human": {"verdicts": [[4, 4, "A"]]}})

@@ -46,6 +46,8 @@ from llm_qualitative_sort.results.human import (
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.models import SortResult
+    from llm_qualitative_sort.results.rating import Rating
+    from llm_qualitative_sort.scoring import ItemScore
     from llm_qualitative_sort.verdicts import MatchResult
 
 # A call's verdict in the other orientation of its pair.
@@ -189,6 +191,15 @@ def anchored_fit(labels: HumanLabels, strengths: Sequence[float],
                         first_won=[_SHARE[v.winner] for v in verdicts])
 
 
+def anchored_scores(labels: HumanLabels, rating: Rating) -> dict[str, float]:
+    """The anchored strengths of a rating's items (in its text order), rounded as scores."""
+    scores, intervals = rating.scores(), rating.intervals()
+    items = rating.items
+    errors = [(intervals[t][1] - intervals[t][0]) / (2 * _Z95) for t in items]
+    fit = anchored_fit(labels, [scores[t] for t in items], errors)
+    return {text: round(float(s), DIGITS) for text, s in zip(items, fit.strengths, strict=True)}
+
+
 def kendall_tau(judge: Sequence[float], human: Sequence[float]) -> float | None:
     """Kendall's τ-b between two orders of the items both give a finite number to."""
     pairs = np.asarray([(j, h) for j, h in zip(judge, human, strict=True)
@@ -198,23 +209,66 @@ def kendall_tau(judge: Sequence[float], human: Sequence[float]) -> float | None:
     return float(stats.kendalltau(pairs[:, 0], pairs[:, 1], variant="b").statistic)
 
 
+def pointwise_calls(labels: HumanLabels, items: Sequence[str],
+                    scored: Sequence[ItemScore]) -> list[LabelledCall]:
+    """A pointwise run's verdict on each labelled pair: the higher score wins.
+
+    Its judge scored each text alone, never a pair: one verdict per person's verdict,
+    shown in the person's order, None where a text has no score.
+    """
+    score = {entry.item: entry.score for entry in scored}
+    calls = []
+    for v in labels.verdicts:
+        a, b = score.get(items[v.a]), score.get(items[v.b])
+        judge = None if a is None or b is None else "A" if a > b else "B" if a < b else "tie"
+        reason = "" if judge is None else f"scores {a:.3g} and {b:.3g}"
+        calls.append(LabelledCall(v.a, v.b, v.winner, judge, True, reason))
+    return calls
+
+
+def label_confusion(labels: HumanLabels, items: Sequence[str], scored: Sequence[ItemScore],
+                    scale: Sequence[int]) -> tuple[tuple[int, ...], ...] | None:
+    """Counts of (person's score, judge's label) over the calls on scored items.
+
+    Only when every person's score is one of the scale's labels (None otherwise): then
+    both speak the same scale. Rows and columns follow `scale`.
+    """
+    place = {label: k for k, label in enumerate(scale)}
+    if not labels.scores or any(s.score not in place for s in labels.scores):
+        return None
+    calls = {entry.item: entry.calls for entry in scored}
+    counts = np.zeros((len(scale), len(scale)), dtype=int)
+    for s in labels.scores:
+        for call in calls.get(items[s.item], ()):
+            if call.label in place:
+                counts[place[int(s.score)], place[call.label]] += 1
+    return tuple(tuple(int(c) for c in row) for row in counts)
+
+
 def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
-                anchor: bool) -> SortResult:
+                anchor: bool, scale: Sequence[int] | None = None) -> SortResult:
     """`result` with its agreement with `labels` and, with `anchor`, the anchored order.
 
     Args:
-        result: A pairwise run's result (its `scores` and `intervals` are the judge's).
+        result: A run's result (its `scores` and `intervals` are the judge's).
         items: The run's items, in the order the labels' indices name them.
         labels: The people's labels.
         anchor: Rank by the anchored fit (False: keep the judge's own order).
+        scale: A pointwise run's labels, when higher is better (for `label_confusion`).
     """
     judge = [result.scores[text] for text in items]
     people = human_strengths(labels, len(items)).tolist()
-    calls = labelled_calls(labels, items, result.match_history)
+    calls = (pointwise_calls(labels, items, result.pointwise) if result.pointwise else
+             labelled_calls(labels, items, result.match_history))
     agreement = judge_agreement(calls, judge_strengths=judge, human_strengths=people)
     if labels.scores:
         agreement = dataclasses.replace(agreement, kendall=kendall_tau(
             judge, human_strengths(HumanLabels(scores=labels.scores), len(items)).tolist()))
+    if result.pointwise and scale is not None:
+        found = label_confusion(labels, items, result.pointwise, scale)
+        if found is not None:
+            agreement = dataclasses.replace(agreement, scale_labels=tuple(scale),
+                                            label_confusion=found)
     changes: dict[str, Any] = {"agreement": agreement, "human": "sha256:" + labels.digest()}
     # The fits already made are kept, not made again (`SortResult`'s cached properties).
     cached = {key: value for key, value in result.__dict__.items()
@@ -244,13 +298,16 @@ def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
 __all__ = [
     "Agreement",
     "anchored_fit",
+    "anchored_scores",
     "checked_human",
     "kendall_tau",
+    "label_confusion",
     "label_state",
     "labelled_calls",
     "labelled_pairs",
     "labels_digest",
     "pairs_to_ask",
+    "pointwise_calls",
     "reindexed",
     "score_verdicts",
     "state_labels",

@@ -73,6 +73,7 @@ async def finish(
             name_judge=started_by != judge,
             prompt=setup.prompt,
             human=human,
+            anchor=False,  # the result is ranked below, as the sorter was asked
         )
         try:
             stored = await drive(graph, start, config, context,
@@ -99,7 +100,12 @@ async def finish(
                          judge=started_by, judge_costs=costs, prompt=prompt_label(setup.prompt),
                          verdicts="soft" if setup.settings.soft_verdicts else "hard",
                          release=True, rate=rate)
-    return result if labels is None else with_people(result, items, labels, setup.anchor)
+    if labels is None:
+        return result
+    scale = getattr(setup.settings, "scale", None)  # a pointwise run's, compared if not inverse
+    labelled = None if scale is None or getattr(setup.settings, "inverse", False) else \
+        scale.labels
+    return with_people(result, items, labels, setup.anchor, labelled)
 
 
 
