@@ -145,7 +145,12 @@ class SortResult:
     digest of the template and its context); empty for the default prompt. A pointwise run
     (`strategy="pointwise"`) holds its items' scores in `pointwise`, in the order of
     `rankings` (best first); its `scores` are those (0–1), its intervals span the
-    repetitions' standard error.
+    repetitions' standard error. A run checked against people (`sort(items, human=...)`)
+    holds in `agreement` how far the judge agrees with their labels (see
+    `results.agreement.Agreement`) and in `human` the labels' digest; its `rankings`,
+    `scores`, `intervals` and `top_k_probability` are then those of the judge's fit anchored
+    by the labels (`order == "anchored"`, with `rank_intervals`), unless the judge's own
+    order was asked for (`order == "judge"`).
     """
 
     rankings: list[tuple[int, list[str]]]

@@ -8,7 +8,7 @@ import copy
 import dataclasses
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.types import RetryPolicy
 
@@ -148,7 +148,7 @@ class QualitativeSorter:
         seed: int | None = None,
         checkpointer: Checkpointer = DEFAULT_CHECKPOINTER,
         retry_policy: RetryPolicy = DEFAULT_RETRY,
-        ranking: Ranking | None = None,
+        ranking: Ranking | Literal["judge"] | None = None,
         wait_for_run: float | None = 0.0,
         schedule: str = "rounds",
         allow_judge_change: bool = False,

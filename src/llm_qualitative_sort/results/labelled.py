@@ -43,6 +43,7 @@ from llm_qualitative_sort.results.human import (
     check_human,
     human_strengths,
 )
+from llm_qualitative_sort.tournament.registry import settings_from_state
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.models import SortResult
@@ -200,6 +201,35 @@ def anchored_scores(labels: HumanLabels, rating: Rating) -> dict[str, float]:
     return {text: round(float(s), DIGITS) for text, s in zip(items, fit.strengths, strict=True)}
 
 
+class AnchoredRating:
+    """An anchored fit read as `SortResult` reads its rating: scores, intervals, P(top K).
+
+    Args:
+        items: The items, in the order of the fit's strengths.
+        fit: The anchored fit.
+    """
+
+    def __init__(self, items: Sequence[str], fit: AnchoredFit) -> None:
+        self.items = list(items)
+        self.fit = fit
+
+    def scores(self) -> dict[str, float]:
+        """Each item's anchored strength, rounded as scores are."""
+        return {t: round(float(s), DIGITS) for t, s in zip(self.items, self.fit.strengths,
+                                                           strict=True)}
+
+    def intervals(self) -> dict[str, tuple[float, float]]:
+        """Each strength's 95 % normal interval (its posterior standard deviation)."""
+        fit = self.fit
+        return {t: (round(float(s - _Z95 * e), DIGITS), round(float(s + _Z95 * e), DIGITS))
+                for t, s, e in zip(self.items, fit.strengths, fit.standard_errors, strict=True)}
+
+    def top_k_probability(self, k: int) -> dict[str, float]:
+        """P(item is among the k strongest), from the fit's posterior draws (seed 0)."""
+        found = self.fit.top_k_probability(k)
+        return {t: float(p) for t, p in zip(self.items, found, strict=True)}
+
+
 def kendall_tau(judge: Sequence[float], human: Sequence[float]) -> float | None:
     """Kendall's τ-b between two orders of the items both give a finite number to."""
     pairs = np.asarray([(j, h) for j, h in zip(judge, human, strict=True)
@@ -245,6 +275,21 @@ def label_confusion(labels: HumanLabels, items: Sequence[str], scored: Sequence[
     return tuple(tuple(int(c) for c in row) for row in counts)
 
 
+def stored_with_people(result: SortResult, state: Mapping[str, Any], anchor: bool,
+                       human: Mapping[str, Any] | None = None) -> SortResult:
+    """The result of a stored run (its final `state`) with its people's labels, if any.
+
+    `human` replaces the run's labels (a sort allowed to go on with other ones).
+    """
+    labels = state_labels(human if human is not None else state.get("human"))
+    if labels is None:
+        return result
+    settings = settings_from_state(state)
+    scale = getattr(settings, "scale", None)  # a pointwise run's: its labels, unless inverse
+    on_scale = None if scale is None or getattr(settings, "inverse", False) else scale.labels
+    return with_people(result, list(state["items"]), labels, anchor, on_scale)
+
+
 def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
                 anchor: bool, scale: Sequence[int] | None = None) -> SortResult:
     """`result` with its agreement with `labels` and, with `anchor`, the anchored order.
@@ -277,16 +322,12 @@ def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
         intervals = result.intervals
         errors = [(intervals[text][1] - intervals[text][0]) / (2 * _Z95) for text in items]
         fit = anchored_fit(labels, judge, errors)
-        scores = {text: round(float(s), DIGITS) for text, s in zip(items, fit.strengths,
-                                                                  strict=True)}
-        rankings = rank_by_score(scores)
+        rating = AnchoredRating(items, fit)
+        rankings = rank_by_score(scores := rating.scores())
         tied, largest = ties(rankings)
         changes.update(rankings=rankings, order="anchored", statistics=dataclasses.replace(
             result.statistics, tied_items=tied, largest_tie=largest))
-        cached["scores"] = scores
-        cached["intervals"] = {
-            text: (round(float(s - _Z95 * e), DIGITS), round(float(s + _Z95 * e), DIGITS))
-            for text, s, e in zip(items, fit.strengths, fit.standard_errors, strict=True)}
+        cached = {"_rating": rating, "scores": scores, "intervals": rating.intervals()}
         low, high = fit.rank_intervals()
         changes["rank_intervals"] = {text: (int(lo), int(hi)) for text, lo, hi in
                                      zip(items, low, high, strict=True)}
@@ -297,6 +338,7 @@ def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
 
 __all__ = [
     "Agreement",
+    "AnchoredRating",
     "anchored_fit",
     "anchored_scores",
     "checked_human",
@@ -311,5 +353,6 @@ __all__ = [
     "reindexed",
     "score_verdicts",
     "state_labels",
+    "stored_with_people",
     "with_people",
 ]

@@ -29,7 +29,7 @@ from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.results.events import progress_event
 from llm_qualitative_sort.results.from_state import batch_discount, sort_result
-from llm_qualitative_sort.results.labelled import state_labels, with_people
+from llm_qualitative_sort.results.labelled import stored_with_people
 from llm_qualitative_sort.results.stops import stop_reason
 from llm_qualitative_sort.running.setup import ProgressCallback, RunSetup
 from llm_qualitative_sort.running.stored import input_saved
@@ -93,19 +93,14 @@ async def finish(
         costs = {**(costs or {judge: setup.provider.estimate_cost}), started_by: _unpriced}
     # Nothing reads the stored history after the result is built: it is released as the
     # result's matches are made, which lowers the run's peak memory.
-    labels = state_labels(human if human is not None else stored.get("human"))
-    items = list(stored["items"])
+    human = human if human is not None else stored.get("human")
+    state = {key: stored[key] for key in ("items", *SETTINGS_KEYS) if key in stored}
     result = sort_result(stored, run_id, elapsed, setup.ranking, setup.provider.estimate_cost,
                          batch_discount=batch_discount(setup.provider),
                          judge=started_by, judge_costs=costs, prompt=prompt_label(setup.prompt),
                          verdicts="soft" if setup.settings.soft_verdicts else "hard",
                          release=True, rate=rate)
-    if labels is None:
-        return result
-    scale = getattr(setup.settings, "scale", None)  # a pointwise run's, compared if not inverse
-    labelled = None if scale is None or getattr(setup.settings, "inverse", False) else \
-        scale.labels
-    return with_people(result, items, labels, setup.anchor, labelled)
+    return stored_with_people(result, state, setup.anchor, human)
 
 
 
