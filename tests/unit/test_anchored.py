@@ -128,7 +128,6 @@ def test_covariate_input_is_checked() -> None:
 
 
 def test_top_k_probabilities_sum_to_k_and_follow_the_strengths() -> None:
-
     judge = np.array([2.0, 1.0, 0.0, -1.0, -2.0])
     fit = fit_anchored(judge, np.full(5, 0.3), first=[4, 4, 4, 3], second=[0, 1, 0, 0],
                        first_won=[1, 1, 1, 1])
