@@ -193,12 +193,11 @@ def anchored_fit(labels: HumanLabels, strengths: Sequence[float],
 
 
 def anchored_scores(labels: HumanLabels, rating: Rating) -> dict[str, float]:
-    """The anchored strengths of a rating's items (in its text order), rounded as scores."""
+    """The anchored strengths of a judge's rating's items, rounded as scores."""
     scores, intervals = rating.scores(), rating.intervals()
-    items = rating.items
-    errors = [(intervals[t][1] - intervals[t][0]) / (2 * _Z95) for t in items]
-    fit = anchored_fit(labels, [scores[t] for t in items], errors)
-    return {text: round(float(s), DIGITS) for text, s in zip(items, fit.strengths, strict=True)}
+    errors = [(intervals[t][1] - intervals[t][0]) / (2 * _Z95) for t in rating.items]
+    fit = anchored_fit(labels, [scores[t] for t in rating.items], errors)
+    return AnchoredRating(rating.items, fit).scores()
 
 
 class AnchoredRating:
