@@ -219,7 +219,8 @@ class QualitativeSorter:
         items (a `HumanLabels`, a mapping `{"verdicts": [(a, b, "A"|"B"|"tie"), ...],
         "scores": {item: score}}`, or a list of verdicts), items named by their index in
         `items`. The judge is also asked every labelled pair the strategy does not play
-        (once in each order); the result's `agreement` says how far it agrees with people,
+        (once in each order; a Swiss budget keeps two calls back for each labelled pair);
+        the result's `agreement` says how far it agrees with people,
         and its order is the judge's fit anchored by their labels (`order="anchored"`)
         unless the sorter was made with `ranking="judge"` (or "wins" / "bradley_terry").
         The labels are stored with the run: going on with other labels is refused unless

@@ -46,12 +46,17 @@ def calls_of(result: SortResult) -> list[tuple[str, str, str, str | None, int]]:
             for m in result.match_history for c in m.rounds]
 
 
-@pytest.mark.parametrize("strategy", ["elimination", Swiss(budget=40)])
+# Swiss keeps two calls of its budget back for each labelled pair: it plays as the same run
+# without labels and a budget smaller by that much.
+@pytest.mark.parametrize(("strategy", "alone"), [
+    ("elimination", "elimination"),
+    (Swiss(budget=40), Swiss(budget=40 - 2 * len(LABELLED))),
+])
 async def test_the_judge_is_asked_each_labelled_pair_the_strategy_did_not_play(
-        strategy: Any) -> None:
+        strategy: Any, alone: Any) -> None:
     plain_judge, judge = MockLLMProvider(seed=1), MockLLMProvider(seed=1)
     plain = await _sorter(plain_judge, None,
-                          strategy=strategy).sort(ITEMS)
+                          strategy=alone).sort(ITEMS)
     result = await _sorter(judge, None,
                            strategy=strategy).sort(ITEMS, human=VERDICTS)
     # The strategy's own matches and calls are those of the run without labels.
@@ -67,6 +72,17 @@ async def test_the_judge_is_asked_each_labelled_pair_the_strategy_did_not_play(
     assert result.statistics.total_api_calls == judge.calls
     assert plain.agreement is None and plain.order == "judge" and plain.human == ""
     assert result.agreement is not None and result.human.startswith("sha256:")
+    if isinstance(strategy, Swiss):  # the labelled pairs' calls within its budget
+        assert judge.calls <= 40
+
+
+async def test_a_budget_too_small_for_the_labelled_pairs_is_refused_before_any_call() -> None:
+    judge = MockLLMProvider(seed=1)
+    with pytest.raises(InputError, match=r"budget=40 must pay for the labelled pairs too: 7 "
+                                         r"pairs take up to 14 calls, leaving 26 .*pre-pass"):
+        await _sorter(judge, None, strategy=Swiss(budget=40, prepass="pointwise")).sort(
+            ITEMS, human=VERDICTS)
+    assert judge.calls == 0
 
 
 async def test_agreement_matches_sklearn_on_the_runs_own_calls() -> None:

@@ -88,7 +88,7 @@ def print_estimate(
     if plan.labelled_pairs:
         print(f"labelled pairs: {plan.labelled_pairs}, asked in both orders after the "
               f"tournament: up to {2 * plan.labelled_pairs} LLM calls (none for a pair the "
-              "strategy plays), counted above", file=out)
+              "strategy plays), counted above (within a Swiss budget)", file=out)
     if tokens_per_call is not None:
         print(f"tokens per call: about {tokens_per_call} (from the texts' mean length; "
               f"about {tokens_per_call * plan.max_calls:,} for {plan.max_calls:,} calls)",

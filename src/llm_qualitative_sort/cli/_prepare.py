@@ -176,9 +176,12 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
         assert texts is not None
         plan = estimate(len(texts), settings)
         if human is not None and settings.name != "pointwise":  # pointwise asks no pair
-            from llm_qualitative_sort.results.labelled import labelled_pairs
+            from llm_qualitative_sort.results.labelled import labelled_pairs, within_budget
 
-            plan = dataclasses.replace(plan, labelled_pairs=len(labelled_pairs(human)))
+            # A budget pays for them (Swiss): the tournament's share of it is what is left.
+            shared = within_budget(settings, len(texts), human)
+            plan = dataclasses.replace(estimate(len(texts), shared),
+                                       labelled_pairs=len(labelled_pairs(human)))
         rounds = simulated_rounds(settings, len(texts))
         from llm_qualitative_sort.providers._tokens import mean_call_tokens
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any, NotRequired
 from langgraph.channels.delta import DeltaChannel
 from typing_extensions import TypedDict
 
+from llm_qualitative_sort.results.labelled import state_labels, within_budget
 from llm_qualitative_sort.tournament import (
     Strategy,
     StrategyChoice,
@@ -182,4 +183,7 @@ def run_settings(state: TournamentState) -> StrategySettings:
 
 def run_strategy(state: TournamentState) -> Strategy[Any]:
     """The strategy playing this run."""
-    return strategy_for(run_settings(state), len(state["items"]), state["rng_seed"])
+    settings, n = run_settings(state), len(state["items"])
+    if state.get("human"):  # a budget the labelled pairs share (see `within_budget`)
+        settings = within_budget(settings, n, state_labels(state["human"]))
+    return strategy_for(settings, n, state["rng_seed"])

@@ -32,7 +32,7 @@ import numpy as np
 from scipy import stats
 
 from llm_qualitative_sort.bradley_terry import DIGITS, rank_by_score
-from llm_qualitative_sort.errors import SettingTypeError
+from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.rating.anchored import AnchoredFit, fit_anchored
 from llm_qualitative_sort.results.agreement import Agreement, LabelledCall, judge_agreement
 from llm_qualitative_sort.results.audit import ties
@@ -43,7 +43,12 @@ from llm_qualitative_sort.results.human import (
     check_human,
     human_strengths,
 )
-from llm_qualitative_sort.tournament.registry import settings_from_state
+from llm_qualitative_sort.tournament.registry import (
+    settings_from_state,
+    strategy_class,
+    strategy_for,
+)
+from llm_qualitative_sort.tournament.settings import StrategySettings
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.models import SortResult
@@ -138,6 +143,43 @@ def pairs_to_ask(labels: HumanLabels | None, history: Sequence[Mapping[str, Any]
     played = {frozenset((log[0], log[1])) for entry in history for log in entry["matches"]
               if log[0] != log[1]}
     return [pair for pair in labelled_pairs(labels) if frozenset(pair) not in played]
+
+
+def within_budget(settings: StrategySettings, n_items: int,
+                  labels: HumanLabels | None) -> StrategySettings:
+    """The settings a strategy with a budget plays by when the labelled pairs share it.
+
+    The judge asks each labelled pair at most twice, after the strategy: a strategy that
+    spends a budget (Swiss) keeps that much of it back, so that the run as a whole spends no
+    more than its budget. A pair the strategy plays anyway is then asked nothing more, and
+    what it kept back for it goes unspent. Other strategies, and a pointwise run (which asks
+    no pair), play as they are.
+
+    Raises:
+        InputError: The budget cannot pay for the labelled pairs and the strategy's least.
+
+    Example:
+        >>> from llm_qualitative_sort.tournament import Swiss
+        >>> labels = HumanLabels((HumanVerdict(0, 1, "A"), HumanVerdict(1, 2, "B")))
+        >>> within_budget(Swiss(budget=40), 10, labels).budget
+        36
+    """
+    reserve = 2 * len(labelled_pairs(labels)) if labels is not None else 0
+    total = getattr(strategy_for(settings, n_items, 0), "budget", None)
+    if not reserve or not isinstance(total, int) or settings.name == "pointwise":
+        return settings
+    left = total - reserve
+    kept = settings.model_copy(update={"budget": left})
+    try:
+        if left < 1:
+            raise InputError("nothing is left for the tournament")
+        strategy_class(kept).check(kept, n_items)
+    except InputError as refused:
+        raise InputError(
+            f"budget={total} must pay for the labelled pairs too: {reserve // 2} pairs take "
+            f"up to {reserve} calls, leaving {left} for the tournament ({refused}); raise "
+            "the budget or label fewer pairs") from None
+    return kept
 
 
 def labelled_calls(labels: HumanLabels, items: Sequence[str],
@@ -353,5 +395,6 @@ __all__ = [
     "score_verdicts",
     "state_labels",
     "stored_with_people",
+    "within_budget",
     "with_people",
 ]

@@ -20,7 +20,7 @@ from llm_qualitative_sort.errors import UnknownRunError
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.models import SortResult
 from llm_qualitative_sort.results.from_state import trivial_result
-from llm_qualitative_sort.results.labelled import checked_human
+from llm_qualitative_sort.results.labelled import checked_human, within_budget
 from llm_qualitative_sort.running.drive import finish
 from llm_qualitative_sort.running.setup import RunSetup
 from llm_qualitative_sort.running.stored import stored_run
@@ -46,6 +46,7 @@ async def sort_items(setup: RunSetup, items: Sequence[str], run_id: str | None,
     if len(texts) < 2:
         return trivial_result(texts, run_id, time.perf_counter() - started)
     strategy_class(setup.settings).check(setup.settings, len(texts))
+    within_budget(setup.settings, len(texts), worker.human)  # refused before any call
     plan = worker.plan()
     async with setup.store.open(run_id, wait=setup.wait_for_run) as (saver, journal):
         graph = build_graph(saver)

@@ -10,14 +10,15 @@ from _setup import hidden_scores, make_items
 from llm_qualitative_sort import QualitativeSorter, Swiss
 
 ITEMS = make_items(8)
-# Indices into ITEMS; a Swiss run of 8 matches leaves most of these pairs unplayed.
+# Indices into ITEMS; a Swiss run of 8 matches (18 calls less 10 kept back for these
+# pairs) leaves most of them unplayed.
 VERDICTS = [(0, 7, "A"), (1, 6, "B"), (2, 5, "tie"), (3, 4, "A"), (0, 1, "B")]
 
 
 async def test_labelled_pairs_are_asked_by_batch_and_counted(tmp_path: Path) -> None:
     with batch_server("openai", hidden_scores(ITEMS)) as (fake, url):
         sorter = QualitativeSorter(batch_provider("openai", url), criteria="which is better",
-                                   seed=4, strategy=Swiss(budget=8),
+                                   seed=4, strategy=Swiss(budget=18),
                                    checkpointer=tmp_path / "runs.sqlite3")
         result = await sorter.sort(ITEMS, human=VERDICTS)
         batches = [b.requests for b in fake.batches.values()]
@@ -31,3 +32,4 @@ async def test_labelled_pairs_are_asked_by_batch_and_counted(tmp_path: Path) -> 
     assert all(call.batch for m in labelled for call in m.rounds)
     assert result.statistics.batch_calls == sum(len(b) for b in batches)
     assert result.agreement is not None and result.agreement.compared > 0
+    assert result.statistics.total_api_calls <= 18

@@ -10,7 +10,7 @@ from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.prompts._run import input_prompt
 from llm_qualitative_sort.results.human import check_human
-from llm_qualitative_sort.results.labelled import label_state, reindexed
+from llm_qualitative_sort.results.labelled import label_state, reindexed, within_budget
 from llm_qualitative_sort.tournament import parse_settings, strategy_for
 from llm_qualitative_sort.tournament.checks import (
     check_criteria,
@@ -57,7 +57,9 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
                                getattr(settings, "scale", None)))
     canonical = sorted(items)
     if state.get("human"):  # Studio's are as typed; a sorter's checked already
-        labels = label_state(reindexed(check_human(state["human"], items), items, canonical))
+        checked = check_human(state["human"], items)
+        within_budget(settings, len(items), checked)  # refused before any call
+        labels = label_state(reindexed(checked, items, canonical))
         if labels != state["human"]:
             update["human"] = labels
     if canonical != items:
