@@ -35,6 +35,7 @@ from llm_qualitative_sort.verdicts import answer_problem as answer_problem
 from llm_qualitative_sort.verdicts import refused_tie as refused_tie
 
 if TYPE_CHECKING:
+    from llm_qualitative_sort.results.agreement import Agreement
     from llm_qualitative_sort.results.rating import Rating
     from llm_qualitative_sort.scoring import ItemScore
 
@@ -144,7 +145,12 @@ class SortResult:
     digest of the template and its context); empty for the default prompt. A pointwise run
     (`strategy="pointwise"`) holds its items' scores in `pointwise`, in the order of
     `rankings` (best first); its `scores` are those (0–1), its intervals span the
-    repetitions' standard error.
+    repetitions' standard error. A run checked against people (`sort(items, human=...)`)
+    holds in `agreement` how far the judge agrees with their labels (see
+    `results.agreement.Agreement`) and in `human` the labels' digest; its `rankings`,
+    `scores`, `intervals` and `top_k_probability` are then those of the judge's fit anchored
+    by the labels (`order == "anchored"`, with `rank_intervals`), unless the judge's own
+    order was asked for (`order == "judge"`).
     """
 
     rankings: list[tuple[int, list[str]]]
@@ -157,6 +163,15 @@ class SortResult:
     # A pointwise run: every item's score, labels, reasons and label distribution, best
     # first (its `match_history` is empty, and `scores` are these scores, 0–1).
     pointwise: tuple[ItemScore, ...] = ()
+    # Checked against people (`sort(items, human=...)`): how far the judge agrees with their
+    # labels, and the labels' digest ("sha256:..."); None and "" for a run without labels.
+    agreement: Agreement | None = None
+    human: str = ""
+    # Which order `rankings`, `scores` and `intervals` hold: "judge" (the judge's calls
+    # alone) or "anchored" (the judge's fit anchored by people's labels).
+    order: str = "judge"
+    # An anchored order's 90 % interval of each item's position (1 = best); else None.
+    rank_intervals: dict[str, tuple[int, int]] | None = None
 
     def __repr__(self) -> str:
         """A summary, not every call: a run's history can hold hundreds of thousands.

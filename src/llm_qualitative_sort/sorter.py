@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import dataclasses
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.types import RetryPolicy
 
@@ -19,6 +20,7 @@ from llm_qualitative_sort.prompts._run import check_prompt
 from llm_qualitative_sort.prompts.template import PromptTemplate
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.from_state import Ranking
+from llm_qualitative_sort.results.human import HumanLabels
 from llm_qualitative_sort.running.arguments import (
     DEFAULT_CHECKPOINTER,
     Checkpointer,
@@ -43,6 +45,9 @@ from llm_qualitative_sort.tournament.checks import (
     check_wait,
     refuse_moved,
 )
+
+# People's labels as `sort` takes them (see `results.labelled.checked_human`).
+HumanInput = HumanLabels | Mapping[str, Any] | Sequence[Any]
 
 
 class QualitativeSorter:
@@ -82,7 +87,9 @@ class QualitativeSorter:
             finite and >= 0, backoff_factor from 1 to 100).
         ranking: "wins" ranks by matches won; "bradley_terry" by the strengths in
             `SortResult.scores`, fitted to the same calls (no extra call). None (default)
-            takes the strategy's own: wins for elimination, Bradley–Terry for Swiss.
+            takes the strategy's own: wins for elimination, Bradley–Terry for Swiss; in a
+            run with people's labels (`sort(human=...)`), the judge's fit anchored by them.
+            "judge" takes the strategy's own order even then (the judge's calls alone).
         wait_for_run: A run is held by one process at a time. When another holds it,
             wait up to this many seconds for it to let go (None: as long as it takes);
             0 raises `RunLockedError` at once.
@@ -141,7 +148,7 @@ class QualitativeSorter:
         seed: int | None = None,
         checkpointer: Checkpointer = DEFAULT_CHECKPOINTER,
         retry_policy: RetryPolicy = DEFAULT_RETRY,
-        ranking: Ranking | None = None,
+        ranking: Ranking | Literal["judge"] | None = None,
         wait_for_run: float | None = 0.0,
         schedule: str = "rounds",
         allow_judge_change: bool = False,
@@ -164,6 +171,8 @@ class QualitativeSorter:
         check_hooks(cache, on_progress)
         played_by = strategy_class(self.settings)
         self.ranking: Ranking = check_ranking(ranking, played_by.native_ranking)
+        # Only the strategy's own order, unnamed, gives way to people's anchored one.
+        self._anchor = ranking is None
         self.schedule = check_schedule(schedule, played_by, provider)
         check_wait(wait_for_run)
         self.allow_judge_change = check_flag("allow_judge_change", allow_judge_change)
@@ -194,7 +203,9 @@ class QualitativeSorter:
         return self.settings.calls
 
     async def sort(self, items: Sequence[str], run_id: str | None = None, *,
-                   fields: Sequence[Mapping[str, Any]] | None = None) -> SortResult:
+                   fields: Sequence[Mapping[str, Any]] | None = None,
+                   human: HumanInput | None = None,
+                   allow_human_change: bool = False) -> SortResult:
         """Rank `items`, best first.
 
         With the `run_id` of an unfinished run of the same items this continues that run; of
@@ -204,22 +215,40 @@ class QualitativeSorter:
         the template shows are stored with the run and key the cache. Fewer than two items
         are ranked at once, with no call, and nothing is stored (there is nothing to resume).
 
+        `human` checks the judge against people: their verdicts on pairs and/or scores of
+        items (a `HumanLabels`, a mapping `{"verdicts": [(a, b, "A"|"B"|"tie"), ...],
+        "scores": {item: score}}`, or a list of verdicts), items named by their index in
+        `items`. The judge is also asked every labelled pair the strategy does not play
+        (once in each order; a Swiss budget keeps two calls back for each labelled pair);
+        the result's `agreement` says how far it agrees with people,
+        and its order is the judge's fit anchored by their labels (`order="anchored"`)
+        unless the sorter was made with `ranking="judge"` (or "wins" / "bradley_terry").
+        The labels are stored with the run: going on with other labels is refused unless
+        `allow_human_change=True`; without `human`, a run goes on with its own.
+
         Raises:
             TypeError, ValueError: Bad items or fields, before any call.
             PromptTemplateError: The template shows a field some item lacks, or fields are
                 given and it shows none; before any call.
             RunMismatchError: `run_id` names a run of other items or settings, or one
-                started by another judge (see `allow_judge_change`).
+                started by another judge (see `allow_judge_change`) or with other human
+                labels (see `allow_human_change`).
             RunLockedError: Another process holds the run (see `wait_for_run`).
             StorageError: The checkpoint or journal store cannot be used, before any call.
+            InputError: Bad human labels (an unknown item, an item against itself, a
+                winner other than A, B or tie), named, before any call.
             RunStoppedError: The run stopped (provider failure, callback error, a journal
                 write failure); resume it.
         """
-        return await sort_items(self._setup(), items, run_id, fields)
+        setup = dataclasses.replace(
+            self._setup(), allow_human_change=check_flag("allow_human_change",
+                                                         allow_human_change))
+        return await sort_items(setup, items, run_id, fields, human)
 
     async def astream(
         self, items: Sequence[str], run_id: str | None = None, *,
         fields: Sequence[Mapping[str, Any]] | None = None,
+        human: HumanInput | None = None, allow_human_change: bool = False,
     ) -> AsyncIterator[ProgressEvent | SortResult]:
         """Like `sort`, but yield every `ProgressEvent` as it happens, then the `SortResult`.
 
@@ -240,7 +269,8 @@ class QualitativeSorter:
         events: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
         worker = copy.copy(self)  # shares the store, so in-memory runs stay resumable
         worker.on_progress = Tee(events, self.on_progress)
-        task = asyncio.create_task(worker.sort(items, run_id, fields=fields))
+        task = asyncio.create_task(worker.sort(items, run_id, fields=fields, human=human,
+                                               allow_human_change=allow_human_change))
         task.add_done_callback(lambda _: events.put_nowait(None))
         try:
             while (item := await events.get()) is not None:
@@ -273,7 +303,7 @@ class QualitativeSorter:
             allow_prompt_change=self.allow_prompt_change,
             max_concurrent_requests=self.max_concurrent_requests,
             call_timeout=self.call_timeout, cache=self.cache, retry_policy=self.retry_policy,
-            on_progress=self.on_progress, ranking=self.ranking,
+            on_progress=self.on_progress, ranking=self.ranking, anchor=self._anchor,
         )
 
     @property

@@ -125,3 +125,15 @@ def test_covariate_input_is_checked() -> None:
         covariate_effects([0.0, 1.0, 2.0], [0.1, 0.1, 0.1], {"length": [1.0, 2.0]})
     with pytest.raises(ValueError, match="at least 3"):
         covariate_effects([0.0, 1.0], [0.1, 0.1], {"length": [1.0, 2.0]})
+
+
+def test_top_k_probabilities_sum_to_k_and_follow_the_strengths() -> None:
+    judge = np.array([2.0, 1.0, 0.0, -1.0, -2.0])
+    fit = fit_anchored(judge, np.full(5, 0.3), first=[4, 4, 4, 3], second=[0, 1, 0, 0],
+                       first_won=[1, 1, 1, 1])
+    top = fit.top_k_probability(2)
+    assert top.sum() == pytest.approx(2.0)
+    assert int(np.argmax(top)) == int(np.argmax(fit.strengths))
+    assert np.array_equal(top, fit.top_k_probability(2))  # seeded
+    with pytest.raises(ValueError, match="k must lie in 1..5"):
+        fit.top_k_probability(6)

@@ -103,6 +103,9 @@ class RunConfig(BaseSettings):
     # context. Kept as paths: a resume reads them again, and the run refuses changed ones.
     prompt: Annotated[str | None, FIXED] = None
     context: Annotated[str | None, FIXED] = None
+    # People's labels (a CSV or JSONL file naming items by their ids): kept as its path;
+    # the run keeps the labels themselves, and a resume goes on with those.
+    human: Annotated[str | None, FIXED] = None
     seed: Annotated[int | None, FIXED] = None
     ranking: str | None = None
     wait: Annotated[float, UNSTORED] = 0.0

@@ -20,6 +20,9 @@ class Estimate:
     repetitions: int = 0
     # Swiss with a pre-pass: its calls (one per text, scored alone) before the matches.
     prepass: int = 0
+    # Pairs people labelled (`--human`): each asked in both orders unless the strategy
+    # plays it anyway, so at most two calls each, after the tournament.
+    labelled_pairs: int = 0
 
     @property
     def min_calls(self) -> int:
@@ -29,7 +32,8 @@ class Estimate:
     @property
     def max_calls(self) -> int:
         """Calls at most."""
-        return self.prepass + self.max_matches * self.calls_per_match
+        return self.prepass + self.max_matches * self.calls_per_match \
+            + 2 * self.labelled_pairs
 
 
 def estimate(items: int, settings: StrategySettings) -> Estimate:
@@ -81,6 +85,10 @@ def print_estimate(
               f"({plan.calls_per_match} per match"
               f"{f', {plan.prepass} in the pre-pass' if plan.prepass else ''}; cache hits "
               "cost nothing)", file=out)
+    if plan.labelled_pairs:
+        print(f"labelled pairs: {plan.labelled_pairs}, asked in both orders after the "
+              f"tournament: up to {2 * plan.labelled_pairs} LLM calls (none for a pair the "
+              "strategy plays), counted above (within a Swiss budget)", file=out)
     if tokens_per_call is not None:
         print(f"tokens per call: about {tokens_per_call} (from the texts' mean length; "
               f"about {tokens_per_call * plan.max_calls:,} for {plan.max_calls:,} calls)",

@@ -23,7 +23,7 @@ PROGRAM = "llm-qualitative-sort"
 PROVIDERS = PROVIDER_NAMES
 # What `--judge PROVIDER[:MODEL]` may name (a LangChain chat model needs its own options).
 PANEL_PROVIDERS = NAMED_PROVIDERS
-RANKINGS = ("wins", "bradley_terry")
+RANKINGS = ("wins", "bradley_terry", "judge")
 # The schedules of `graph.schedules.SCHEDULES`, named here because importing that package
 # loads LangGraph, which `--help` must not (a test keeps the two the same).
 SCHEDULES = ("rounds", "pipelined")
@@ -168,6 +168,11 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                       "a record's other keys as {{ fields_a.KEY }} and {{ fields_b.KEY }}")
     sort.add_argument("--context", metavar="FILE.json",
                       help="a JSON object the template reads as {{ context.KEY }}")
+    sort.add_argument("--human", metavar="FILE",
+                      help="people's labels to check the judge against: a CSV with the "
+                      "header a,b,winner (winner A, B or tie) or id,score, or JSONL; items "
+                      "named by the input's ids. The judge is also asked each labelled pair, "
+                      "and the ranking is anchored by the labels (--ranking judge: not)")
     judge = sort.add_argument_group("judge")
     judge.add_argument("--provider", choices=PROVIDERS, help="default mock")
     judge.add_argument("--model", help="model name (openai, google, langchain)")
@@ -263,7 +268,8 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                             help="fixes pairing (default: drawn, and printed at the start)")
     tournament.add_argument("--ranking", choices=RANKINGS,
                             help="order by wins or Bradley-Terry strength (default: wins for "
-                            "elimination, Bradley-Terry for swiss)")
+                            "elimination, Bradley-Terry for swiss; with --human, the judge's "
+                            "fit anchored by the labels); judge: the strategy's own even then")
     tournament.add_argument("--cache-dir", metavar="DIR|URI",
                             help="reuse answers kept in DIR, or in a postgresql:// database")
     runs = sort.add_argument_group("runs")

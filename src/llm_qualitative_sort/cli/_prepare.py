@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import math
 import secrets
 import sys
@@ -153,6 +154,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
 
     prompt = load_prompt(config)
     fields = item_fields(prompt, records, Source(getattr(args, "input", None)).name)
+    human = _human(config, texts, records)
     provider = make_provider(config)
     _check_mock_options(config, provider)
     # Imported here, not at the top: the schedules load LangGraph, which parsing must not.
@@ -173,6 +175,13 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
 
         assert texts is not None
         plan = estimate(len(texts), settings)
+        if human is not None and settings.name != "pointwise":  # pointwise asks no pair
+            from llm_qualitative_sort.results.labelled import labelled_pairs, within_budget
+
+            # A budget pays for them (Swiss): the tournament's share of it is what is left.
+            shared = within_budget(settings, len(texts), human)
+            plan = dataclasses.replace(estimate(len(texts), shared),
+                                       labelled_pairs=len(labelled_pairs(human)))
         rounds = simulated_rounds(settings, len(texts))
         from llm_qualitative_sort.providers._tokens import mean_call_tokens
 
@@ -181,7 +190,22 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
                                         alone=settings.scores_alone))
         return None
     return Plan(config, provider, open_cache(config.cache_dir), texts, ids, prompt=prompt,
-                fields=fields)
+                fields=fields, human=human)
+
+
+def _human(config: RunConfig, texts: list[str] | None, records: list[Record] | None) -> Any:
+    """People's labels of `--human`, items as indices into `texts` (None: not given).
+
+    A resumed run goes on with the labels it keeps, so its file is not read again.
+    """
+    if not config.human or texts is None:
+        return None
+    # Imported here: the labels' checks load numpy, which parsing must not.
+    from llm_qualitative_sort.results.human import read_human
+
+    # A file names items by the input's ids (its line numbers when none are named), as text.
+    ids = [str(r.id) for r in records] if records else [str(i) for i in range(1, len(texts) + 1)]
+    return read_human(config.human, ids)
 
 
 def open_cache(where: str | None) -> Any:

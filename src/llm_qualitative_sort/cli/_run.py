@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.cache import ComparisonCache
@@ -24,6 +24,8 @@ from llm_qualitative_sort.cli._terminal import escaped, one_line
 from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.models import SortResult, Statistics
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.reports._people import people_sentence
+from llm_qualitative_sort.reports._words import EN
 from llm_qualitative_sort.results.calibration import soft_text
 from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.results.from_state import Ranking
@@ -54,6 +56,8 @@ class Plan:
     prompt: dict[str, Any] = field(default_factory=dict)
     # Each item's fields, parallel to `texts`, when the template shows some (else None).
     fields: list[dict[str, Any]] | None = None
+    # People's labels (`--human`), items as indices into `texts` (None: none given).
+    human: Any = None
 
 
 def checkpoint_path(config: RunConfig) -> Path | str:
@@ -118,7 +122,7 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
             result = await until_signalled(sorter.resume(config.run_id))
         else:
             result = await until_signalled(sorter.sort(plan.texts, run_id=config.run_id,
-                                                       fields=plan.fields))
+                                                       fields=plan.fields, human=plan.human))
     except BaseException as error:
         if _elapsed.worked(error):  # a resume then counts this process's time too
             await _elapsed.record_quietly(lambda seconds: _keep_elapsed(plan, seconds),
@@ -274,6 +278,7 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     if stats.rate_limited or stats.rate_wait:
         print(f"rate limit: {plural(stats.rate_limited, 'request')} answered 429 (not "
               f"failures), {stats.rate_wait:.1f} s waiting for the provider", file=err)
+    print(people_sentence(result, EN), file=err)
     compared = sum(len(group) for _, group in result.rankings) > 1  # else nothing is stored
     kept = f"checkpoint {shown_checkpoint(config)}" if compared else "nothing to keep"
     print(escaped(f"run id {result.run_id} · {kept}"), file=err)
@@ -299,7 +304,9 @@ def named_ids(source: Mapping[str, Any]) -> bool:
     return bool(source.get("id_field") or source.get("id_column"))
 
 
-def _ranking(name: str | None) -> Ranking | None:
+def _ranking(name: str | None) -> Ranking | Literal["judge"] | None:
     if name is None:
         return None
+    if name == "judge":  # the strategy's own order, even with --human
+        return "judge"
     return "bradley_terry" if name == "bradley_terry" else "wins"

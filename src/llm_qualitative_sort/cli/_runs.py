@@ -172,6 +172,10 @@ async def _report(path: Target, args: argparse.Namespace) -> int:
     result = sort_result(values, run_id, span, ranking, lambda i, o: priced(prices, i, o),
                          judge=judge,
                          verdicts="soft" if settings_from_state(values).soft_verdicts else "hard")
+    # A run checked against people: their agreement, and the order asked for.
+    from llm_qualitative_sort.results.labelled import stored_with_people
+
+    result = stored_with_people(result, values, anchor=config.ranking is None)
     written = write_cli_report(result, config, summary.ids, values["items"])
     print(escaped(f"report of run {run_id} written to {written}"), file=sys.stderr)
     return EXIT_OK

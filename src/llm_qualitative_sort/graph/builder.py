@@ -1,4 +1,8 @@
-"""Wiring: prepare → the run's schedule (rounds or pipelined, see `schedules`) → ranking."""
+"""Wiring: prepare → the run's schedule (rounds or pipelined) → labelled pairs → ranking.
+
+The schedules are in `schedules`; the labelled pairs are asked only in a run with people's
+labels (`nodes.labelled`).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from llm_qualitative_sort.graph.context import TournamentContext
+from llm_qualitative_sort.graph.nodes.labelled import ask_labelled
 from llm_qualitative_sort.graph.nodes.prepare import prepare
 from llm_qualitative_sort.graph.nodes.ranking import rank
 from llm_qualitative_sort.graph.schedules import SCHEDULES
@@ -51,6 +56,8 @@ def _compiled() -> TournamentGraph:
     )
     builder.add_node("prepare", prepare)
     builder.add_node("ranking", rank)
+    builder.add_node("labelled", ask_labelled)
+    builder.add_edge("labelled", "ranking")
     builder.add_edge(START, "prepare")
     entries = [schedule.entry for schedule in SCHEDULES.values()]
     builder.add_conditional_edges("prepare", _route_after_prepare, [*entries, "ranking"])

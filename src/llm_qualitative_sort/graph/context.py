@@ -91,6 +91,12 @@ class TournamentContext:
     # The sorter's prompt, which a resume with `allow_prompt_change` uses instead of the
     # stored one; None (Studio, the API server): the prompt in the run's state.
     prompt: SkipJsonSchema[PromptSetup | None] = None
+    # People's labels a sorter's run goes on with instead of the stored ones (its
+    # `allow_human_change`), in their stored form; None: the labels in the run's state.
+    human: SkipJsonSchema[dict[str, Any] | None] = None
+    # Whether the ranking node ranks a run with people's labels by their anchored fit (as
+    # Studio's runs are); the sorter ranks its result itself and turns it off.
+    anchor: SkipJsonSchema[bool] = True
     # The pace of each judge's calls under its provider's rate limits, kept for the run.
     rates: SkipJsonSchema[RateBook] = field(default_factory=RateBook)
     # Each item's index, one int object per index, that every round's stored matches name

@@ -14,6 +14,7 @@ from typing import Annotated, Any, NotRequired
 from langgraph.channels.delta import DeltaChannel
 from typing_extensions import TypedDict
 
+from llm_qualitative_sort.results.labelled import state_labels, within_budget
 from llm_qualitative_sort.tournament import (
     Strategy,
     StrategyChoice,
@@ -42,6 +43,8 @@ class RoundLog(TypedDict):
     bye: int | None
     seqs: NotRequired[list[int]]
     scores: NotRequired[list[ScoreLog]]
+    # The round that asked the judge the pairs people labelled (see `results.labelled`).
+    labelled: NotRequired[bool]
 
 
 def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
@@ -51,6 +54,10 @@ def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
 def _last_fields(_current: list[dict[str, Any]],
                  writes: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return list(writes[-1])
+
+
+def _last_labels(_current: dict[str, Any], writes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return dict(writes[-1])
 
 
 def _extend(current: list[RoundLog], writes: Sequence[list[RoundLog]]) -> list[RoundLog]:
@@ -82,6 +89,10 @@ class TournamentInput(TypedDict):
     # Each item's fields ({"source": ...}), parallel to `items`, that the template reads as
     # `{{ fields_a.KEY }}` and `{{ fields_b.KEY }}`; absent: the items carry none.
     fields: NotRequired[list[dict[str, Any]]]
+    # People's labels ({"verdicts": [[a, b, "A"|"B"|"tie"], ...], "scores": [[item, score],
+    # ...]}, items as indices into `items`): the judge is asked the labelled pairs too, and
+    # the result is checked against them and ranked with them; absent: no labels.
+    human: NotRequired[dict[str, list[list[Any]]]]
 
 
 class TournamentOutput(TypedDict):
@@ -140,6 +151,10 @@ class TournamentState(StoredBefore):
     # Only the fields the template shows, parallel to `items` (a DeltaChannel like them).
     fields: NotRequired[Annotated[list[dict[str, Any]],
                                   DeltaChannel(_last_fields, snapshot_frequency=1_000)]]
+    # People's labels, items as indices into `items` in their canonical order (written
+    # once, a DeltaChannel like them).
+    human: NotRequired[Annotated[dict[str, Any],
+                                 DeltaChannel(_last_labels, snapshot_frequency=1_000)]]
     rng_seed: NotRequired[int]
     # Kept apart from `items` (a DeltaChannel that checkpoints do not hold whole), so that
     # listing runs needs no replay of their history.
@@ -176,7 +191,10 @@ def run_settings(state: TournamentState) -> StrategySettings:
 
 def run_strategy(state: TournamentState) -> Strategy[Any]:
     """The strategy playing this run."""
-    return strategy_for(run_settings(state), len(state["items"]), state["rng_seed"])
+    settings, n = run_settings(state), len(state["items"])
+    if state.get("human"):  # a budget the labelled pairs share (see `within_budget`)
+        settings = within_budget(settings, n, state_labels(state["human"]))
+    return strategy_for(settings, n, state["rng_seed"])
 
 
 def planned_round(state: TournamentState) -> tuple[list[list[int]], list[list[int]]]:

@@ -99,6 +99,21 @@ class AnchoredFit:
         high = np.ceil(np.quantile(positions, 1 - tail, axis=0)).astype(np.int64)
         return low, high
 
+    def top_k_probability(self, k: int, draws: int = 2000, seed: int = 0) -> Vector:
+        """P(item is among the k strongest) for every item, from posterior draws.
+
+        Raises:
+            ValueError: `k` outside 1..n or `draws` < 1.
+        """
+        if not 1 <= k <= self.strengths.size:
+            raise InputError(f"k must lie in 1..{self.strengths.size}, got {k!r}")
+        if draws < 1:
+            raise InputError(f"draws must be >= 1, got {draws!r}")
+        samples = self._draw(draws, np.random.default_rng(seed))
+        top = np.argpartition(-samples, k - 1, axis=1)[:, :k]
+        counts = np.bincount(top.ravel(), minlength=self.strengths.size)
+        return np.asarray(counts / draws, dtype=np.float64)
+
     def _draw(self, draws: int, rng: np.random.Generator) -> Vector:
         samples = self.strengths + rng.standard_normal((draws, self.strengths.size)) \
             * self.standard_errors

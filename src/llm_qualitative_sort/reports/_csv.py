@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.reports._people import CSV_COLUMNS as PEOPLE_COLUMNS
+from llm_qualitative_sort.reports._people import people_cells
 from llm_qualitative_sort.reports._pointwise import csv_cells, csv_columns
 from llm_qualitative_sort.reports._soft import soft_columns
 from llm_qualitative_sort.reports._standings import standings
@@ -38,7 +40,10 @@ def to_csv(
     the K strongest (K: the run's `top_k` in `settings`, else 10, half the items below 20).
     A run with `verdicts="soft"` adds `soft_calls` (the item's calls that carried the
     judge's probability) and `soft_win_share` (the mean, over its calls with a verdict, of
-    its probability of winning: the stated one, else 1, 0 or ½ by the verdict).
+    its probability of winning: the stated one, else 1, 0 or ½ by the verdict). A run
+    checked against people's labels adds `order` ("anchored": the judge's fit anchored by
+    them, or "judge"), `human_kappa` (the run's κ against them) and `human_disagreements`
+    (the judge's calls on the item's labelled pairs that differ from a person's verdict).
 
     The file is made for spreadsheets, and every text cell (an item, an id given as text)
     is made safe for them: one that starts with a formula character (`=`, `+`, `-`, `@`,
@@ -66,8 +71,10 @@ def to_csv(
     # A pointwise run plays no match: no wins or losses to count.
     kept = [i for i, name in enumerate(COLUMNS)
             if not (result.pointwise and name in ("wins", "losses"))]
+    people = people_cells(result)
     header = (*(COLUMNS[i] for i in kept), f"p_top_{k}",
-              *(SOFT_COLUMNS if soft is not None else ()), *csv_columns(result))
+              *(SOFT_COLUMNS if soft is not None else ()), *csv_columns(result),
+              *(PEOPLE_COLUMNS if people else ()))
     writer.writerow(("rank", "id", *header[1:]) if ids else header)
     for s in table:
         u = figures[s.item]
@@ -76,6 +83,7 @@ def to_csv(
         if soft is not None:
             row += soft.get(s.item, (0, ""))
         row += tuple(csv_cells(result, s.item))
+        row += people.get(s.item, ())
         writer.writerow((s.rank, ids.get(s.item, ""), *row[1:]) if ids else row)
     return out.getvalue()
 

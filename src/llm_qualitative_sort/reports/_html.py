@@ -22,6 +22,7 @@ from markupsafe import Markup
 from llm_qualitative_sort.models import EarlyStop, SortResult
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
+from llm_qualitative_sort.reports._people import people_section
 from llm_qualitative_sort.reports._pointwise import pointwise_page, pointwise_words
 from llm_qualitative_sort.reports._soft import chance_for, soft_parts
 from llm_qualitative_sort.reports._standings import (
@@ -100,6 +101,7 @@ def to_html(
         "run_line": _run_line(result, settings, words),
         "phases": None if both is None else words["phases"].format(
             texts=both["prepass"]["texts"], scored=both["prepass"]["scored"], **both["swiss"]),
+        "people": people_section(result, words),
         "cards": _statistics(result, words, both),
         "early_stop": _early_stop(result.statistics.early_stop, words),
         "trust": trust_section(table, uncertainty(result, k), k, result.statistics, words,
@@ -108,7 +110,8 @@ def to_html(
         "brackets": None if swiss or result.pointwise else _brackets(result, settings, words),
         "pointwise": pointwise_page(result, ids, settings.get("inverse") is True)
         if result.pointwise else None,
-        "ranking_note": "ranking_note_score" if by_score else "ranking_note",
+        "ranking_note": "ranking_note_anchored" if result.order == "anchored" else
+        "ranking_note_score" if by_score else "ranking_note",
         "ranking": [] if result.pointwise else _ranking(table, ids, _judge_numbers(result)),
         "wins": _wins(table, words),
     }

@@ -16,6 +16,7 @@ from llm_qualitative_sort.audit import (
 )
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
+from llm_qualitative_sort.reports._people import people_json
 from llm_qualitative_sort.reports._pointwise import pointwise_json
 from llm_qualitative_sort.reports._standings import Standing, standings
 from llm_qualitative_sort.reports._uncertainty import (
@@ -70,6 +71,9 @@ def to_json_dict(
         **({"pointwise": pointwise_json(result)} if result.pointwise else {}),
         # A Swiss run with a pre-pass: the texts scored alone, then the matches.
         **({"phases": found} if (found := phases(result)) is not None else {}),
+        # Which order `rankings` holds; a run checked against people: how far they agree.
+        "order": result.order,
+        **({"human": people_json(result)} if result.agreement is not None else {}),
     }
 
 
@@ -102,6 +106,8 @@ def from_json_dict(data: Mapping[str, Any]) -> SortResult:
         match_history=[_match(entry) for entry in data["match_history"]],
         statistics=statistics_from_dict(data["statistics"]),
         run_id=data["run_id"],
+        order=data.get("order", "judge"),
+        human=(data.get("human") or {}).get("labels") or "",
     )
     _restore_uncertainty(result, data)
     return result

@@ -15,6 +15,10 @@ h2 { font-size: 18px; margin: 32px 0 8px; border-bottom: 1px solid var(--line);
   margin: 0; }
 .run b { font-weight: 600; color: var(--ink); }
 .note { color: var(--muted); font-size: 13px; margin: 4px 0 8px; }
+.people { margin: 12px 0 0; }
+.people .lead { font-size: 16px; margin: 0 0 6px; }
+.people summary { cursor: pointer; font-size: 13px; }
+.people ol { margin: 0; padding-left: 18px; }
 .stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 8px; }
 .stat { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
 .stat .value { font-size: 20px; font-weight: 600; }

@@ -31,6 +31,10 @@ EN: Mapping[str, str] = {
     "ranking_note_score": "Ranked by Bradley–Terry score (see above); wins and losses are "
                           "counts of matches. Open an item to read its matches and the "
                           "judge's reasoning (the first is open).",
+    "ranking_note_anchored": "Ranked by the judge's Bradley–Terry fit anchored by people's "
+                             "labels (see above); wins and losses are counts of matches. Open "
+                             "an item to read its matches and the judge's reasoning (the first "
+                             "is open).",
     "rank": "Rank", "item": "Item", "id": "ID", "wins": "Wins", "losses": "Losses",
     "round": "Round", "opponent": "Opponent", "result": "Result", "calls": "Calls",
     "won": "won", "lost": "lost", "draw": "draw", "tied": "tied ×{n}",
@@ -56,6 +60,22 @@ EN: Mapping[str, str] = {
                   "judgements; the other {unspent} were not spent.",
     "early_stop_sure": " ({share} expected right)",
     "judge": "Judge",
+    # Checked against people's labels.
+    "people_none": "Not checked against people.", "people_join": " ",
+    "people_agreed": "The judge agreed with {agreed} of {compared} human verdicts, κ {kappa} "
+                     "(95 % CI {low}–{high}).",
+    "people_agreed_no_kappa": "The judge agreed with {agreed} of {compared} human verdicts "
+                              "(κ undefined: one label only).",
+    "people_no_verdict": "{n} of its calls on labelled pairs gave no verdict.",
+    "people_rho": "Its order of the labelled items against people's: Spearman ρ {rho}.",
+    "people_tau": "Against people's scores: Kendall τ-b {tau}.",
+    "people_order_anchored": "The ranking is the judge's fit anchored by people's labels.",
+    "people_order_judge": "The ranking is the judge's own.",
+    "disagreements": "Where the judge disagreed with people",
+    "disagreements_more": "The first {shown} of {total} are listed; the JSON report has all.",
+    "pair": "Pair", "person": "Person", "judge_said": "Judge", "shown_col": "Shown",
+    "said_a": "first better", "said_b": "second better", "said_tie": "equal",
+    "a_first": "first shown first", "b_first": "second shown first",
     # The trust section.
     "trust": "How sure is this ranking?",
     "trust_note": "Scores are Bradley–Terry log-strengths fitted to every call (0 is the "
@@ -155,6 +175,9 @@ JA: Mapping[str, str] = {
     "ranking": "ランキング",
     "ranking_note": "勝利数が同じ項目は同順位です。項目を開くと対戦と判定理由が読めます"
                     "（最初の項目は開いています）。",
+    "ranking_note_anchored": "人のラベルで補正した判定者のBradley–Terry推定（上記）の順です。"
+                             "勝・敗は対戦の数です。項目を開くと対戦と判定者の理由を読めます"
+                             "（最初の項目は開いています）。",
     "ranking_note_score": "Bradley–Terryスコア（上記）の順です。勝・敗は対戦の数です。"
                           "項目を開くと対戦と判定理由が読めます（最初の項目は開いています）。",
     "rank": "順位", "item": "項目", "id": "ID", "wins": "勝", "losses": "敗",
@@ -181,6 +204,22 @@ JA: Mapping[str, str] = {
                   "終了しました（残り{unspent}判定は使っていません）。",
     "early_stop_sure": "（正しい見込み{share}）",
     "judge": "判定者",
+    # 人によるラベルとの照合。
+    "people_none": "人の判定とは照合していません。", "people_join": "",
+    "people_agreed": "判定者は人の判定{compared}件のうち{agreed}件と一致しました。κ {kappa}"
+                     "（95 %信頼区間 {low}–{high}）。",
+    "people_agreed_no_kappa": "判定者は人の判定{compared}件のうち{agreed}件と一致しました"
+                              "（ラベルが1種類のためκは定義されません）。",
+    "people_no_verdict": "ラベル付きの組への呼び出しのうち{n}件は判定を返しませんでした。",
+    "people_rho": "ラベル付きの項目の順位と人の順位との相関: スピアマンρ {rho}。",
+    "people_tau": "人の点数との相関: ケンドールτ-b {tau}。",
+    "people_order_anchored": "ランキングは、判定者の推定を人のラベルで補正したものです。",
+    "people_order_judge": "ランキングは判定者自身のものです。",
+    "disagreements": "判定者が人と食い違った判定",
+    "disagreements_more": "{total}件のうち最初の{shown}件を示します（JSONレポートに全件あり）。",
+    "pair": "組", "person": "人", "judge_said": "判定者", "shown_col": "提示順",
+    "said_a": "前者が上", "said_b": "後者が上", "said_tie": "同等",
+    "a_first": "前者を先に提示", "b_first": "後者を先に提示",
     "trust": "このランキングはどこまで確かか",
     "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"
                   "差が1なら上位の項目が約73 %の判定で勝つ）。ひげは95 %区間、同順位の行は"

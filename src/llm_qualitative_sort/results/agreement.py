@@ -96,6 +96,11 @@ class Agreement:
             (None when not given strengths for both).
         disagreements: The calls whose verdict differs from the person's.
         level: The intervals' coverage.
+        kendall: Kendall's τ-b between the judge's order and people's scores, where the
+            people gave scores (None otherwise).
+        scale_labels: A pointwise run's labels, when people's scores are on its scale.
+        label_confusion: Then, counts of (person's score, judge's label) over the judge's
+            calls on scored items, rows and columns in `scale_labels` order.
     """
 
     compared: int
@@ -109,6 +114,9 @@ class Agreement:
     spearman: Interval | None = None
     disagreements: tuple[LabelledCall, ...] = ()
     level: float = LEVEL
+    kendall: float | None = None
+    scale_labels: tuple[int, ...] = ()
+    label_confusion: tuple[tuple[int, ...], ...] | None = None
 
     @property
     def agreement(self) -> float | None:
@@ -247,8 +255,10 @@ def _spearman(calls: Sequence[LabelledCall], judge: Sequence[float] | None,
               draws: int) -> Interval | None:
     if judge is None or human is None:
         return None
-    items = sorted({c.a for c in calls} | {c.b for c in calls})
-    pairs = np.asarray([(judge[i], human[i]) for i in items], dtype=float)
+    # The labelled pairs' items; without a pair (people gave scores only), every item
+    # both give a number to.
+    items = sorted({c.a for c in calls} | {c.b for c in calls}) or range(len(judge))
+    pairs = np.asarray([(judge[i], human[i]) for i in items], dtype=float).reshape(-1, 2)
     pairs = pairs[np.isfinite(pairs).all(axis=1)]
     if len(pairs) < 3:
         return Interval(None, None, None)

@@ -29,6 +29,7 @@ from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.results.events import progress_event
 from llm_qualitative_sort.results.from_state import batch_discount, sort_result
+from llm_qualitative_sort.results.labelled import stored_with_people
 from llm_qualitative_sort.results.stops import stop_reason
 from llm_qualitative_sort.running.setup import ProgressCallback, RunSetup
 from llm_qualitative_sort.running.stored import input_saved
@@ -43,11 +44,13 @@ async def finish(
     stored: dict[str, Any],
     journal: RunJournal,
     started: float,
+    human: dict[str, Any] | None = None,
 ) -> SortResult:
     """Play the run on to its end unless it has ended, and return its `SortResult`.
 
     `start` is a new run's input (None to go on from the checkpoint); `stored` the state
-    stored so far; `started` when the caller began (`time.perf_counter()`).
+    stored so far; `started` when the caller began (`time.perf_counter()`); `human` people's
+    labels given to this sort in their stored form (None: the run's own, if any).
     """
     run_id = str(config["configurable"]["thread_id"])
     judge = setup.provider.model_identity
@@ -69,6 +72,8 @@ async def finish(
             progress=setup.on_progress is not None,
             name_judge=started_by != judge,
             prompt=setup.prompt,
+            human=human,
+            anchor=False,  # the result is ranked below, as the sorter was asked
         )
         try:
             stored = await drive(graph, start, config, context,
@@ -88,11 +93,14 @@ async def finish(
         costs = {**(costs or {judge: setup.provider.estimate_cost}), started_by: _unpriced}
     # Nothing reads the stored history after the result is built: it is released as the
     # result's matches are made, which lowers the run's peak memory.
-    return sort_result(stored, run_id, elapsed, setup.ranking, setup.provider.estimate_cost,
-                       batch_discount=batch_discount(setup.provider),
-                       judge=started_by, judge_costs=costs, prompt=prompt_label(setup.prompt),
-                       verdicts="soft" if setup.settings.soft_verdicts else "hard",
-                       release=True, rate=rate)
+    human = human if human is not None else stored.get("human")
+    state = {key: stored[key] for key in ("items", *SETTINGS_KEYS) if key in stored}
+    result = sort_result(stored, run_id, elapsed, setup.ranking, setup.provider.estimate_cost,
+                         batch_discount=batch_discount(setup.provider),
+                         judge=started_by, judge_costs=costs, prompt=prompt_label(setup.prompt),
+                         verdicts="soft" if setup.settings.soft_verdicts else "hard",
+                         release=True, rate=rate)
+    return stored_with_people(result, state, setup.anchor, human)
 
 
 
@@ -188,7 +196,7 @@ async def _stream(
         stream_mode=modes,
         # A pointwise run's result reads its settings (its scale and question) too, and a
         # Swiss run's its pre-pass (whose scores its fit takes).
-        output_keys=["items", "history", "rankings", "early_stop", *SETTINGS_KEYS],
+        output_keys=["items", "history", "rankings", "early_stop", "human", *SETTINGS_KEYS],
         durability="async",
     )
     # Close the stream here, not at garbage collection: when the callback raises,

@@ -20,6 +20,8 @@ from llm_qualitative_sort.prompts._run import with_fields
 from llm_qualitative_sort.prompts.setup import PromptSetup
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.from_state import Ranking
+from llm_qualitative_sort.results.human import HumanLabels
+from llm_qualitative_sort.results.labelled import label_state, reindexed
 from llm_qualitative_sort.running.stored import RunPlan
 from llm_qualitative_sort.stores import Store
 from llm_qualitative_sort.tournament import StrategySettings
@@ -50,6 +52,18 @@ class RunSetup:
     retry_policy: RetryPolicy
     on_progress: ProgressCallback | None
     ranking: Ranking
+    # Rank by the judge's fit anchored by people's labels when the run has any (False:
+    # the sorter was asked for the judge's own order).
+    anchor: bool = True
+    # People's labels about the items given to `sort` (None: the run's own, if any).
+    human: HumanLabels | None = None
+    allow_human_change: bool = False
+
+    def canonical_human(self, texts: Sequence[str]) -> dict[str, Any] | None:
+        """`human` (about `texts`) as a run stores it, its items in text order; or None."""
+        if self.human is None:
+            return None
+        return label_state(reindexed(self.human, texts, sorted(texts)))
 
     @property
     def store_path(self) -> Path | None:
@@ -60,7 +74,7 @@ class RunSetup:
         """What this setup asks of a run, beside its items."""
         return RunPlan(self.criteria, self.settings, self.schedule, self.seed,
                        self.provider.model_identity, self.prompt, self.allow_judge_change,
-                       self.allow_prompt_change)
+                       self.allow_prompt_change, self.human, self.allow_human_change)
 
     def asking(self, texts: Sequence[str], fields: Any) -> RunSetup:
         """This setup, its prompt showing the fields of `texts` (checked; None: none)."""

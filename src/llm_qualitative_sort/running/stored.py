@@ -20,6 +20,8 @@ from llm_qualitative_sort.errors import RunMismatchError
 from llm_qualitative_sort.graph import TournamentGraph
 from llm_qualitative_sort.prompts._run import check_same_prompt, prompt_state
 from llm_qualitative_sort.prompts.setup import PromptSetup
+from llm_qualitative_sort.results.human import HumanLabels
+from llm_qualitative_sort.results.labelled import label_state, labels_digest, state_labels
 from llm_qualitative_sort.tournament import StrategySettings, settings_from_state
 
 
@@ -35,6 +37,9 @@ class RunPlan:
     prompt: PromptSetup
     allow_judge_change: bool
     allow_prompt_change: bool
+    # People's labels about the items as given to `sort` (None: the run's own, if any).
+    human: HumanLabels | None = None
+    allow_human_change: bool = False
 
     def start(self, texts: list[str], run_id: str) -> dict[str, Any]:
         """The input of a new run of `texts` under `run_id` (seeded from it if no seed).
@@ -50,6 +55,7 @@ class RunPlan:
             "seed": self.seed if self.seed is not None else seed_for(run_id),
             "judge": self.judge,
             **prompt_state(self.prompt, texts),
+            **({} if self.human is None else {"human": label_state(self.human)}),
         }
 
     def check_same_run(self, stored: Mapping[str, Any], texts: Sequence[str],
@@ -61,6 +67,7 @@ class RunPlan:
                 "use a new run id for other items"
             )
         self.check_same_judge(stored, run_id)
+        self.check_same_labels(stored, texts, run_id)
         check_same_prompt(stored, self.prompt, run_id, self.allow_prompt_change)
         if stored.get("schedule", "rounds") != self.schedule:
             raise RunMismatchError(
@@ -101,6 +108,29 @@ class RunPlan:
             )
             refused.started_by = started_by  # type: ignore[attr-defined]  # for the CLI
             raise refused
+
+
+    def check_same_labels(self, stored: Mapping[str, Any], texts: Sequence[str],
+                          run_id: str) -> None:
+        """Refuse to go on with other people's labels than the run's, unless allowed.
+
+        The labels decide which pairs the judge is asked and, anchored, the order: a run
+        checked against two sets of labels would answer for neither. No labels given: the
+        run goes on with its own.
+        """
+        if self.human is None:
+            return
+        kept = state_labels(stored.get("human"))
+        asked = labels_digest(self.human, texts)
+        if kept is not None and labels_digest(kept, stored["items"]) == asked:
+            return
+        if not self.allow_human_change:
+            had = "other labels" if kept is not None else "no labels"
+            raise RunMismatchError(
+                f"run {run_id!r} was started with {had} than the human labels given "
+                f"(sha256:{asked[:12]}…): give the run's own labels, start a new run, or pass "
+                "allow_human_change=True to go on with these (pairs asked for the old "
+                "labels stay in the run)")
 
 
 def _differences(kept: StrategySettings, asked: StrategySettings

@@ -156,7 +156,13 @@ def check_timeout(seconds: Any) -> None:
 
 
 def check_ranking(ranking: Any, native: str) -> Ranking:
-    """The ranking to use: the one given, or the strategy's own (`native`) for None."""
+    """The ranking to use: the one given, or the strategy's own (`native`) for None.
+
+    "judge" is the strategy's own too, named: the judge's order even in a run with people's
+    labels, whose default is their anchored one.
+    """
+    if ranking == "judge":
+        ranking = None
     if native == "pointwise":
         if ranking not in (None, "pointwise"):
             raise InputError(f"ranking={ranking!r} needs pairwise calls: strategy='pointwise' "
@@ -165,7 +171,8 @@ def check_ranking(ranking: Any, native: str) -> Ranking:
     if ranking is None:
         return "wins" if native == "wins" else "bradley_terry"
     if ranking not in ("wins", "bradley_terry"):
-        raise InputError(f"ranking must be 'wins' or 'bradley_terry', got {ranking!r}")
+        raise InputError(f"ranking must be 'wins' or 'bradley_terry' (or 'judge', the strategy's "
+                         f"own), got {ranking!r}")
     if native == "bradley_terry" and ranking == "wins":
         raise InputError("ranking='wins' needs strategy='elimination': Swiss pairs by "
                          "strength, so its win counts are not a ranking")

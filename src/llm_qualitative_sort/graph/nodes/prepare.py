@@ -9,6 +9,8 @@ from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.prompts._run import input_prompt
+from llm_qualitative_sort.results.human import check_human
+from llm_qualitative_sort.results.labelled import label_state, reindexed, within_budget
 from llm_qualitative_sort.tournament import parse_settings, strategy_for
 from llm_qualitative_sort.tournament.checks import (
     check_criteria,
@@ -54,6 +56,12 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     update.update(input_prompt(state, settings.scores_alone,
                                getattr(settings, "scale", None)))
     canonical = sorted(items)
+    if state.get("human"):  # Studio's are as typed; a sorter's checked already
+        checked = check_human(state["human"], items)
+        within_budget(settings, len(items), checked)  # refused before any call
+        labels = label_state(reindexed(checked, items, canonical))
+        if labels != state["human"]:
+            update["human"] = labels
     if canonical != items:
         update["items"] = canonical
         if "fields" in update:  # parallel to the items: in their canonical order too

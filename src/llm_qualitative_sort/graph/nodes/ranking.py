@@ -1,7 +1,8 @@
 """Ranking node: the strategy's final ranks; equal ranks share a place.
 
 Elimination ranks the winner first, then by wins; Swiss ranks by Bradley–Terry strength.
-An input's `ranking="bradley_terry"` ranks any run by the strengths fitted to its calls.
+An input's `ranking="bradley_terry"` ranks any run by the strengths fitted to its calls; an
+input with people's labels (`human`) and no `ranking`, by those strengths anchored by them.
 """
 
 from __future__ import annotations
@@ -9,26 +10,35 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
 
 from llm_qualitative_sort.bradley_terry import rank_by_score
+from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 from llm_qualitative_sort.results.from_state import counts, history_matches
+from llm_qualitative_sort.results.labelled import anchored_scores, state_labels
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
 
 
-async def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]:
+async def rank(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
     """Rank every item; also give the run's counts and id (the output Studio shows)."""
     items = state["items"]
     strategy = run_strategy(state)
     history = state.get("history", [])
-    if state.get("ranking") == "bradley_terry":  # asked for in the input, as by Studio
+    labels = state_labels(state.get("human"))
+    anchored = labels is not None and state.get("ranking") is None \
+        and strategy.native_ranking != "pointwise" \
+        and (runtime.context or TournamentContext()).anchor
+    if anchored or state.get("ranking") == "bradley_terry":  # asked for as by Studio
         # The strengths the sorter's `ranking="bradley_terry"` ranks by, from the same calls.
-        scores = Rating(items, history_matches(items, history),
+        rating = Rating(items, history_matches(items, history),
                         extra=prepass_calls(history, len(items),
-                                           getattr(strategy.settings, "prepass", None))
-                        ).scores()
+                                           getattr(strategy.settings, "prepass", None)))
+        scores = rating.scores()
+        if labels is not None and anchored:  # people's labels, and no order named
+            scores = anchored_scores(labels, rating)
         rankings = rank_by_score(scores)
     else:
         ranks = strategy.rank(state["standing"], history)
@@ -38,5 +48,5 @@ async def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]
         "rankings": rankings,
         "early_stop": None if stop is None else asdict(stop),
         "statistics": counts(state.get("history", [])),
-        "run_id": str(config.get("configurable", {}).get("thread_id", "")),
+        "run_id": str(get_config().get("configurable", {}).get("thread_id", "")),
     }

@@ -41,4 +41,15 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
 
 def route_after_update(state: TournamentState) -> str:
     """Loop until the strategy says the tournament is over."""
-    return "ranking" if run_strategy(state).finished(state["standing"]) else "pairing"
+    if not run_strategy(state).finished(state["standing"]):
+        return "pairing"
+    return after_play(state)
+
+
+def after_play(state: TournamentState) -> str:
+    """Where a run goes once its strategy has finished: its labelled pairs, or its ranking.
+
+    A pointwise run asks no pair: its judge has scored every text alone already.
+    """
+    asks = state.get("human") and run_strategy(state).native_ranking != "pointwise"
+    return "labelled" if asks else "ranking"

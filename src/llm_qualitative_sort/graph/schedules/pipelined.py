@@ -14,6 +14,7 @@ from langgraph.graph import StateGraph
 
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph.nodes.play import play
+from llm_qualitative_sort.graph.nodes.update import after_play
 from llm_qualitative_sort.graph.schedules.base import Schedule
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 from llm_qualitative_sort.tournament import Strategy
@@ -21,7 +22,7 @@ from llm_qualitative_sort.tournament import Strategy
 
 def _route_after_play(state: TournamentState) -> str:
     finished = not state.get("in_flight") and run_strategy(state).finished(state["standing"])
-    return "ranking" if finished else "play"
+    return after_play(state) if finished else "play"
 
 
 class Pipelined(Schedule):
@@ -46,4 +47,5 @@ class Pipelined(Schedule):
     def wire(cls, builder: StateGraph[Any, Any, Any, Any]) -> None:
         """The play loop."""
         builder.add_node("play", play)
-        builder.add_conditional_edges("play", _route_after_play, ["play", "ranking"])
+        builder.add_conditional_edges("play", _route_after_play,
+                                      ["play", "labelled", "ranking"])

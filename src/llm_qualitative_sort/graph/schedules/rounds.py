@@ -30,4 +30,5 @@ class Rounds(Schedule):
         builder.add_node("update", update)
         builder.add_edge("pairing", "comparison")
         builder.add_edge("comparison", "update")
-        builder.add_conditional_edges("update", route_after_update, ["pairing", "ranking"])
+        builder.add_conditional_edges("update", route_after_update,
+                                      ["pairing", "labelled", "ranking"])
