@@ -170,9 +170,17 @@ def test_the_study_writes_its_tables_for_a_ukp_topic(study: ModuleType, tmp_path
     (one / source.name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
     study.main(["--ukp", str(one), "--cache", str(tmp_path), "--seeds", "2", "--corpora", "ukp",
                 "--out", str(tmp_path)])
-    tables = (tmp_path / "corpora_tables.md").read_text(encoding="utf-8")
+    tables = (tmp_path / "corpora_tables.txt").read_text(encoding="utf-8")
     assert tables.count("| **random pairs + BT** |") == 3
+    assert tables.count("| *gold order, ties broken at random* |") == 3
     assert (tmp_path / "corpora.svg").exists()
     saved = json.loads((tmp_path / "corpora.json").read_text(encoding="utf-8"))
     assert len(saved["runs"]["ukp"]["Swiss, ties (the product)"]["2n"]) == 2
     assert "UKPConvArg1: 1 topics of 27–27 texts" in tables
+
+
+def test_strengths_equal_to_the_solver_s_tolerance_tie_in_the_score(study: ModuleType) -> None:
+    gold = np.array([1.0, 1.0 + 1e-9, 1.0 - 1e-9, -2.0])
+    found = np.array([1.0 - 1e-9, 1.0, 1.0 + 1e-9, -2.0])  # the same order, solver noise apart
+    assert study.scored(found, gold) == {"rho": pytest.approx(1.0), "tau": pytest.approx(1.0)}
+    assert study.scored(np.zeros(4), gold) == {"rho": 0.0, "tau": 0.0}
