@@ -27,7 +27,9 @@ shown, at 4 characters a token; a ranking call of 4 shows 4 texts where a pairwi
 shows 2. The cj artefacts are not public, so their texts count `CJ_TEXT_TOKENS` each.
 
 Spearman ρ and Kendall τ-b against the gold, mean ± sd over topics × seeds, and the
-paired difference to the baseline. Writes docs/benchmarks/corpora_tables.txt (the tables)
+paired difference to the baseline. Each table ends with the best a strict order can score
+(the gold's order with its ties broken at random): where the gold ties many texts (MQM),
+no sorter's ranks reach 1. Writes docs/benchmarks/corpora_tables.txt (the tables)
 and docs/benchmarks/corpora.svg (ρ per call), and every run to CACHE/corpora.json (too
 large for the repository; `--from-json` writes the tables and plot again from it).
 
