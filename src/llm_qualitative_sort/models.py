@@ -14,7 +14,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.audit import (
+    AdjustedRanking,
     Calibration,
+    CovariateEffect,
     JudgeAgreement,
     JudgeAudit,
     OrderConsistency,
@@ -145,6 +147,11 @@ class SortResult:
     (`strategy="pointwise"`) holds its items' scores in `pointwise`, in the order of
     `rankings` (best first); its `scores` are those (0–1), its intervals span the
     repetitions' standard error.
+
+    `length_preference` is the audit's estimate of how much the judge favours longer texts
+    (fitted on first access, like `scores`). `adjusted`, when the run was asked to
+    `adjust` for covariates, is the order with the judge's preference for them taken out,
+    beside `rankings`, never in its place.
     """
 
     rankings: list[tuple[int, list[str]]]
@@ -157,6 +164,7 @@ class SortResult:
     # A pointwise run: every item's score, labels, reasons and label distribution, best
     # first (its `match_history` is empty, and `scores` are these scores, 0–1).
     pointwise: tuple[ItemScore, ...] = ()
+    adjusted: AdjustedRanking | None = None
 
     def __repr__(self) -> str:
         """A summary, not every call: a run's history can hold hundreds of thousands.
@@ -204,6 +212,18 @@ class SortResult:
         if k not in self._top_k:
             self._top_k[k] = self._rating.top_k_probability(k)
         return dict(self._top_k[k])
+
+    @cached_property
+    def length_preference(self) -> CovariateEffect | None:
+        """The judge's preference for longer texts, in logits per sd of log length.
+
+        None for a pointwise run, fewer than three items, texts all of one length, or no
+        call with a verdict. See `llm_qualitative_sort.results.adjusted`.
+        """
+        # Imported here, lazily, as `_rating`: the fit needs SciPy.
+        from llm_qualitative_sort.results.adjusted import length_preference
+
+        return None if self.pointwise else length_preference(self._rating)
 
     @cached_property
     def _top_k(self) -> dict[int, dict[str, float]]:

@@ -18,6 +18,7 @@ from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.prompts._run import check_prompt
 from llm_qualitative_sort.prompts.template import PromptTemplate
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.results.adjusted import check_adjust, with_adjusted
 from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.running.arguments import (
     DEFAULT_CHECKPOINTER,
@@ -35,6 +36,7 @@ from llm_qualitative_sort.tournament import StrategySettings, strategy_class
 from llm_qualitative_sort.tournament.checks import (
     check_concurrency,
     check_criteria,
+    check_items,
     check_ranking,
     check_retry_policy,
     check_seed,
@@ -194,7 +196,8 @@ class QualitativeSorter:
         return self.settings.calls
 
     async def sort(self, items: Sequence[str], run_id: str | None = None, *,
-                   fields: Sequence[Mapping[str, Any]] | None = None) -> SortResult:
+                   fields: Sequence[Mapping[str, Any]] | None = None,
+                   adjust: str | Sequence[str] | None = None) -> SortResult:
         """Rank `items`, best first.
 
         With the `run_id` of an unfinished run of the same items this continues that run; of
@@ -204,8 +207,14 @@ class QualitativeSorter:
         the template shows are stored with the run and key the cache. Fewer than two items
         are ranked at once, with no call, and nothing is stored (there is nothing to resume).
 
+        `adjust` ("length", or a list of "length" and names of numeric fields every item
+        has) also fits the judge's preference for those covariates and ranks the items with
+        it taken out: `SortResult.adjusted`, beside `rankings`, which it never changes.
+        Fields named only here need not be shown by the template. It asks no extra call.
+
         Raises:
-            TypeError, ValueError: Bad items or fields, before any call.
+            TypeError, ValueError: Bad items or fields, before any call; an `adjust` field
+                that some item lacks or that is no finite number, naming the item.
             PromptTemplateError: The template shows a field some item lacks, or fields are
                 given and it shows none; before any call.
             RunMismatchError: `run_id` names a run of other items or settings, or one
@@ -215,11 +224,17 @@ class QualitativeSorter:
             RunStoppedError: The run stopped (provider failure, callback error, a journal
                 write failure); resume it.
         """
-        return await sort_items(self._setup(), items, run_id, fields)
+        adjusting = None if adjust is None else check_adjust(
+            adjust, check_items(items), fields, pairwise=self.strategy != "pointwise")
+        if adjusting is not None and adjusting.reads_fields and \
+                not self.prompt.template.field_keys:
+            fields = None  # given for `adjust` alone: the prompt shows none of them
+        return with_adjusted(await sort_items(self._setup(), items, run_id, fields), adjusting)
 
     async def astream(
         self, items: Sequence[str], run_id: str | None = None, *,
         fields: Sequence[Mapping[str, Any]] | None = None,
+        adjust: str | Sequence[str] | None = None,
     ) -> AsyncIterator[ProgressEvent | SortResult]:
         """Like `sort`, but yield every `ProgressEvent` as it happens, then the `SortResult`.
 
@@ -240,7 +255,7 @@ class QualitativeSorter:
         events: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
         worker = copy.copy(self)  # shares the store, so in-memory runs stay resumable
         worker.on_progress = Tee(events, self.on_progress)
-        task = asyncio.create_task(worker.sort(items, run_id, fields=fields))
+        task = asyncio.create_task(worker.sort(items, run_id, fields=fields, adjust=adjust))
         task.add_done_callback(lambda _: events.put_nowait(None))
         try:
             while (item := await events.get()) is not None:
