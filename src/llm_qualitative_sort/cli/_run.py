@@ -54,6 +54,9 @@ class Plan:
     prompt: dict[str, Any] = field(default_factory=dict)
     # Each item's fields, parallel to `texts`, when the template shows some (else None).
     fields: list[dict[str, Any]] | None = None
+    # `--adjust`: the covariates, and the records' fields when one of them is a field.
+    adjust: list[str] | None = None
+    adjust_fields: list[dict[str, Any]] | None = None
 
 
 def checkpoint_path(config: RunConfig) -> Path | str:
@@ -117,8 +120,9 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         if plan.texts is None:
             result = await until_signalled(sorter.resume(config.run_id))
         else:
-            result = await until_signalled(sorter.sort(plan.texts, run_id=config.run_id,
-                                                       fields=plan.fields))
+            result = await until_signalled(sorter.sort(
+                plan.texts, run_id=config.run_id, fields=plan.fields or plan.adjust_fields,
+                adjust=plan.adjust))
     except BaseException as error:
         if _elapsed.worked(error):  # a resume then counts this process's time too
             await _elapsed.record_quietly(lambda seconds: _keep_elapsed(plan, seconds),
