@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         UnknownRunError,
     )
     from llm_qualitative_sort.graph import build_graph
+    from llm_qualitative_sort.judge_choice import JudgeChoice, calibrate
     from llm_qualitative_sort.models import (
         ComparisonResult,
         EventType,
@@ -80,6 +81,7 @@ __all__ = [
     "InputError",
     "InvalidAnswerError",
     "ItemScore",
+    "JudgeChoice",
     "LLMProvider",
     "LangChainProvider",
     "MatchResult",
@@ -114,6 +116,7 @@ __all__ = [
     "UnknownRunError",
     "__version__",
     "build_graph",
+    "calibrate",
     "default_checkpoint_path",
 ]
 
@@ -132,6 +135,7 @@ _HOMES = {
         "UnknownRunError",
     ),
     "llm_qualitative_sort.graph": ("build_graph",),
+    "llm_qualitative_sort.judge_choice": ("JudgeChoice", "calibrate"),
     "llm_qualitative_sort.models": (
         "ComparisonResult", "EventType", "InvalidAnswerError", "MatchResult", "ProgressEvent",
         "RoundResult", "SortResult", "Statistics",

@@ -15,12 +15,12 @@ from llm_qualitative_sort.models import EventType
 from llm_qualitative_sort.providers._batch import (
     BatchRequest,
     RequestFailure,
-    ScoreRequest,
     batch_options,
 )
 from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
 from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer
+from llm_qualitative_sort.providers.questions import Compare, Request, Score
 from llm_qualitative_sort.results.from_state import match_from_log, statistics
 from llm_qualitative_sort.scoring import Scale, ScoreQuestion
 
@@ -60,6 +60,11 @@ def client() -> OpenAIBatchClient:
     return OpenAIBatchClient(BatchOptions(), "gpt-5.1", KEY, "http://127.0.0.1:1/v1", 5.0)
 
 
+# What the output lines below answered: a comparison (`ASKED`) or a score (`SCORED`).
+ASKED = {"m3-c1": Request(Compare("x", "y"), "clarity"),
+         "m0-c0": Request(Compare("x", "y"), "clarity")}
+
+
 def output(content: str | None, refusal: str | None = None, status: int = 200) -> str:
     body = {"id": "chatcmpl-1", "model": "gpt-5.1",
             "choices": [{"index": 0, "finish_reason": "stop",
@@ -72,7 +77,7 @@ def output(content: str | None, refusal: str | None = None, status: int = 200) -
 
 def test_an_output_line_gives_the_verdict_tokens_and_batch() -> None:
     line = output(json.dumps({"reasoning": f"B is clearer ({KEY})", "winner": "B"}))
-    request_id, answer = client()._outcome(line, "batch_9")
+    request_id, answer = client()._outcome(line, "batch_9", ASKED)
     assert request_id == "m3-c1" and answer.verdict is not None
     assert answer.verdict.winner == "B" and KEY not in answer.verdict.reasoning
     assert (answer.input_tokens, answer.output_tokens) == (120, 12)
@@ -88,13 +93,13 @@ def test_an_output_line_gives_the_verdict_tokens_and_batch() -> None:
     ('{"id": "x", "custom_id": "m3-c1", "response": {"status_code": 2', "not valid JSON"),
 ])
 def test_an_output_line_without_verdict_is_an_answer_with_its_problem(line, problem) -> None:
-    request_id, answer = client()._outcome(line, "b")
+    request_id, answer = client()._outcome(line, "b", ASKED)
     assert request_id == "m3-c1" and answer.verdict is None and problem in answer.problem
 
 
 def test_a_line_naming_no_request_is_skipped() -> None:
-    assert client()._outcome("garbage", "b") is None
-    assert client()._outcome(json.dumps({"response": {}}), "b") is None
+    assert client()._outcome("garbage", "b", ASKED) is None
+    assert client()._outcome(json.dumps({"response": {}}), "b", ASKED) is None
 
 
 @pytest.mark.parametrize(("error", "status", "retry"), [
@@ -108,7 +113,7 @@ def test_error_lines_say_whether_a_later_batch_may_succeed(error, status, retry)
     response = None if status is None else {"status_code": status, "body": {
         "error": {"message": f"failed with {KEY}", "code": None}}}
     line = json.dumps({"custom_id": "m0-c0", "response": response, "error": error})
-    _, failure = client()._outcome(line, "b")
+    _, failure = client()._outcome(line, "b", ASKED)
     assert isinstance(failure, RequestFailure) and failure.retry is retry
     assert KEY not in failure.reason
 
@@ -153,8 +158,16 @@ def test_the_bar_shows_batches_in_its_postfix_and_lines_print_state_changes() ->
 QUESTION = ScoreQuestion(Scale.parse(None))
 
 
+def scored(text: str, question: ScoreQuestion = QUESTION) -> BatchRequest:
+    return BatchRequest("m2-c0", Request(Score(text, question.scale, question.inverse),
+                                         "clarity"))
+
+
+SCORED = {"m3-c1": scored("x").request}
+
+
 def test_a_pointwise_line_shows_one_text_and_asks_for_a_label_of_the_scale() -> None:
-    line = client()._line(ScoreRequest("m2-c0", "the only text", QUESTION), "clarity")
+    line = client()._line(scored("the only text"))
     body = line["body"]
     assert line["custom_id"] == "m2-c0" and body["logprobs"] is True
     schema = body["response_format"]["json_schema"]
@@ -164,16 +177,16 @@ def test_a_pointwise_line_shows_one_text_and_asks_for_a_label_of_the_scale() -> 
     # No pair fence ("TEXT A <tag>"): the random tag itself may start with an A.
     assert "4: Excellent" in system and "the only text" in user
     assert not re.search(r"TEXT A [0-9A-F]{12}", user)
-    inverse = ScoreRequest("m2-c0", "t", ScoreQuestion(QUESTION.scale, inverse=True))
-    assert "how far" in client()._line(inverse, "clarity")["body"]["messages"][0]["content"]
+    inverse = scored("t", ScoreQuestion(QUESTION.scale, inverse=True))
+    assert "how far" in client()._line(inverse)["body"]["messages"][0]["content"]
 
 
-@pytest.mark.parametrize("request_", [BatchRequest("r", "first", "second"),
-                                      ScoreRequest("r", "alone", QUESTION)])
+@pytest.mark.parametrize("request_", [
+    BatchRequest("r", Request(Compare("first", "second"), "clarity")), scored("alone")])
 def test_gemini_requests_carry_their_system_instruction_as_plain_text(request_) -> None:
     gemini = GeminiBatchClient(BatchOptions(), "gemini-3.0", KEY, "http://127.0.0.1:1",
                                "v1beta", 5.0)
-    config = gemini._request(request_, "clarity")["config"]
+    config = gemini._request(request_)["config"]
     # google-genai sends a str subclass (langchain's TextAccessor) as an empty instruction.
     assert type(config["system_instruction"]) is str and "judge" in config["system_instruction"]
 
@@ -193,10 +206,9 @@ def scored_line(content: str, logprobs: dict[str, float] | None = None) -> str:
 
 def test_a_pointwise_output_line_gives_the_label_and_its_distribution() -> None:
     scorer = client()
-    scorer.question = QUESTION
     z = {"2": math.log(0.2), "3": math.log(0.6), "4": math.log(0.2)}
     line = scored_line(json.dumps({"reason": f"clear ({KEY})", "label": 3}), z)
-    request_id, answer = scorer._outcome(line, "batch_9")
+    request_id, answer = scorer._outcome(line, "batch_9", SCORED)
     assert request_id == "m3-c1" and isinstance(answer, ScoredAnswer)
     assert answer.answer is not None and answer.answer.label == 3
     assert answer.distribution == pytest.approx({2: 0.2, 3: 0.6, 4: 0.2})
@@ -213,8 +225,6 @@ def test_a_pointwise_output_line_gives_the_label_and_its_distribution() -> None:
 def test_a_pointwise_output_line_without_a_label_of_the_scale_has_its_problem(
     content, problem
 ) -> None:
-    scorer = client()
-    scorer.question = QUESTION
-    _, answer = scorer._outcome(output(content), "b")
+    _, answer = client()._outcome(output(content), "b", SCORED)
     assert isinstance(answer, ScoredAnswer) and answer.answer is None
     assert problem in answer.problem and answer.distribution is None

@@ -1,7 +1,7 @@
 """Batch calls: a `CancelledError` nobody asked for is a failure, a real cancel still cancels."""
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pytest
 from langgraph.types import RetryPolicy
@@ -20,6 +20,7 @@ from llm_qualitative_sort.providers._batch import (
     Outcome,
 )
 from llm_qualitative_sort.providers.mock import MockLLMProvider
+from llm_qualitative_sort.providers.questions import Request
 from llm_qualitative_sort.stores import store_for
 from llm_qualitative_sort.stores.entries import CallPlace
 
@@ -35,7 +36,7 @@ class Client(BatchClient):
         self.stray, self.hang, self.tries = stray, hang, 0
         self.started = asyncio.Event()
 
-    async def submit(self, requests: Sequence[BatchRequest], criteria: str, tag: str) -> str:
+    async def submit(self, requests: Sequence[BatchRequest], tag: str) -> str:
         raise NotImplementedError
 
     async def find(self, tag: str) -> str | None:
@@ -50,7 +51,8 @@ class Client(BatchClient):
             raise asyncio.CancelledError  # a task inside the client, cancelled elsewhere
         return BatchStatus("in_progress", "running")
 
-    async def results(self, batch_id: str, request_ids: Sequence[str]) -> dict[str, Outcome]:
+    async def results(self, batch_id: str, request_ids: Sequence[str],
+                      asked: Mapping[str, Request]) -> dict[str, Outcome]:
         raise NotImplementedError
 
 

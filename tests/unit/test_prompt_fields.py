@@ -167,16 +167,17 @@ def test_batch_requests_carry_the_fields() -> None:
     from llm_qualitative_sort.providers._batch import BatchOptions, BatchRequest
     from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
     from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
+    from llm_qualitative_sort.providers.questions import Compare, Request
 
     setup = with_fields(PromptSetup(ASKED, {"rubric": "r"}), ["x", "y"],
                         [{"question": "qx"}, {"question": "qy"}])
-    request = BatchRequest("m0-c0", "x", "y")
+    request = BatchRequest("m0-c0", Request(Compare("x", "y"), "crit"))
     openai = OpenAIBatchClient(BatchOptions(), "gpt-5.1", "sk-x", "http://127.0.0.1:1/v1", 5.0)
     google = GeminiBatchClient(BatchOptions(), "gemini-3.0", "key", "http://127.0.0.1:1",
                                "v1beta", 5.0)
     with using_prompt(setup):
-        shown = [openai._line(request, "crit")["body"]["messages"][1]["content"],
-                 google._request(request, "crit")["contents"][0]["parts"][0]["text"]]
+        shown = [openai._line(request)["body"]["messages"][1]["content"],
+                 google._request(request)["contents"][0]["parts"][0]["text"]]
     for user in shown:
         assert re.search(r"<<<BEGIN FIELD A.question \w+>>>\nqx\n", user)
         assert re.search(r"<<<BEGIN FIELD B.question \w+>>>\nqy\n", user)

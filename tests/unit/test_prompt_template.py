@@ -120,12 +120,13 @@ def test_calls_inside_using_prompt_get_the_template_and_only_those() -> None:
 def test_batch_requests_carry_the_template() -> None:
     from llm_qualitative_sort.providers._batch import BatchOptions, BatchRequest
     from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
+    from llm_qualitative_sort.providers.questions import Compare, Request
 
     client = OpenAIBatchClient(BatchOptions(), "gpt-5.1", "sk-x", "http://127.0.0.1:1/v1", 5.0)
     setup = PromptSetup(PromptTemplate(system="S {{ context.k }}", user=SHOWS_BOTH), {"k": "v"})
-    request = BatchRequest("m0-c0", "{{ context.k }}", "two")
+    request = BatchRequest("m0-c0", Request(Compare("{{ context.k }}", "two"), "crit"))
     with using_prompt(setup):
-        messages = client._line(request, "crit")["body"]["messages"]
+        messages = client._line(request)["body"]["messages"]
     assert messages[0]["content"] == "S v"
     assert "\n{{ context.k }}\n<<<END TEXT A" in messages[1]["content"]
 

@@ -20,6 +20,7 @@ from llm_qualitative_sort.prompts._comparison import (
 from llm_qualitative_sort.providers._batch import BatchOptions, BatchRequest
 from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
 from llm_qualitative_sort.providers.langchain import LangChainProvider
+from llm_qualitative_sort.providers.questions import Compare, Request
 
 # sha256 of [system text, user text with the fence tag as "TAG", schema] for
 # build_messages("one", "two", "crit"), recorded on main before ties existed (8abcaf1).
@@ -76,16 +77,15 @@ def test_a_langchain_judge_answers_tie_only_when_the_call_offers_one() -> None:
 
 def test_a_batch_offers_a_tie_when_the_run_does() -> None:
     client = OpenAIBatchClient(BatchOptions(), "gpt-5.1", "sk-x", "http://127.0.0.1:1/v1", 5.0)
-    request = BatchRequest("m0-c0", "one", "two")
-    forced = client._line(request, "crit")
-    client.ties = True
-    offered = client._line(request, "crit")
+    plain = Request(Compare("one", "two"), "crit")
+    with_ties = Request(Compare("one", "two"), "crit", ties=True)
+    forced = client._line(BatchRequest("m0-c0", plain))
+    offered = client._line(BatchRequest("m0-c0", with_ties))
     schema = offered["body"]["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["winner"]["enum"] == ["A", "B", "tie"]
     assert 'or "tie"' in offered["body"]["messages"][-1]["content"]
     assert "tie" not in json.dumps(forced["body"]["messages"])
     tie = json.dumps({"reasoning": "equal", "winner": "tie"})
-    assert client.answer(tie, {}, (1, 1)).verdict is not None
-    client.ties = False
-    refused = client.answer(tie, {}, (1, 1))
+    assert client.answer(with_ties, tie, {}, (1, 1)).verdict is not None
+    refused = client.answer(plain, tie, {}, (1, 1))
     assert refused.verdict is None and "verdict schema" in refused.problem

@@ -18,8 +18,6 @@ def make_runner(settings: CallSettings) -> CallRunner:
     client = settings.provider.batch_client()
     if client is None:
         return LiveAfterBatch(settings, LiveRunner(settings))
-    client.ties = settings.ties
-    client.question = settings.question  # a pointwise round's (a pre-pass's) show one text
     return BatchRunner(settings, client)
 
 

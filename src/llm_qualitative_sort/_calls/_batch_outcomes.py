@@ -18,6 +18,7 @@ from typing import Any
 from llm_qualitative_sort._calls.base import Call
 from llm_qualitative_sort.providers._answer import AskedAnswer, answers_result
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
+from llm_qualitative_sort.providers._rank_answer import RankedAnswer
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, scored_result
 from llm_qualitative_sort.scoring import as_comparison
 from llm_qualitative_sort.stores.batch_journal import BatchJob
@@ -64,6 +65,10 @@ def collect(
             done.failed.append((position, "the batch ended without answering it"))
         elif isinstance(outcome, RequestFailure):
             (done.failed if outcome.retry else done.refused).append((position, outcome.reason))
+        elif isinstance(outcome, RankedAnswer):
+            # The journal keeps a call as a comparison's answer; this round's calls ask none.
+            done.refused.append((position, "an order answered to a call of a batch round, "
+                                           "whose answers are kept as comparisons'"))
         else:
             earlier = [answer_from_dict(a) for a in kept_before.get(place, [])
                        if a.get("shown") == request.shown]

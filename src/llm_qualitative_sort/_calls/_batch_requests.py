@@ -1,32 +1,71 @@
 """The requests of a batch round: what each call sends, how it is recorded, how a round splits.
 
-Pure functions on plain data. A pairwise call sends its two texts, first then second; a
-pointwise call (a run with a `ScoreQuestion`) sends its one text and the question. Each is
-recorded under an id naming its match and call, with the digest of the texts it showed.
+Pure functions on plain data. A pairwise call sends its two texts, first then second (a tie
+offered in a run with ties); a pointwise call (a round with a `ScoreQuestion`) sends its one
+text and the question. Each is recorded under an id naming its match and call, with the
+digest of the texts it showed and the question it asked (`asked`), so that a resumed run
+reads its answer as that question.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
-from llm_qualitative_sort._calls.base import Call
-from llm_qualitative_sort.providers._batch import BatchRequest, Request, ScoreRequest
-from llm_qualitative_sort.scoring import ScoreQuestion
+from llm_qualitative_sort._calls.base import Call, CallSettings
+from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
 from llm_qualitative_sort.stores.batch_journal import JobRequest
 
 
-def job_request(call: Call) -> JobRequest:
-    """The record of `call` in its batch."""
-    place = call.place
-    return JobRequest(f"m{place.match}-c{place.call}", place.match, place.call, place.shown)
-
-
-def provider_request(call: Call, question: ScoreQuestion | None, request_id: str) -> Request:
+def call_request(call: Call, settings: CallSettings) -> Request:
     """What `call` asks the provider: its two texts, or (pointwise) its item alone."""
     place = call.place
-    if question is not None:
-        return ScoreRequest(request_id, place.first, question)
-    return BatchRequest(request_id, place.first, place.second)
+    scored = settings.question
+    question: Question = (Compare(place.first, place.second) if scored is None
+                          else Score(place.first, scored.scale, scored.inverse))
+    return Request(question, settings.criteria, call.repetition, settings.ties, settings.soft)
+
+
+def asked(request: Request) -> str:
+    """The question `request` asks, as a batch record names it: its kind and flags.
+
+    The texts are the call's (checked by their digest) and a score's scale the run's, so
+    the kind and the flags that change how an answer is read are all a record keeps.
+
+    Example:
+        >>> asked(Request(Compare("x", "y"), "c", ties=True))
+        'compare+ties'
+    """
+    question = request.question
+    if isinstance(question, Score):
+        return "score+inverse" if question.inverse else "score"
+    kind = "rank" if isinstance(question, Rank) else "compare"
+    return f"{kind}+ties" if request.ties else kind
+
+
+def recorded_request(record: JobRequest, call: Call, settings: CallSettings) -> Request | None:
+    """The request `record` sent for `call`, to read its answer by; None if it asked another.
+
+    A record written before requests named their question asked its round's, the call's
+    own. A record of another kind of question than the call asks is never read for it.
+    """
+    request = call_request(call, settings)
+    if not record.asked or record.asked == asked(request):
+        return request
+    kind, *flags = record.asked.split("+")
+    if kind != asked(request).split("+")[0]:
+        return None
+    question = request.question
+    if isinstance(question, Score):
+        question = dataclasses.replace(question, inverse="inverse" in flags)
+    return dataclasses.replace(request, question=question, ties="ties" in flags)
+
+
+def job_request(call: Call, request: Request) -> JobRequest:
+    """The record of `call` in its batch, sending `request`."""
+    place = call.place
+    return JobRequest(f"m{place.match}-c{place.call}", place.match, place.call, place.shown,
+                      asked(request))
 
 
 def split(weights: Sequence[int], max_requests: int, max_bytes: int) -> list[list[int]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from langgraph.types import RetryPolicy
@@ -11,8 +11,9 @@ from langgraph.types import RetryPolicy
 from llm_qualitative_sort._calls._cutoff import cancel_requests, stray_cancel
 from llm_qualitative_sort._calls.retrying import backoff_delay
 from llm_qualitative_sort.errors import PermanentProviderError, TransientProviderError, message_of
-from llm_qualitative_sort.providers._batch import BatchClient, BatchStatus, Outcome, Request
+from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus, Outcome
 from llm_qualitative_sort.providers._failures import classify, status_of
+from llm_qualitative_sort.providers.questions import Request
 
 T = TypeVar("T")
 Failure = TransientProviderError | PermanentProviderError
@@ -36,12 +37,12 @@ class PatientClient:
         self.retry = retry
         self.attempts = max(retry.max_attempts, 1)
 
-    async def submit(self, requests: Sequence[Request], criteria: str, tag: str) -> str:
+    async def submit(self, requests: Sequence[BatchRequest], tag: str) -> str:
         """Submit once: a batch found under `tag` after a failed try is the one submitted."""
         attempt = 1
         while True:
             try:
-                return await self._attempt(self.client.submit, requests, criteria, tag)
+                return await self._attempt(self.client.submit, requests, tag)
             except Exception as exc:
                 if self.client.logprobs and self.client.logprobs_refused(status_of(exc),
                                                                          message_of(exc)):
@@ -60,9 +61,10 @@ class PatientClient:
         """The batch's state and counts."""
         return await self._retrying(self.client.status, batch_id)
 
-    async def results(self, batch_id: str, request_ids: Sequence[str]) -> dict[str, Outcome]:
-        """The outcome of each request of an ended batch."""
-        return await self._retrying(self.client.results, batch_id, request_ids)
+    async def results(self, batch_id: str, request_ids: Sequence[str],
+                      asked: Mapping[str, Request]) -> dict[str, Outcome]:
+        """The outcome of each request of an ended batch, read as `asked` says."""
+        return await self._retrying(self.client.results, batch_id, request_ids, asked)
 
     async def _retrying(self, operation: Callable[..., Awaitable[T]], *args: Any) -> T:
         attempt = 1

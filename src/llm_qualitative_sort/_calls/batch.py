@@ -19,7 +19,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_qualitative_sort._calls._batch_outcomes import Collected, collect
-from llm_qualitative_sort._calls._batch_requests import job_request, provider_request, split
+from llm_qualitative_sort._calls._batch_requests import (
+    call_request,
+    job_request,
+    recorded_request,
+    split,
+)
 from llm_qualitative_sort._calls._cutoff import CallCancelled, cancel_requests, stray_cancel
 from llm_qualitative_sort._calls._patient import PatientClient
 from llm_qualitative_sort._calls.base import (
@@ -36,8 +41,9 @@ from llm_qualitative_sort.errors import (
     TransientProviderError,
 )
 from llm_qualitative_sort.prompts._run import prompt_key
-from llm_qualitative_sort.providers._batch import BatchClient, BatchStatus
+from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
 from llm_qualitative_sort.providers._failures import redact
+from llm_qualitative_sort.providers.questions import Request
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job
@@ -204,9 +210,8 @@ class _Round:
         return bool(waiting)
 
     def _chunks(self, indices: list[int]) -> list[list[int]]:
-        question = self.settings.question
-        weights = [self.client.request_bytes(provider_request(self.calls[i], question, ""),
-                                             self.settings.criteria) for i in indices]
+        weights = [self.client.request_bytes(BatchRequest("", self._request(i)))
+                   for i in indices]
         return [[indices[p] for p in chunk]
                 for chunk in split(weights, self.client.max_requests, self.client.max_bytes)]
 
@@ -214,15 +219,17 @@ class _Round:
         place = self.calls[indices[0]].place
         seq = max((job.seq for job in self.jobs), default=0) + 1
         tag = f"lqs-r{place.round_number}-b{seq}-{secrets.token_hex(6)}"
-        requests = [job_request(self.calls[i]) for i in indices]
+        asking = [self._request(i) for i in indices]
+        requests = [job_request(self.calls[i], request)
+                    for i, request in zip(indices, asking, strict=True)]
         job = BatchJob(seq, tag, "submitting", requests)
         await self.settings.journal.input_saved(place.run_id)  # paid once it can resume
         self.jobs.append(job)
         self._save(job)  # durable before the provider hears of it
-        batch = [provider_request(self.calls[i], self.settings.question, r.request_id)
-                 for r, i in zip(requests, indices, strict=True)]
+        batch = [BatchRequest(r.request_id, request)
+                 for r, request in zip(requests, asking, strict=True)]
         try:
-            job.batch_id = await self.provider.submit(batch, self.settings.criteria, job.tag)
+            job.batch_id = await self.provider.submit(batch, job.tag)
         except PermanentProviderError:
             job.state = "closed"  # refused: nothing was submitted, resume submits anew
             self._save(job)
@@ -253,10 +260,25 @@ class _Round:
         if status.phase == "ended":
             await self._collect(job)
 
+    def _request(self, index: int) -> Request:
+        return call_request(self.calls[index], self.settings)
+
+    def _asked(self, job: BatchJob) -> dict[str, Request]:
+        """What each request of `job` asked that a call of this round still waits for."""
+        asked: dict[str, Request] = {}
+        for record in job.requests:
+            index = self.index.get((record.match, record.call))
+            if index is None or self.calls[index].place.shown != record.shown:
+                continue
+            request = recorded_request(record, self.calls[index], self.settings)
+            if request is not None:
+                asked[record.request_id] = request
+        return asked
+
     async def _collect(self, job: BatchJob) -> None:
         assert job.batch_id is not None
         ids = [r.request_id for r in job.requests]
-        outcomes = await self.provider.results(job.batch_id, ids)
+        outcomes = await self.provider.results(job.batch_id, ids, self._asked(job))
         kept = self.store.answers()
         done = collect(job, outcomes, self.index, self.calls, self.unanswered, kept,
                        self.client.reasks)

@@ -112,6 +112,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             from llm_qualitative_sort.cli._runs import runs_command
 
             return runs_command(args)
+        if args.command == "calibrate":
+            return _calibrate(args)
         from llm_qualitative_sort.cli._prepare import prepare
 
         plan = prepare(args)
@@ -120,6 +122,27 @@ def _dispatch(args: argparse.Namespace) -> int:
     except usage_errors() as exc:
         return fail(exc, bool(args.verbose))
     return EXIT_OK if plan is None else _run(plan)  # a dry run prepares, runs nothing
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from llm_qualitative_sort.cli._calibrate import calibrate_command
+    from llm_qualitative_sort.errors import RunLockedError, RunStoppedError
+
+    try:
+        print(calibrate_command(args), end="")
+    except RunLockedError as exc:
+        print(f"error: {one_line(exc.reason, None)}\nnothing was called; run the same command "
+              "again once its holder has stopped", file=sys.stderr)
+        return EXIT_LOCKED
+    except RunStoppedError as exc:
+        print(f"error: {one_line(exc.reason, None)}\nthe answers so far are kept: run the same "
+              "command again to go on", file=sys.stderr)
+        return EXIT_STOPPED
+    except KeyboardInterrupt:
+        print("interrupted: the answers so far are kept; run the same command again to go on",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_OK
 
 
 def _run(plan: Plan) -> int:

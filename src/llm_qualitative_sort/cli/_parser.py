@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from llm_qualitative_sort.cli._calibrate import add_calibrate
 from llm_qualitative_sort.cli._inputs import FORMATS
 from llm_qualitative_sort.cli._terminal import one_line
 from llm_qualitative_sort.errors import InputError
@@ -80,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_options(demo)
     demo.add_argument("--progress", choices=("auto", "bar", "lines", "none"))
     _add_runs(_sub(commands, "runs", common, "list, show or delete stored runs"), common)
+    add_calibrate(_sub(commands, "calibrate", common, "try judges and prompts on the pairs "
+                       "people labelled, and say which agrees best"), PANEL_PROVIDERS)
     report = _sub(commands, "report", common,
                   "write the report of a stored run (no judge is called)")
     report.add_argument("run_id", metavar="RUN_ID")

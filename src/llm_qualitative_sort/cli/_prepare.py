@@ -181,7 +181,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
                                         alone=settings.name == "pointwise"))
         return None
     adjust, adjust_fields = _adjust(args, texts, records, settings.name)
-    return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt,
+    return Plan(config, provider, open_cache(config.cache_dir), texts, ids, prompt=prompt,
                 fields=fields, adjust=adjust, adjust_fields=adjust_fields)
 
 
@@ -205,7 +205,7 @@ def _adjust(args: argparse.Namespace, texts: list[str] | None, records: list[Rec
     return adjust, fields if checked is not None and checked.reads_fields else None
 
 
-def _cache(where: str | None) -> Any:
+def open_cache(where: str | None) -> Any:
     """A `FileCache` in a directory, or a `PostgresCache` for a postgresql:// URI."""
     if not where:
         return None

@@ -38,6 +38,8 @@ def _settings_text(settings: dict[str, Any]) -> str:
                   f"repetitions={settings.get('repetitions') or 1}"]
         if settings.get("inverse"):
             parts.append("inverse")
+    elif settings.get("strategy") == "labelled":
+        parts += ["labelled", f"pairs={len(settings.get('pairs') or ())}"]
     else:
         parts += [f"N={settings.get('elimination_count')}",
                   f"K={settings.get('comparison_rounds')}"]

@@ -5,8 +5,9 @@ about half the price, within hours instead of seconds. A `BatchClient` only spea
 provider: it submits requests under a tag, finds a batch by its tag (after a crash between
 submitting and recording the id), reports a batch's state and counts, and hands back each
 request's outcome. Durability, re-submission and waiting belong to the batch runner
-(`llm_qualitative_sort._calls.batch`); verdicts (and the labels of a pointwise run) are read
-with the live path's rules.
+(`llm_qualitative_sort._calls.batch`). Each request carries its own `Request`: the prompt
+and schema it is sent with (`request_prompt`) and the rules its answer is read by (a
+verdict, a label of the scale, an order of the labels shown) are the live path's.
 """
 
 from __future__ import annotations
@@ -16,16 +17,28 @@ import json
 import math
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from llm_qualitative_sort.errors import InputError, SettingTypeError
+from langchain_core.messages import BaseMessage
+
+from llm_qualitative_sort.errors import InputError, PermanentProviderError, SettingTypeError
+from llm_qualitative_sort.prompts._comparison import build_messages, verdict_schema
+from llm_qualitative_sort.prompts._ranking import (
+    own_prompt_refusal,
+    ranking_messages,
+    ranking_schema,
+    read_ranking,
+)
+from llm_qualitative_sort.prompts._score import score_schema
+from llm_qualitative_sort.prompts._score_messages import build_score_messages
 from llm_qualitative_sort.providers._answer import AskedAnswer, validated_answer
 from llm_qualitative_sort.providers._failures import redact
+from llm_qualitative_sort.providers._rank_answer import RankedAnswer, read_ranked
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, parsed_score, read_scored
 from llm_qualitative_sort.providers.logprobs import Token, verdict_probability
-from llm_qualitative_sort.scoring import ScoreQuestion
+from llm_qualitative_sort.providers.questions import Compare, Rank, Request, Score
 
 
 @dataclass(frozen=True)
@@ -77,23 +90,21 @@ def batch_options(batch: bool | BatchOptions) -> BatchOptions | None:
 
 @dataclass(frozen=True)
 class BatchRequest:
-    """One call in a batch: its id within the batch and the texts shown, first then second."""
+    """One call in a batch: its id within the batch and the request it sends.
+
+    The request says what is asked (a comparison, with or without a tie; a score; a
+    ranking) and is read back by its own question: one batch may mix them.
+
+    Example:
+        >>> from llm_qualitative_sort.providers.questions import Compare, Request
+        >>> BatchRequest("m0-c1", Request(Compare("x", "y"), "clarity")).request.criteria
+        'clarity'
+    """
 
     request_id: str
-    first: str
-    second: str
+    request: Request
 
 
-@dataclass(frozen=True)
-class ScoreRequest:
-    """One call of a pointwise batch: its id, the one text shown and the question asked."""
-
-    request_id: str
-    text: str
-    question: ScoreQuestion
-
-
-Request = BatchRequest | ScoreRequest
 Phase = Literal["running", "ended", "rejected", "missing"]
 
 
@@ -123,8 +134,10 @@ class RequestFailure:
     retry: bool
 
 
-# A request's outcome: a verdict-shaped answer, a pointwise one, or no answer at all.
-Outcome = AskedAnswer | ScoredAnswer | RequestFailure
+# A request's answer, read by its question: a verdict, a label or an order.
+Answer = AskedAnswer | ScoredAnswer | RankedAnswer
+# A request's outcome: its answer, or no answer at all.
+Outcome = Answer | RequestFailure
 _OVERHEAD_BYTES = 6_000
 
 
@@ -148,13 +161,6 @@ class BatchClient(ABC):
         # How many more times a request is asked (in a later batch) when its answer has
         # no usable verdict: the live provider's `reasks`.
         self.reasks = 1
-        # Whether the run's requests offer a tie (set by the batch runner of each round):
-        # the prompt, the schema and the answer's validation follow it.
-        self.ties = False
-        # A pointwise round's question (set by the batch runner of each round: a pointwise
-        # run's, or a Swiss pre-pass's; None for a pairwise round): its requests
-        # show one text, and their answers are read for a label of its scale.
-        self.question: ScoreQuestion | None = None
         # Whether requests ask for log-probabilities (the soft verdict), as the live calls
         # of the provider would; off for good once the provider refused them, and then
         # `on_logprobs_refused` tells the provider at once (a run of one round, too).
@@ -175,7 +181,7 @@ class BatchClient(ABC):
         return refused
 
     @abstractmethod
-    async def submit(self, requests: Sequence[Request], criteria: str, tag: str) -> str:
+    async def submit(self, requests: Sequence[BatchRequest], tag: str) -> str:
         """Submit one batch labelled with `tag`; return its id."""
 
     @abstractmethod
@@ -187,20 +193,22 @@ class BatchClient(ABC):
         """The batch's state and counts."""
 
     @abstractmethod
-    async def results(self, batch_id: str, request_ids: Sequence[str]) -> dict[str, Outcome]:
+    async def results(self, batch_id: str, request_ids: Sequence[str],
+                      asked: Mapping[str, Request]) -> dict[str, Outcome]:
         """The outcome of each request the ended batch reports, by request id.
 
-        `request_ids` lists the batch's requests in the order submitted. A request missing
-        from the result was not answered; the runner submits it again.
+        `request_ids` lists the batch's requests in the order submitted; `asked` holds the
+        request each id sent, by which its answer is read. A request missing from the
+        result was not answered; the runner submits it again. An answer to a request not in
+        `asked` (one the runner no longer needs) is left out.
         """
 
-    def request_bytes(self, request: Request, criteria: str) -> int:
+    def request_bytes(self, request: BatchRequest) -> int:
         """An upper bound on one request's size in the batch input, for splitting.
 
         JSON escaping at most doubles a text; the prompt and the schema add a few KB.
         """
-        texts = ((request.text, criteria) if isinstance(request, ScoreRequest)
-                 else (request.first, request.second, criteria))
+        texts = (*shown_texts(request.request), request.request.criteria)
         return 2 * sum(len(t.encode("utf-8")) for t in texts) + _OVERHEAD_BYTES
 
     def clean(self, data: Any) -> Any:
@@ -208,32 +216,37 @@ class BatchClient(ABC):
         return json.loads(redact(json.dumps(data, ensure_ascii=False, default=str), self.secret))
 
     def answer(
-        self, text: str | None, raw: dict[str, Any], tokens: tuple[int, int], refusal: str = "",
-        logprobs: Sequence[Token] = (),
-    ) -> AskedAnswer | ScoredAnswer:
-        """The verdict (or a pointwise run's label) in a structured-output answer.
+        self, request: Request, text: str | None, raw: dict[str, Any], tokens: tuple[int, int],
+        refusal: str = "", logprobs: Sequence[Token] = (),
+    ) -> Answer:
+        """The answer to `request` in a structured-output answer: a verdict, label or order.
 
-        Read by the live path's rules (`ScoredAnswer` for a pointwise run's `question`).
+        Read by the live path's rules for the request's question (and, for a comparison or
+        a ranking, whether it offered ties).
 
         Args:
-            text: The answer's text (the JSON verdict), or None when there is none.
+            request: What was asked.
+            text: The answer's text (the JSON answer), or None when there is none.
             raw: What to keep in `raw_response`.
             tokens: Input and output tokens of the request.
             refusal: The model's refusal, if it refused.
             logprobs: The generated tokens with their alternatives, when the answer had
                 them: the soft verdict (or the label distribution) is read from them.
         """
-        if self.question is not None:
-            label, problem = parsed_score(text, refusal, raw.get("problem"), self.question.scale)
-            return read_scored(label, problem, raw, logprobs, self.question.scale, self.secret,
+        question = request.question
+        if isinstance(question, Score):
+            label, problem = parsed_score(text, refusal, raw.get("problem"), question.scale)
+            return read_scored(label, problem, raw, logprobs, question.scale, self.secret,
                                tokens)
+        if isinstance(question, Rank):
+            return self._ranked(question, request.ties, text, raw, tokens, refusal)
         if refusal:
             verdict, problem = None, f"the model refused: {refusal}"
         elif not text:  # nothing to read; `raw` may say why
             verdict, problem = validated_answer(None, raw.get("problem"))
         else:
             try:
-                verdict, problem = validated_answer(json.loads(text), None, self.ties)
+                verdict, problem = validated_answer(json.loads(text), None, request.ties)
             except ValueError as exc:
                 verdict, problem = validated_answer(None, f"the answer is not JSON: {exc}")
         if verdict is not None:
@@ -247,6 +260,22 @@ class BatchClient(ABC):
             raw = dict(raw, verdict_logprobs=labels)
         return AskedAnswer(verdict, self.clean(raw), tokens[0], tokens[1],
                        redact(problem, self.secret), probability)
+
+    def _ranked(self, question: Rank, ties: bool, text: str | None, raw: dict[str, Any],
+                tokens: tuple[int, int], refusal: str) -> RankedAnswer:
+        if refusal:
+            return read_ranked(None, "", f"the model refused: {refusal}", raw, self.secret,
+                               tokens)
+        if not text:
+            problem = f"no parsable order ({raw.get('problem') or 'empty answer'})"
+            return read_ranked(None, "", problem, raw, self.secret, tokens)
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:
+            return read_ranked(None, "", f"the answer is not JSON: {exc}", raw, self.secret,
+                               tokens)
+        order, reasoning, problem = read_ranking(parsed, question.labels, ties)
+        return read_ranked(order, reasoning, problem, raw, self.secret, tokens)
 
     def where(self) -> str:
         """The model, for messages."""
@@ -279,3 +308,42 @@ class PerLoop(Generic[T]):
         if loop not in self._by_loop:
             self._by_loop[loop] = self._build()
         return self._by_loop[loop]
+
+
+def shown_texts(request: Request) -> tuple[str, ...]:
+    """The texts `request` shows, in the order shown.
+
+    Example:
+        >>> from llm_qualitative_sort.providers.questions import Compare
+        >>> shown_texts(Request(Compare("x", "y"), "clarity"))
+        ('x', 'y')
+    """
+    question = request.question
+    if isinstance(question, Compare):
+        return (question.first, question.second)
+    if isinstance(question, Score):
+        return (question.text,)
+    return question.texts
+
+
+def request_prompt(request: Request) -> tuple[list[BaseMessage], str, dict[str, Any]]:
+    """The messages `request` is sent with, and the name and JSON schema of its answer.
+
+    The live path's: the run's own template for a comparison or a score where it has one;
+    a ranking only with the built-in ranking prompt.
+
+    Raises:
+        PermanentProviderError: A ranking request in a run with its own comparison template.
+    """
+    question, criteria = request.question, request.criteria
+    if isinstance(question, Compare):
+        return (build_messages(question.first, question.second, criteria, ties=request.ties),
+                "Verdict", verdict_schema(request.ties))
+    if isinstance(question, Score):
+        return (build_score_messages(question.text, criteria, question.scale,
+                                     question.inverse), "Score", score_schema(question.scale))
+    refusal = own_prompt_refusal()
+    if refusal:
+        raise PermanentProviderError(f"a batch asks no ranking call here: {refusal}")
+    return (ranking_messages(question.texts, question.labels, criteria, ties=request.ties),
+            "Ranking", ranking_schema(question.labels, request.ties))

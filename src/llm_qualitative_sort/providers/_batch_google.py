@@ -1,8 +1,8 @@
 """Gemini batch mode through the official `google-genai` client.
 
-A round becomes one batch of inlined `generateContent` requests (the live path's prompt,
-JSON output against the verdict schema, log-probabilities asked for as the live call asks;
-a pointwise run's requests show one text and ask for a label of its scale),
+A round becomes one batch of inlined `generateContent` requests (the live path's prompt and
+JSON output against the schema of each request's question, log-probabilities asked for as
+the live call asks),
 each labelled with its request id in `metadata`; the batch's display name is its tag, so a
 batch whose name was never recorded can be found again by listing. Results come back inline,
 in the order of the requests. Inline input is limited to 20 MB, so a larger round is split
@@ -11,24 +11,22 @@ into several batches.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from llm_qualitative_sort.prompts._comparison import build_messages, verdict_schema
-from llm_qualitative_sort.prompts._score import score_schema
-from llm_qualitative_sort.prompts._score_messages import build_score_messages
 from llm_qualitative_sort.providers._batch import (
     BatchClient,
     BatchOptions,
+    BatchRequest,
     BatchStatus,
     Outcome,
     Phase,
-    Request,
     RequestFailure,
-    ScoreRequest,
+    request_prompt,
 )
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers.logprobs import TOP_LOGPROBS, gemini_tokens
+from llm_qualitative_sort.providers.questions import Request
 
 if TYPE_CHECKING:
     from google.genai.client import AsyncClient
@@ -85,9 +83,9 @@ class GeminiBatchClient(BatchClient):
             self._client = genai.Client(api_key=self.secret, http_options=options).aio
         return self._client
 
-    async def submit(self, requests: Sequence[Request], criteria: str, tag: str) -> str:
+    async def submit(self, requests: Sequence[BatchRequest], tag: str) -> str:
         """Create one batch of inlined requests named `tag`."""
-        inlined: list[Any] = [self._request(r, criteria) for r in requests]
+        inlined: list[Any] = [self._request(r) for r in requests]
         job = await self._api().batches.create(
             model=self.model, src=inlined, config={"display_name": tag}
         )
@@ -95,15 +93,8 @@ class GeminiBatchClient(BatchClient):
             raise RuntimeError(f"{self.where()}: the batch was created without a name")
         return job.name
 
-    def _request(self, request: Request, criteria: str) -> dict[str, Any]:
-        if isinstance(request, ScoreRequest):
-            scale, inverse = request.question.scale, request.question.inverse
-            system, user = build_score_messages(request.text, criteria, scale, inverse)
-            schema = score_schema(scale)
-        else:
-            system, user = build_messages(request.first, request.second, criteria,
-                                          ties=self.ties)
-            schema = verdict_schema(self.ties)
+    def _request(self, request: BatchRequest) -> dict[str, Any]:
+        (system, user), _, schema = request_prompt(request.request)
         config: dict[str, Any] = {
             # A plain str: google-genai turns langchain's `TextAccessor` into an empty Content.
             "system_instruction": str(system.text),
@@ -151,7 +142,8 @@ class GeminiBatchClient(BatchClient):
             message=redact(job.error.message or "", self.secret) if job.error else "",
         )
 
-    async def results(self, batch_id: str, request_ids: Sequence[str]) -> dict[str, Outcome]:
+    async def results(self, batch_id: str, request_ids: Sequence[str],
+                      asked: Mapping[str, Request]) -> dict[str, Outcome]:
         """The inlined responses, matched by metadata, else by position."""
         job = await self._api().batches.get(name=batch_id)
         if job.dest is not None and job.dest.file_name and not job.dest.inlined_responses:
@@ -166,19 +158,22 @@ class GeminiBatchClient(BatchClient):
             request_id = (response.metadata or {}).get("request")
             if request_id is None and by_position:
                 request_id = request_ids[index]
-            if request_id is not None:
-                outcomes[request_id] = self._outcome(response, batch_id, request_id)
+            if request_id is not None and request_id in asked:
+                outcomes[request_id] = self._outcome(response, batch_id, request_id,
+                                                     asked[request_id])
         return outcomes
 
-    def _outcome(self, item: InlinedResponse, batch_id: str, request_id: str) -> Outcome:
+    def _outcome(self, item: InlinedResponse, batch_id: str, request_id: str,
+                 request: Request) -> Outcome:
         if item.error is not None or item.response is None:
             code = item.error.code if item.error else None
             message = (item.error.message if item.error else None) or "no response"
             retry = code is None or code in _RETRY_STATUS or self.logprobs_refused(code, message)
             return RequestFailure(redact(f"HTTP {code}: {message}", self.secret)[:500], retry)
-        return self._answer(item.response, batch_id, request_id)
+        return self._answer(item.response, batch_id, request_id, request)
 
-    def _answer(self, response: GenerateContentResponse, batch_id: str, request_id: str) -> Outcome:
+    def _answer(self, response: GenerateContentResponse, batch_id: str, request_id: str,
+                request: Request) -> Outcome:
         candidate = response.candidates[0] if response.candidates else None
         parts = candidate.content.parts if candidate and candidate.content else None
         text = "".join(p.text for p in parts or [] if p.text) or None
@@ -199,7 +194,7 @@ class GeminiBatchClient(BatchClient):
         refusal = f"no answer (finish reason {reason})" if blocked else ""
         found = candidate.logprobs_result if candidate else None
         logprobs = gemini_tokens(found.model_dump(mode="json", exclude_none=True)) if found else []
-        return self.answer(text, raw, tokens, refusal, logprobs)
+        return self.answer(request, text, raw, tokens, refusal, logprobs)
 
 
 def _responses(job: BatchJob) -> list[InlinedResponse]:

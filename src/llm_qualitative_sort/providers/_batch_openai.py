@@ -1,8 +1,8 @@
 """OpenAI's Batch API through the official `openai` client.
 
 A round becomes one JSONL file of `/v1/chat/completions` requests (the live path's prompt
-and strict JSON-schema output, log-probabilities asked for as the live call asks; a
-pointwise run's requests show one text and ask for a label of its scale), uploaded
+and strict JSON-schema output for each request's question, log-probabilities asked for as
+the live call asks), uploaded
 with `purpose="batch"` and run with a 24-hour window. The batch carries its tag in
 `metadata`, so a batch whose id was never recorded can be found again by listing. Results
 come in an output file and failures in an error file, matched by `custom_id`; an expired or
@@ -13,24 +13,22 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from llm_qualitative_sort.prompts._comparison import build_messages, verdict_schema
-from llm_qualitative_sort.prompts._score import score_schema
-from llm_qualitative_sort.prompts._score_messages import build_score_messages
 from llm_qualitative_sort.providers._batch import (
     BatchClient,
     BatchOptions,
+    BatchRequest,
     BatchStatus,
     Outcome,
     Phase,
-    Request,
     RequestFailure,
-    ScoreRequest,
+    request_prompt,
 )
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers.logprobs import TOP_LOGPROBS, openai_tokens
+from llm_qualitative_sort.providers.questions import Request
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -88,9 +86,9 @@ class OpenAIBatchClient(BatchClient):
             )
         return self._client
 
-    async def submit(self, requests: Sequence[Request], criteria: str, tag: str) -> str:
+    async def submit(self, requests: Sequence[BatchRequest], tag: str) -> str:
         """Upload the requests as a JSONL file and start a batch on it."""
-        lines = [json.dumps(self._line(r, criteria), ensure_ascii=False) for r in requests]
+        lines = [json.dumps(self._line(r), ensure_ascii=False) for r in requests]
         data = ("\n".join(lines) + "\n").encode("utf-8")
         api = self._api()
         # A file of up to 190 MB may take longer than one answer is allowed to.
@@ -104,15 +102,8 @@ class OpenAIBatchClient(BatchClient):
         )
         return batch.id
 
-    def _line(self, request: Request, criteria: str) -> dict[str, Any]:
-        if isinstance(request, ScoreRequest):
-            scale, inverse = request.question.scale, request.question.inverse
-            system, user = build_score_messages(request.text, criteria, scale, inverse)
-            name, schema = "Score", score_schema(scale)
-        else:
-            system, user = build_messages(request.first, request.second, criteria,
-                                          ties=self.ties)
-            name, schema = "Verdict", verdict_schema(self.ties)
+    def _line(self, request: BatchRequest) -> dict[str, Any]:
+        (system, user), name, schema = request_prompt(request.request)
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [
@@ -164,7 +155,8 @@ class OpenAIBatchClient(BatchClient):
         )
         return redact(text, self.secret)[:1000]
 
-    async def results(self, batch_id: str, request_ids: Sequence[str]) -> dict[str, Outcome]:
+    async def results(self, batch_id: str, request_ids: Sequence[str],
+                      asked: Mapping[str, Request]) -> dict[str, Outcome]:
         """Read the output file and the error file of an ended batch."""
         del request_ids  # every line names its request
         batch = await self._api().batches.retrieve(batch_id)
@@ -174,12 +166,13 @@ class OpenAIBatchClient(BatchClient):
             if file_id:
                 content = await self._api().files.content(file_id)
                 for line in content.text.splitlines():
-                    found = self._outcome(line, batch_id) if line.strip() else None
+                    found = self._outcome(line, batch_id, asked) if line.strip() else None
                     if found is not None:
                         outcomes[found[0]] = found[1]
         return outcomes
 
-    def _outcome(self, line: str, batch_id: str) -> tuple[str, Outcome] | None:
+    def _outcome(self, line: str, batch_id: str, asked: Mapping[str, Request]
+                 ) -> tuple[str, Outcome] | None:
         try:
             record = json.loads(line)
         except ValueError:
@@ -188,19 +181,21 @@ class OpenAIBatchClient(BatchClient):
             # A line that cannot be read was still an answer (and paid for): when its
             # request can be named, it counts as an answer without a verdict.
             match = _CUSTOM_ID.search(line)
-            if match is None:
+            if match is None or match.group(1) not in asked:
                 return None
             raw = {"method": "json_schema", "content": None,
                    "batch": {"id": batch_id, "request": match.group(1)},
                    "problem": "the batch output line is not valid JSON"}
-            return match.group(1), self.answer("", raw, (0, 0), "")
+            return match.group(1), self.answer(asked[match.group(1)], "", raw, (0, 0), "")
         custom_id: str = record["custom_id"]
+        if custom_id not in asked:
+            return None
         response = _dict(record.get("response"))
         body = _dict(response.get("body"))
         status = response.get("status_code")
         if record.get("error") or status != 200:
             return custom_id, self._failure(record.get("error"), status, body)
-        return custom_id, self._answer(body, batch_id, custom_id)
+        return custom_id, self._answer(asked[custom_id], body, batch_id, custom_id)
 
     def _failure(self, error: Any, status: Any, body: dict[str, Any]) -> RequestFailure:
         detail = _dict(error) or _dict(body.get("error"))
@@ -210,7 +205,8 @@ class OpenAIBatchClient(BatchClient):
         what = f"HTTP {status}" if status else str(code or "error")
         return RequestFailure(redact(f"{what}: {message}", self.secret)[:500], retry)
 
-    def _answer(self, body: dict[str, Any], batch_id: str, custom_id: str) -> Outcome:
+    def _answer(self, request: Request, body: dict[str, Any], batch_id: str,
+                custom_id: str) -> Outcome:
         choices = body.get("choices")
         choice = _dict(choices[0]) if isinstance(choices, list) and choices else {}
         message = _dict(choice.get("message"))
@@ -227,7 +223,7 @@ class OpenAIBatchClient(BatchClient):
             "batch": {"id": batch_id, "request": custom_id},
         }
         text = content if isinstance(content, str) else None
-        return self.answer(text, raw, tokens, str(message.get("refusal") or ""),
+        return self.answer(request, text, raw, tokens, str(message.get("refusal") or ""),
                            openai_tokens(choice.get("logprobs")))
 
 

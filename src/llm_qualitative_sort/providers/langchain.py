@@ -32,7 +32,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from pydantic import SecretStr
 
-from llm_qualitative_sort.errors import InputError
+from llm_qualitative_sort.errors import InputError, PermanentProviderError
 from llm_qualitative_sort.prompts._comparison import (
     PROMPT_VERSION,
     TieVerdict,
@@ -40,6 +40,13 @@ from llm_qualitative_sort.prompts._comparison import (
     build_messages,
     parse_text_verdict,
     verdict_schema,
+)
+from llm_qualitative_sort.prompts._ranking import (
+    own_prompt_refusal,
+    parse_text_ranking,
+    ranking_messages,
+    ranking_schema,
+    read_ranking,
 )
 from llm_qualitative_sort.prompts._score import (
     ScoreAnswer,
@@ -63,19 +70,21 @@ from llm_qualitative_sort.providers._logprob_request import (
     with_logprobs,
     without_logprobs,
 )
+from llm_qualitative_sort.providers._rank_answer import RankedAnswer, ranked_result, read_ranked
 from llm_qualitative_sort.providers._rate_signals import report_headers
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, read_scored, scored_result
 from llm_qualitative_sort.providers._structured import Asking, split
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
-from llm_qualitative_sort.verdicts import ComparisonResult
+from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
 Method = Literal["json_schema", "function_calling", "json_mode", "text"]
 ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
 ChatModelSource = BaseChatModel | Callable[[], BaseChatModel]
 
-# An answer as one request gives it: a verdict (`AskedAnswer`) or a label (`ScoredAnswer`);
-# both keep the raw answer in `raw`.
+# An answer as one request gives it: a verdict (`AskedAnswer`), a label (`ScoredAnswer`) or
+# an order (`RankedAnswer`); each keeps the raw answer in `raw`.
 Answered = TypeVar("Answered", bound=Any)
 
 _MODEL_FIELDS = ("model_name", "model", "deployment_name", "azure_deployment")
@@ -248,6 +257,34 @@ class LangChainProvider(LLMProvider):
             return None
         return (input_tokens * (price_in or 0.0) + output_tokens * (price_out or 0.0)) / 1e6
 
+    def answers(self, question: type[Question], *, ties: bool = False) -> bool:
+        """Comparisons (with or without a tie), scores and rankings: every question."""
+        del ties  # each prompt and schema has its form with ties
+        return question in (Compare, Score, Rank)
+
+    async def answer(self, request: Request
+                     ) -> ComparisonResult | PointwiseResult | RankingResult:
+        """The answer to one request: a verdict, a label or an order, asked as its question.
+
+        Every question takes the same path: the structured-output methods in turn, asked
+        again (`reasks`) while the answer has no usable verdict, label or order. A
+        request's `ties` offers a tie in a comparison and shared places in a ranking.
+
+        Raises:
+            TransientProviderError: A failure worth retrying.
+            PermanentProviderError: A failure that retrying cannot fix; a ranking call in
+                a run that asks its comparisons with its own prompt template (before any
+                request is sent).
+        """
+        question = request.question
+        if isinstance(question, Compare):
+            return await self._compare(question.first, question.second, request.criteria,
+                                       ties=request.ties)
+        if isinstance(question, Score):
+            return await self._score(question.text, request.criteria, question.scale,
+                                     question.inverse)
+        return await self._rank(question, request.criteria, ties=request.ties)
+
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Ask the model; ask again (up to `reasks` times) while it gives no verdict."""
         return await self._compare(item_a, item_b, criteria, ties=False)
@@ -279,6 +316,10 @@ class LangChainProvider(LLMProvider):
         asked again (`reasks`) while the answer has no label of the scale.
         """
         del repetition  # a real LLM samples afresh on every call
+        return await self._score(text, criteria, scale, inverse)
+
+    async def _score(self, text: str, criteria: str, scale: Scale, inverse: bool
+                     ) -> PointwiseResult:
         answers: list[ScoredAnswer] = []
         for _ in range(1 + self.reasks):
             messages = build_score_messages(text, criteria, scale, inverse)
@@ -287,6 +328,19 @@ class LangChainProvider(LLMProvider):
             if answers[-1].answer is not None:
                 break
         return scored_result(answers)
+
+    async def _rank(self, question: Rank, criteria: str, *, ties: bool) -> RankingResult:
+        refusal = own_prompt_refusal()
+        if refusal:
+            raise PermanentProviderError(f"{self!r} asks no ranking call here: {refusal}")
+        answers: list[RankedAnswer] = []
+        for _ in range(1 + self.reasks):
+            messages = ranking_messages(question.texts, question.labels, criteria, ties=ties)
+            answers.append(await self._ask(functools.partial(
+                self._invoke_ranking, messages=messages, labels=question.labels, ties=ties)))
+            if answers[-1].order is not None:
+                break
+        return ranked_result(answers)
 
     async def _invoke_verdict(self, method: Method, *, messages: list[BaseMessage],
                               ties: bool) -> AskedAnswer:
@@ -342,6 +396,22 @@ class LangChainProvider(LLMProvider):
         raw = _stored_reply(method, message)
         usage: dict[str, Any] = raw["usage"]
         return read_scored(answer, problem, raw, message_tokens(message), scale, self._secret(),
+                           (int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))))
+
+    async def _invoke_ranking(self, method: Method, *, messages: list[BaseMessage],
+                              labels: tuple[str, ...], ties: bool) -> RankedAnswer:
+        """Ask the chat model with `method` for an order of `labels` on `messages`."""
+        runnable = self._runnable(method, ties, ranking=labels)
+        message, output = await self._ask_model(runnable, messages, method)
+        if output is None:
+            order, reasoning, problem = parse_text_ranking(message.text, labels, ties)
+        else:
+            order, reasoning, problem = read_ranking(output["parsed"], labels, ties)
+            if output["parsed"] is None and output["parsing_error"]:
+                problem = f"no parsable order ({output['parsing_error']})"
+        raw = _stored_reply(method, message)
+        usage: dict[str, Any] = raw["usage"]
+        return read_ranked(order, reasoning, problem, raw, self._secret(),
                            (int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))))
 
     async def _ask_model(self, runnable: Asking, messages: list[BaseMessage],
@@ -401,20 +471,25 @@ class LangChainProvider(LLMProvider):
         detail = redact(" ".join(f"{type(exc).__name__}: {exc}".split()), self._secret())
         return {"method": method, "status": status_of(exc), "error": detail[:300]}
 
-    def _runnable(self, method: Method, ties: bool = False,
-                  score: Scale | None = None) -> Asking:
-        """The chat model asking with `method` for a verdict (or, with `score`, a label)."""
+    def _runnable(self, method: Method, ties: bool = False, score: Scale | None = None,
+                  ranking: tuple[str, ...] | None = None) -> Asking:
+        """The chat model asking with `method`: a verdict, a label of `score` or an order."""
         state = self._loop_state()
         chat = state.logprob_chat if self.logprobs else None
         name = (f"{method}+ties" if ties else method) + ("+logprobs" if chat else "")
         if score is not None:
             name += f"+score:{score.digest}"
+        if ranking is not None:
+            name += f"+rank:{len(ranking)}"
         chat = chat or state.chat
         if name not in state.runnables:
             if method == "text":
                 state.runnables[name] = chat
             else:
-                schema = verdict_schema(ties) if score is None else score_schema(score)
+                if ranking is not None:
+                    schema = ranking_schema(ranking, ties)
+                else:
+                    schema = verdict_schema(ties) if score is None else score_schema(score)
                 state.runnables[name] = split(chat.with_structured_output(
                     schema, method=method, include_raw=True, **_strict(chat, method)
                 ))

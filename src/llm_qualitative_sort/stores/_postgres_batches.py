@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from llm_qualitative_sort._postgres import BATCH_ANSWERS, BATCH_JOBS
-from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
+from llm_qualitative_sort.stores.batch_journal import BatchJob, requests_from, requests_text
 
 _SAVE = (f"INSERT INTO {BATCH_JOBS} VALUES (%s, %s, %s, %s, %s, %s, %s) "
          "ON CONFLICT (run_id, round, seq) DO UPDATE SET tag = excluded.tag, "
@@ -34,7 +34,7 @@ class PostgresBatchRecords:
             f"SELECT seq, tag, state, requests, batch_id FROM {BATCH_JOBS} "
             "WHERE run_id = %s AND round = %s ORDER BY seq", self._key).fetchall()
         return [
-            BatchJob(seq, tag, state, [JobRequest(*r) for r in json.loads(requests)], batch_id)
+            BatchJob(seq, tag, state, requests_from(requests), batch_id)
             for seq, tag, state, requests, batch_id in rows
         ]
 
@@ -73,7 +73,7 @@ class PostgresBatchRecords:
         """Nothing to close: the connection is the journal's."""
 
     def _job_row(self, job: BatchJob) -> tuple[Any, ...]:
-        requests = json.dumps([[r.request_id, r.match, r.call, r.shown] for r in job.requests])
+        requests = requests_text(job.requests)
         return (*self._key, job.seq, job.tag, job.batch_id, job.state, requests)
 
 

@@ -36,12 +36,30 @@ JobState = Literal["submitting", "open", "closed"]
 
 @dataclass(frozen=True, slots=True)
 class JobRequest:
-    """A request of a batch: its id in the batch, the call it answers, the texts it showed."""
+    """A request of a batch: its id in the batch, the call it answers, the texts it showed.
+
+    `asked` names the question it asked, as the batch runner words it (see
+    `_calls._batch_requests.asked`), so that its answer is read as that question when the
+    batch is collected by a resumed run; "" in records written before requests named
+    theirs (they asked their round's question).
+    """
 
     request_id: str
     match: int
     call: int
     shown: str
+    asked: str = ""
+
+
+def requests_text(requests: list[JobRequest]) -> str:
+    """A batch's requests as its record stores them (JSON: one list per request)."""
+    return json.dumps([[r.request_id, r.match, r.call, r.shown, *([r.asked] if r.asked else [])]
+                       for r in requests])
+
+
+def requests_from(text: str) -> list[JobRequest]:
+    """A batch's requests from its record, old (four fields a request) or new."""
+    return [JobRequest(*row) for row in json.loads(text)]
 
 
 @dataclass
@@ -104,13 +122,13 @@ class BatchJournal:
             self._key,
         )
         return [
-            BatchJob(seq, tag, state, [JobRequest(*r) for r in json.loads(requests)], batch_id)
+            BatchJob(seq, tag, state, requests_from(requests), batch_id)
             for seq, tag, state, requests, batch_id in rows
         ]
 
     def save(self, job: BatchJob) -> None:
         """Record (or update) a batch, committed at once."""
-        requests = json.dumps([[r.request_id, r.match, r.call, r.shown] for r in job.requests])
+        requests = requests_text(job.requests)
         self._conn.execute(
             "INSERT OR REPLACE INTO batch_jobs VALUES (?, ?, ?, ?, ?, ?, ?)",
             (*self._key, job.seq, job.tag, job.batch_id, job.state, requests),

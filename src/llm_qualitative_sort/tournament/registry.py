@@ -2,7 +2,8 @@
 
 Adding a strategy is one folder beside `elimination/`, `swiss/` and `pointwise/` (its
 `StrategySettings` subclass and its `Strategy`) and one entry in `STRATEGIES` and in
-`StrategyChoice`.
+`StrategyChoice`. `labelled/` (the labelled pairs a calibration asks) is playable
+(`PLAYABLE`) but not offered: not in `STRATEGIES`, the choices of `--strategy` or Studio.
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ from pydantic import Field
 from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.tournament.base import Strategy
 from llm_qualitative_sort.tournament.elimination import Elimination, EliminationStrategy
+from llm_qualitative_sort.tournament.labelled import LabelledStrategy
 from llm_qualitative_sort.tournament.pointwise import Pointwise, PointwiseStrategy
 from llm_qualitative_sort.tournament.settings import PairwiseSettings, StrategySettings
 from llm_qualitative_sort.tournament.swiss import Swiss, SwissStrategy
 
 STRATEGIES: dict[str, type[Strategy[Any]]] = {
     s.name: s for s in (EliminationStrategy, SwissStrategy, PointwiseStrategy)}
+# Strategies a run can play but no one ranks with: the labelled pairs a calibration asks.
+# A run stores their settings like any other's, so they read back by name too.
+PLAYABLE: dict[str, type[Strategy[Any]]] = {**STRATEGIES, LabelledStrategy.name: LabelledStrategy}
 
 # A strategy's settings as plain data, told apart by their "strategy" (Studio's input).
 StrategyChoice = Annotated[Elimination | Swiss | Pointwise, Field(discriminator="strategy")]
@@ -28,15 +33,15 @@ StrategyChoice = Annotated[Elimination | Swiss | Pointwise, Field(discriminator=
 
 def strategy_class(settings: StrategySettings | type[StrategySettings]) -> type[Strategy[Any]]:
     """The strategy that plays `settings` (the strategy of the same name)."""
-    return STRATEGIES[settings.name]
+    return PLAYABLE[settings.name]
 
 
 def settings_class(name: Any) -> type[StrategySettings]:
     """The settings model of the strategy `name`; `InputError` for an unknown one."""
-    if not isinstance(name, str) or name not in STRATEGIES:
+    if not isinstance(name, str) or name not in PLAYABLE:
         raise InputError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))} or "
                          f"a settings object, got {name!r}")
-    return STRATEGIES[name].settings_class
+    return PLAYABLE[name].settings_class
 
 
 def parse_settings(given: Any) -> StrategySettings:

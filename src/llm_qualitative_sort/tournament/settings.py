@@ -47,6 +47,9 @@ class StrategySettings(BaseModel):
 
     # The strategy's name: the `strategy` field's only value (`strategy="swiss"`).
     name: ClassVar[str]
+    # Whether users rank with it (a refusal names it as the home of a setting); a strategy
+    # that only other features play (the labelled pairs of a calibration) is not.
+    offered: ClassVar[bool] = True
 
     # Which strategy (each subclass fixes it): the discriminator of its plain data.
     strategy: str = Field(repr=False)
@@ -192,7 +195,7 @@ def _strategies(base: type[StrategySettings]) -> list[type[StrategySettings]]:
     """The settings models of the strategies (the subclasses that name one)."""
     found: list[type[StrategySettings]] = []
     for model in base.__subclasses__():
-        found += [model] * ("name" in vars(model)) + _strategies(model)
+        found += [model] * ("name" in vars(model) and model.offered) + _strategies(model)
     return found
 
 

@@ -25,6 +25,7 @@ from _batch_fakes import (
     Handler,
     Request,
     schema_ok,
+    shows_texts,
     split_url,
     text_of,
     texts_of,
@@ -109,7 +110,7 @@ def validate(items: list[dict[str, Any]]) -> str:
         ):
             return f"request {number}: no JSON schema output"
         system = ((request.get("systemInstruction") or {}).get("parts") or [{}])[0]
-        if not system.get("text") or (texts_of(request) is None and text_of(request) is None):
+        if not system.get("text") or not shows_texts(request):
             return f"request {number}: no system instruction or no fenced texts"
         if not (item.get("metadata") or {}).get("request"):
             return f"request {number}: no request id in metadata"

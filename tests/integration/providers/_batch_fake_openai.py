@@ -27,6 +27,7 @@ from _batch_fakes import (
     Handler,
     Request,
     schema_ok,
+    shows_texts,
     split_url,
     text_of,
     texts_of,
@@ -129,8 +130,7 @@ def validate(fake: BatchFake, lines: list[dict[str, Any]]) -> str:
             return f"line {number}: model {request.get('model')} does not exist"
         if response_format.get("type") != "json_schema" or not schema_ok(schema):
             return f"line {number}: no json_schema response format"
-        if roles != ["system", "user"] or (texts_of(request) is None
-                                           and text_of(request) is None):
+        if roles != ["system", "user"] or not shows_texts(request):
             return f"line {number}: no fenced texts in the prompt"
     return ""
 

@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from _fakes import Pieces, _Server, answer_tokens, find_text, find_texts
+from _fakes import FakeJudge, Pieces, _Server, answer_tokens, find_ranked, find_text, find_texts
 
 ROUND = re.compile(r"^lqs-r(\d+)-")
 
@@ -70,6 +70,8 @@ class BatchFake:
     ties_below: float = 0.0
     # Pointwise answers of these texts give a label off the request's scale.
     bad_label: set[str] = field(default_factory=set)
+    # The order ranking answers give instead of the hidden scores' (a malformed one).
+    rank_order: Any = None
     # Log-probabilities sent at the verdict token of requests that ask for them (label →
     # logprob), and how a batch asking for them is refused: "request" (a 400 for each such
     # request), "batch" (the whole batch fails) or "create" (its creation is a 400).
@@ -124,7 +126,11 @@ class BatchFake:
                           ensure_ascii=False)
 
     def content(self, request: Request) -> str:
-        """The answer's text: a label for one text, a verdict for two."""
+        """The answer's text: a label for one text, a verdict for two, an order for more."""
+        ranked = find_ranked(request.body)
+        if ranked is not None:
+            judge = FakeJudge(self.scores, self.key, self.model, rank_order=self.rank_order)
+            return json.dumps(judge.ranking(ranked), ensure_ascii=False)
         if request.text is not None:
             return self.score_text(request.text, request.body)
         assert request.texts is not None
@@ -219,7 +225,7 @@ def split_url(path: str) -> tuple[str, dict[str, str]]:
 def schema_ok(schema: Any) -> bool:
     """A verdict's schema, or a pointwise label's (with its labels listed)."""
     properties = set(schema.get("properties", {})) if isinstance(schema, dict) else set()
-    return {"reasoning", "winner"} <= properties or (
+    return {"reasoning", "winner"} <= properties or {"reasoning", "order"} <= properties or (
         {"reason", "label"} <= properties and bool(score_labels(schema)))
 
 
@@ -241,6 +247,12 @@ def score_labels(body: Any) -> list[int]:
 
 def texts_of(body: Any) -> tuple[str, str] | None:
     return find_texts(body) if isinstance(body, dict) else None
+
+
+def shows_texts(body: Any) -> bool:
+    """Whether a request's prompt shows fenced texts: one, two, or several to rank."""
+    return isinstance(body, dict) and (
+        find_ranked(body) is not None or texts_of(body) is not None or text_of(body) is not None)
 
 
 def text_of(body: Any) -> str | None:

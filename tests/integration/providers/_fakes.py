@@ -24,6 +24,9 @@ FENCE_A = re.compile(FENCE.format(side="A"), re.DOTALL)
 FENCE_B = re.compile(FENCE.format(side="B"), re.DOTALL)
 # A pointwise prompt shows one text.
 FENCE_ONE = re.compile(r"<<<BEGIN TEXT (\w+)>>>\n(.*?)\n<<<END TEXT \1>>>", re.DOTALL)
+# A ranking prompt shows three or more texts, labelled A, B, C...
+FENCE_LABELLED = re.compile(r"<<<BEGIN TEXT ([A-H]) (\w+)>>>\n(.*?)\n<<<END TEXT \1 \2>>>",
+                            re.DOTALL)
 
 
 @dataclass
@@ -53,7 +56,15 @@ def find_text(body: dict[str, Any]) -> str | None:
     return None if found is None else found.group(2)
 
 
+def find_ranked(body: dict[str, Any]) -> tuple[str, ...] | None:
+    """The texts a ranking prompt shows, in label order, or None (fewer than three)."""
+    found = FENCE_LABELLED.findall("\n".join(strings(body)))
+    return tuple(text for _, _, text in found) if len(found) >= 3 else None
+
+
 def find_texts(body: dict[str, Any]) -> tuple[str, str] | None:
+    if find_ranked(body) is not None:
+        return None
     prompt = "\n".join(strings(body))
     a, b = FENCE_A.search(prompt), FENCE_B.search(prompt)
     if a is None or b is None or a.group(1) != b.group(1):
@@ -81,6 +92,8 @@ class FakeJudge:
     # whether the server refuses the request for them (as Gemini does for some models).
     logprobs: dict[str, float] | None = None
     refuse_logprobs: bool = False
+    # The order a ranking answer gives instead of the hidden scores' (a malformed one).
+    rank_order: Any = None
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -107,8 +120,18 @@ class FakeJudge:
         label = 1 + min(3, int(4 * share))
         return {"reason": f"It deserves a {label}.", "label": label}
 
+    def ranking(self, texts: tuple[str, ...]) -> dict[str, Any]:
+        """An order of the labels shown, by the hidden scores (or `rank_order`)."""
+        labels = "ABCDEFGH"[: len(texts)]
+        best = sorted(labels, key=lambda label: -self.scores[texts[labels.index(label)]])
+        order = best if self.rank_order is None else self.rank_order
+        return {"reasoning": f"{best[0]} meets the criterion best.", "order": order}
+
     def answer(self, body: dict[str, Any], texts: tuple[str, str] | None) -> str | None:
-        """The JSON answer: a verdict for two texts, a label for one; None for neither."""
+        """The JSON answer: a verdict for two texts, a label for one, an order for more."""
+        ranked = find_ranked(body)
+        if ranked is not None:
+            return json.dumps(self.ranking(ranked), ensure_ascii=False)
         if texts is not None:
             return json.dumps(self.verdict(texts), ensure_ascii=False)
         one = find_text(body)
@@ -278,6 +301,7 @@ class OpenAIDialect:
         if kind == "json_schema":
             schema = body["response_format"]["json_schema"]["schema"]
             assert ({"reasoning", "winner"} <= set(schema["properties"])
+                    or {"reasoning", "order"} <= set(schema["properties"])
                     or {"reason", "label"} <= set(schema["properties"])), schema
             return "json_schema"
         if kind == "json_object":
@@ -355,6 +379,7 @@ class GeminiDialect:
         if config.get("responseMimeType") == "application/json":
             schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
             assert ({"reasoning", "winner"} <= set(schema.get("properties", {}))
+                    or {"reasoning", "order"} <= set(schema.get("properties", {}))
                     or {"reason", "label"} <= set(schema.get("properties", {}))), config
             return "json_schema"
         return "function_calling" if body.get("tools") else "text"
