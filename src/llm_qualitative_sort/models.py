@@ -14,7 +14,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.audit import (
+    AdjustedRanking,
     Calibration,
+    CovariateEffect,
     JudgeAgreement,
     JudgeAudit,
     OrderConsistency,
@@ -151,6 +153,11 @@ class SortResult:
     `scores`, `intervals` and `top_k_probability` are then those of the judge's fit anchored
     by the labels (`order == "anchored"`, with `rank_intervals`), unless the judge's own
     order was asked for (`order == "judge"`).
+
+    `length_preference` is the audit's estimate of how much the judge favours longer texts
+    (fitted on first access, like `scores`). `adjusted`, when the run was asked to
+    `adjust` for covariates, is the order with the judge's preference for them taken out,
+    beside `rankings`, never in its place.
     """
 
     rankings: list[tuple[int, list[str]]]
@@ -172,6 +179,7 @@ class SortResult:
     order: str = "judge"
     # An anchored order's 90 % interval of each item's position (1 = best); else None.
     rank_intervals: dict[str, tuple[int, int]] | None = None
+    adjusted: AdjustedRanking | None = None
 
     def __repr__(self) -> str:
         """A summary, not every call: a run's history can hold hundreds of thousands.
@@ -221,8 +229,26 @@ class SortResult:
         return dict(self._top_k[k])
 
     @cached_property
+    def length_preference(self) -> CovariateEffect | None:
+        """The judge's preference for longer texts, in logits per sd of log length.
+
+        None for a pointwise run, fewer than three items, texts all of one length, or no
+        call with a verdict. See `llm_qualitative_sort.results.adjusted`.
+        """
+        # Imported here, lazily, as `_rating`: the fit needs SciPy.
+        from llm_qualitative_sort.results.adjusted import length_preference
+
+        return None if self.pointwise else length_preference(self._judge_rating)
+
+    @cached_property
     def _top_k(self) -> dict[int, dict[str, float]]:
         return {}
+
+    @cached_property
+    def _judge_rating(self) -> Rating:
+        # The fit of the judge's own calls, which an order anchored by people's labels
+        # replaces as `_rating`: the judge's preferences are read from its calls alone.
+        return self._rating
 
     @cached_property
     def _rating(self) -> Rating:

@@ -161,6 +161,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     sort.add_argument("--dedupe", action="store_true",
                       help="drop items that repeat an earlier one (default: refuse them)")
     sort.add_argument("--criteria", help="what makes one text better than another")
+    sort.add_argument("--adjust", action="append", metavar="COVARIATE",
+                      help="also rank with the judge's preference for COVARIATE taken out, "
+                      "beside the ranking (repeat for several): 'length', or a numeric field "
+                      "of every record; no extra call")
     sort.add_argument("--prompt", metavar="FILE",
                       help="the judge's prompt: a Jinja2 template file with a ---system--- "
                       "and a ---user--- section, or builtin:en / builtin:ja; it may show "

@@ -34,6 +34,7 @@ from llm_qualitative_sort.providers._mock_logprobs import (
 )
 from llm_qualitative_sort.providers._mock_options import (
     Latency,
+    LengthLean,
     Share,
     check_latency,
     realistic_flaws,
@@ -133,6 +134,12 @@ class MockLLMProvider(LLMProvider):
         pointwise_noise: sd of the pointwise judge's perception, as a share of the scale.
         pointwise_span: The hidden values at the bottom and top of the scale; None (default)
             takes the lowest and highest among the texts given to `check_items`.
+        length_preference: How much the judge favours longer texts, in logits per standard
+            deviation of log length (standardised over the texts given to `check_items`,
+            which the sorter calls with the run's texts before any call): the first text's
+            noisy value gains `length_preference · (x_a − x_b) · noise_stddev·√6/π`. Exact
+            in logits with `noise="gumbel"`, close with the others; 0 (default) leaves
+            every verdict as it was. Pairwise only: pointwise scores do not move.
 
     Example:
         >>> import asyncio
@@ -164,6 +171,7 @@ class MockLLMProvider(LLMProvider):
         pointwise: PointwiseMode | None = None,
         pointwise_noise: float = DEFAULT_NOISE,
         pointwise_span: tuple[float, float] | None = None,
+        length_preference: float = 0.0,
     ) -> None:
         super().__init__(model="mock")
         check_share("position_bias", position_bias)
@@ -193,6 +201,7 @@ class MockLLMProvider(LLMProvider):
         self._attempts: dict[tuple[str, str, int], int] = {}
         self._draws = KeyedDraws(self.seed)
         self._values: dict[str, float] = {}
+        self._length = LengthLean(length_preference)
         self.calls = 0
 
     @classmethod
@@ -219,7 +228,7 @@ class MockLLMProvider(LLMProvider):
         return (
             f"MockLLMProvider:seed={self.seed}:sd={self.noise_stddev}"
             f":bias={self.position_bias}:score={self._score is not None}"
-            f"{self._flaws.identity()}"
+            f"{self._flaws.identity()}{self._length.identity()}"
             + (f":logprobs={self.logprobs}:k={self.sharpness}" if self.logprobs else "")
             + pointwise_identity(self.pointwise, self.sharpness, self.pointwise_noise,
                                  self._span if self._span_given else None)
@@ -246,6 +255,7 @@ class MockLLMProvider(LLMProvider):
                 raise InputError(
                     f"MockLLMProvider scores {text[:40]!r} as {value}; a score must be finite"
                 )
+        self._length.learn(items)
         if not self._span_given and items:
             values = [self._value(text) for text in items]
             self._span = (min(values), max(values))
@@ -285,6 +295,7 @@ class MockLLMProvider(LLMProvider):
         With `ties` (a run that allows ties), scores closer than `tie_margin` tie; the
         draws are the same as without, so ties only replace the closest verdicts.
         """
+        self._length.check_learned()
         rng = self._draws.rng(item_a, item_b, repetition)
         value_a, value_b = self._value(item_a), self._value(item_b)
         stddev = self._flaws.noise_stddev(abs(value_a - value_b), self.noise_stddev)
@@ -301,6 +312,10 @@ class MockLLMProvider(LLMProvider):
         if bonus:
             noisy_a += bonus
             raw |= {"a": round(noisy_a, 4), "first_bonus": round(bonus, 4)}
+        lean = self._length.bonus(item_a, item_b, self.noise_stddev)
+        if lean:
+            noisy_a += lean
+            raw |= {"a": round(noisy_a, 4), "length_bonus": round(lean, 4)}
         winner: Verdict = "A" if biased or noisy_a >= noisy_b else "B"
         if ties and not biased and abs(noisy_a - noisy_b) < self.tie_margin:
             winner = "tie"
@@ -311,7 +326,8 @@ class MockLLMProvider(LLMProvider):
         if self.logprobs is None:
             return verdict
         stated = judged_probability(self.logprobs, (self.seed, item_a, item_b, repetition),
-                                    value_a - value_b, noisy_a - noisy_b, stddev, self.sharpness)
+                                    value_a - value_b + lean, noisy_a - noisy_b, stddev,
+                                    self.sharpness)
         return with_probability(verdict, stated)
 
     def value(self, text: str) -> float:

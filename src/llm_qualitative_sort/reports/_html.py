@@ -20,6 +20,7 @@ from jinja2.ext import Extension
 from markupsafe import Markup
 
 from llm_qualitative_sort.models import EarlyStop, SortResult
+from llm_qualitative_sort.reports._adjusted import adjusted_page, length_sentence
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._people import people_section
@@ -94,6 +95,11 @@ def to_html(
     k = report_top_k(settings, len(table))
     both = phases(result)  # a pre-pass, then Swiss (None: no pre-pass)
     ids = ids or {}
+    trust = trust_section(table, uncertainty(result, k), k, result.statistics, words,
+                          made_by, _calls_per_match(result, settings), soft_parts(result, words))
+    if trust is not None and (length := result.length_preference) is not None:
+        who = words["who_panel"] if len(result.statistics.judges) > 1 else words["who_one"]
+        trust["sentences"].append(length_sentence(length, who, words))
     page = {
         "w": _trusted(tuple(words.items())), "title": title,
         "css": Markup(CSS), "csp": Markup(_CSP),
@@ -104,9 +110,7 @@ def to_html(
         "people": people_section(result, words),
         "cards": _statistics(result, words, both),
         "early_stop": _early_stop(result.statistics.early_stop, words),
-        "trust": trust_section(table, uncertainty(result, k), k, result.statistics, words,
-                               made_by, _calls_per_match(result, settings),
-                               soft_parts(result, words)),
+        "trust": trust,
         "brackets": None if swiss or result.pointwise else _brackets(result, settings, words),
         "pointwise": pointwise_page(result, ids, settings.get("inverse") is True)
         if result.pointwise else None,
@@ -114,6 +118,7 @@ def to_html(
         "ranking_note_score" if by_score else "ranking_note",
         "ranking": [] if result.pointwise else _ranking(table, ids, _judge_numbers(result)),
         "wins": _wins(table, words),
+        "adjusted": adjusted_page(result, words),
     }
     return _environment().get_template("report.html.j2").render(page)
 

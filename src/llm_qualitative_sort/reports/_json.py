@@ -8,6 +8,7 @@ from typing import Any
 
 from llm_qualitative_sort.audit import (
     Calibration,
+    CovariateEffect,
     JudgeAgreement,
     JudgeAudit,
     OrderConsistency,
@@ -16,6 +17,7 @@ from llm_qualitative_sort.audit import (
 )
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
+from llm_qualitative_sort.reports._adjusted import adjusted_from_json, adjusted_json, length_json
 from llm_qualitative_sort.reports._people import people_json
 from llm_qualitative_sort.reports._pointwise import pointwise_json
 from llm_qualitative_sort.reports._standings import Standing, standings
@@ -67,6 +69,10 @@ def to_json_dict(
         "standings": [_standing(s, ids, figures.get(s.item)) for s in table],
         "match_history": [asdict(match) for match in result.match_history],
         "statistics": asdict(result.statistics),
+        # The audit's estimate of the judge's preference for longer texts (None: untold).
+        "length_preference": length_json(result),
+        # The order with covariates taken out, when the run was asked to `adjust`.
+        **({"adjusted": adjusted_json(result.adjusted)} if result.adjusted else {}),
         # A pointwise run: the labels' spread, each item's calls, labels and reasons.
         **({"pointwise": pointwise_json(result)} if result.pointwise else {}),
         # A Swiss run with a pre-pass: the texts scored alone, then the matches.
@@ -108,8 +114,13 @@ def from_json_dict(data: Mapping[str, Any]) -> SortResult:
         run_id=data["run_id"],
         order=data.get("order", "judge"),
         human=(data.get("human") or {}).get("labels") or "",
+        adjusted=adjusted_from_json(data["adjusted"]) if data.get("adjusted") else None,
     )
     _restore_uncertainty(result, data)
+    if "length_preference" in data:  # as the report gave it, not fitted again
+        found = data["length_preference"]
+        result.__dict__["length_preference"] = None if found is None else \
+            CovariateEffect(**found)
     return result
 
 

@@ -97,6 +97,19 @@ EN: Mapping[str, str] = {
     "s_position": "{who} preferred the first-shown text in {share} of {calls} calls with a "
                   "verdict. For two equally good texts, the first-shown one is estimated to "
                   "win {equal} of the time (95 %: {low} to {high}), {basis}.",
+    "s_length_longer": "{who} favoured longer texts: {beta} logit per sd of log length "
+                       "(95 % CI {low} to {high}).",
+    "s_length_shorter": "{who} favoured shorter texts: {beta} logit per sd of log length "
+                        "(95 % CI {low} to {high}).",
+    "s_length_none": "{who} showed no clear preference for text length: {beta} logit per sd "
+                     "of log length (95 % CI {low} to {high}).",
+    "adjusted": "Order with the judge's preference for {covariates} taken out",
+    "adjusted_note": "Beside the ranking above, not in its place: each item's score less the "
+                     "part the judge's preference for {covariates} explains ({effects}). A "
+                     "judge may be right to prefer them; people's verdicts can tell.",
+    "adjusted_effect": "{name} {beta} logit per sd",
+    "adjusted_score": "Adjusted score (95 %)", "raw_rank": "Rank in the ranking",
+    "covariate_length": "length",
     "basis_swapped_pairs": "from the {n} AB/BA pairs whose two orders gave different winners",
     "basis_model": "from {n} calls, fitted with the texts' strengths",
     "few_pairs": "Only {n} pairs (fewer than {few}): this figure is uncertain.",
@@ -239,6 +252,19 @@ JA: Mapping[str, str] = {
     "s_position": "{who}は判定のあった{calls}回のうち{share}で先に提示された文章を選びました。"
                   "同じくらい良い2つの文章なら、先に提示された方が勝つ確率は{equal}と推定されます"
                   "（95 %: {low}〜{high}、{basis}）。",
+    "s_length_longer": "{who}は長い文章を好みました：対数文字数の1標準偏差あたり{beta}ロジット"
+                       "（95 %信頼区間 {low}〜{high}）。",
+    "s_length_shorter": "{who}は短い文章を好みました：対数文字数の1標準偏差あたり{beta}ロジット"
+                        "（95 %信頼区間 {low}〜{high}）。",
+    "s_length_none": "{who}に文章の長さへのはっきりした好みは見られません：対数文字数の"
+                     "1標準偏差あたり{beta}ロジット（95 %信頼区間 {low}〜{high}）。",
+    "adjusted": "判定者の{covariates}への好みを除いた順位",
+    "adjusted_note": "上のランキングの代わりではなく、並べて示します：各項目のスコアから、"
+                     "判定者の{covariates}への好みで説明できる分（{effects}）を除いたものです。"
+                     "その好みが正しいこともあり、人の判定と比べて初めて分かります。",
+    "adjusted_effect": "{name} 1標準偏差あたり{beta}ロジット",
+    "adjusted_score": "調整後スコア（95 %）", "raw_rank": "ランキングでの順位",
+    "covariate_length": "長さ",
     "basis_swapped_pairs": "提示順で勝者が変わったAB/BAの{n}組から推定",
     "basis_model": "{n}回の判定から文章の強さと同時に推定",
     "few_pairs": "{n}組しかないため（{few}組未満）、この数値は不確かです。",

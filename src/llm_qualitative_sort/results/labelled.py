@@ -368,7 +368,8 @@ def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
         tied, largest = ties(rankings)
         changes.update(rankings=rankings, order="anchored", statistics=dataclasses.replace(
             result.statistics, tied_items=tied, largest_tie=largest))
-        cached = {"_rating": rating, "scores": scores, "intervals": rating.intervals()}
+        cached = {"_rating": rating, "scores": scores, "intervals": rating.intervals(),
+                  "_judge_rating": result._judge_rating}
         low, high = fit.rank_intervals()
         changes["rank_intervals"] = {text: (int(lo), int(hi)) for text, lo, hi in
                                      zip(items, low, high, strict=True)}

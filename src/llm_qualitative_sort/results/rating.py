@@ -51,13 +51,16 @@ class Rating:
             return self._full
         if not uncertainty and self._cheap is not None:
             return self._cheap
-        calls = with_calls(shown_calls(self.items, self._matches, self.soft), self.extra)
-        fitted = fit_bradley_terry(len(self.items), *calls, uncertainty=uncertainty)
+        fitted = fit_bradley_terry(len(self.items), *self.calls(), uncertainty=uncertainty)
         if uncertainty:
             self._full = fitted
         else:
             self._cheap = fitted
         return fitted
+
+    def calls(self) -> Calls:
+        """The calls fitted: `(first, second, first_won)` indices into `items`."""
+        return with_calls(shown_calls(self.items, self._matches, self.soft), self.extra)
 
     def scores(self) -> dict[str, float]:
         """Centred log-strength per item, rounded to `DIGITS` (as ranks compare them)."""
