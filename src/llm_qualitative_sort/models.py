@@ -152,7 +152,8 @@ class SortResult:
     `results.agreement.Agreement`) and in `human` the labels' digest; its `rankings`,
     `scores`, `intervals` and `top_k_probability` are then those of the judge's fit anchored
     by the labels (`order == "anchored"`, with `rank_intervals`), unless the judge's own
-    order was asked for (`order == "judge"`).
+    order was asked for (`order == "judge"`); `people_length_preference` is people's own
+    preference for longer texts, read from their verdicts, to set beside the judge's.
 
     `length_preference` is the audit's estimate of how much the judge favours longer texts
     (fitted on first access, like `scores`). `adjusted`, when the run was asked to
@@ -179,6 +180,8 @@ class SortResult:
     order: str = "judge"
     # An anchored order's 90 % interval of each item's position (1 = best); else None.
     rank_intervals: dict[str, tuple[int, int]] | None = None
+    # People's own preference for longer texts, from their verdicts (None without any).
+    people_length_preference: CovariateEffect | None = None
     adjusted: AdjustedRanking | None = None
 
     def __repr__(self) -> str:

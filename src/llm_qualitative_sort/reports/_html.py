@@ -20,7 +20,11 @@ from jinja2.ext import Extension
 from markupsafe import Markup
 
 from llm_qualitative_sort.models import EarlyStop, SortResult
-from llm_qualitative_sort.reports._adjusted import adjusted_page, length_sentence
+from llm_qualitative_sort.reports._adjusted import (
+    adjusted_page,
+    length_sentence,
+    people_length_sentence,
+)
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._people import people_section
@@ -100,6 +104,8 @@ def to_html(
     if trust is not None and (length := result.length_preference) is not None:
         who = words["who_panel"] if len(result.statistics.judges) > 1 else words["who_one"]
         trust["sentences"].append(length_sentence(length, who, words))
+        if (people := result.people_length_preference) is not None:
+            trust["sentences"].append(people_length_sentence(people, words))
     page = {
         "w": _trusted(tuple(words.items())), "title": title,
         "css": Markup(CSS), "csp": Markup(_CSP),

@@ -103,6 +103,8 @@ EN: Mapping[str, str] = {
                         "(95 % CI {low} to {high}).",
     "s_length_none": "{who} showed no clear preference for text length: {beta} logit per sd "
                      "of log length (95 % CI {low} to {high}).",
+    "s_length_people": "People, on the pairs they labelled: {beta} logit per sd of log length "
+                       "(95 % CI {low} to {high}).",
     "adjusted": "Order with the judge's preference for {covariates} taken out",
     "adjusted_note": "Beside the ranking above, not in its place: each item's score less the "
                      "part the judge's preference for {covariates} explains ({effects}). A "
@@ -258,6 +260,8 @@ JA: Mapping[str, str] = {
                         "（95 %信頼区間 {low}〜{high}）。",
     "s_length_none": "{who}に文章の長さへのはっきりした好みは見られません：対数文字数の"
                      "1標準偏差あたり{beta}ロジット（95 %信頼区間 {low}〜{high}）。",
+    "s_length_people": "人がラベルを付けた組では：対数文字数の1標準偏差あたり{beta}ロジット"
+                       "（95 %信頼区間 {low}〜{high}）。",
     "adjusted": "判定者の{covariates}への好みを除いた順位",
     "adjusted_note": "上のランキングの代わりではなく、並べて示します：各項目のスコアから、"
                      "判定者の{covariates}への好みで説明できる分（{effects}）を除いたものです。"
