@@ -19,6 +19,7 @@ from llm_qualitative_sort.audit import (
     JudgeAudit,
     OrderConsistency,
     PositionBias,
+    SlotShare,
 )
 
 # `verdicts`' names are re-exported (`X as X`): code written against `models` keeps working.
@@ -28,6 +29,7 @@ from llm_qualitative_sort.verdicts import ComparisonResult as ComparisonResult
 from llm_qualitative_sort.verdicts import InvalidAnswerError as InvalidAnswerError
 from llm_qualitative_sort.verdicts import MatchResult as MatchResult
 from llm_qualitative_sort.verdicts import Order as Order
+from llm_qualitative_sort.verdicts import RankingCall as RankingCall
 from llm_qualitative_sort.verdicts import RoundResult as RoundResult
 from llm_qualitative_sort.verdicts import Side as Side
 from llm_qualitative_sort.verdicts import Verdict as Verdict
@@ -95,7 +97,10 @@ class Statistics:
     `early_stop` says why a Swiss run with `stop_when_settled` ended before its budget
     (None for every other run). `calibration` reports the judge's soft verdicts: the
     share of calls that carried a probability and how well those probabilities matched
-    the swapped calls (None when no call carried one).
+    the swapped calls (None when no call carried one). `slot_bias` holds, for a run of
+    ranking calls (Swiss `group_size` > 2), the share of first places the text in each
+    shown slot took, with its interval (see `audit.SlotShare`); empty for other runs.
+    Ranking calls count in the calls, failures and tokens like any call, once each.
 
     `rate_limited` counts the requests the provider refused for its rate limit (HTTP 429)
     and `rate_wait` the seconds the judges' calls were held for it (the pauses the server
@@ -126,6 +131,7 @@ class Statistics:
     calibration: Calibration | None = None
     rate_limited: int = 0
     rate_wait: float = 0.0
+    slot_bias: tuple[SlotShare, ...] = ()
 
 
 @dataclass(frozen=True, repr=False)
@@ -157,6 +163,8 @@ class SortResult:
     # A pointwise run: every item's score, labels, reasons and label distribution, best
     # first (its `match_history` is empty, and `scores` are these scores, 0–1).
     pointwise: tuple[ItemScore, ...] = ()
+    # A Swiss run with `group_size` > 2: every ranking call, in the order made.
+    ranking_calls: tuple[RankingCall, ...] = ()
 
     def __repr__(self) -> str:
         """A summary, not every call: a run's history can hold hundreds of thousands.

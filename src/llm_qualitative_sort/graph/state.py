@@ -37,6 +37,8 @@ class RoundLog(TypedDict):
     matches: list[MatchLog]
     bye: int | None
     seqs: NotRequired[list[int]]
+    # The round's ranking calls, each a dict (see `tournament.swiss.groups.GroupLog`).
+    groups: NotRequired[list[dict[str, Any]]]
 
 
 def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
@@ -144,6 +146,8 @@ class TournamentState(StoredBefore):
     completed: NotRequired[int]
     matches: NotRequired[list[list[int]]]
     bye: NotRequired[int | None]
+    # The round's ranking calls, each [first repetition, item shown first, second, ...].
+    groups: NotRequired[list[list[int]]]
     # Pipelined: the matches open at the checkpoint, each [pairing number, a, b, first
     # repetition, segment it was paired in].
     in_flight: NotRequired[list[list[int]]]

@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from llm_qualitative_sort.errors import PermanentProviderError
 from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
-from llm_qualitative_sort.verdicts import ComparisonResult
+from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers._batch import BatchClient
@@ -102,7 +102,7 @@ class LLMProvider(metaclass=_ProviderType):
             PermanentProviderError: A failure that retrying cannot fix.
         """
 
-    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult:
+    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult | RankingResult:
         """The answer to one request: the one method the engine calls.
 
         This default serves providers written against `compare_call` and `score_call`: a
@@ -115,7 +115,8 @@ class LLMProvider(metaclass=_ProviderType):
             request: The question and what the run adds to it.
 
         Returns:
-            A `ComparisonResult` for a `Compare`, a `PointwiseResult` for a `Score`.
+            A `ComparisonResult` for a `Compare`, a `PointwiseResult` for a `Score`, a
+            `RankingResult` for a `Rank` (for a provider that answers one).
 
         Raises:
             TransientProviderError: A failure worth retrying.

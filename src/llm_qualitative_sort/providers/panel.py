@@ -9,7 +9,7 @@ from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
-from llm_qualitative_sort.verdicts import ComparisonResult
+from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
 
 class PanelProvider(LLMProvider):
@@ -83,7 +83,7 @@ class PanelProvider(LLMProvider):
         """Whether every judge answers it: any of them may be asked any call."""
         return all(judge.answers(question, ties=ties) for judge in self.judges)
 
-    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult:
+    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult | RankingResult:
         """Ask the judge `judge_of` names (the engine asks that judge directly)."""
         question = request.question
         if isinstance(question, Compare):

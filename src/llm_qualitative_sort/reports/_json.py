@@ -13,6 +13,7 @@ from llm_qualitative_sort.audit import (
     OrderConsistency,
     PositionBias,
     ReliabilityBin,
+    SlotShare,
 )
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
@@ -25,7 +26,7 @@ from llm_qualitative_sort.reports._uncertainty import (
     uncertainty,
 )
 from llm_qualitative_sort.results.phases import phases
-from llm_qualitative_sort.verdicts import MatchResult, RoundResult
+from llm_qualitative_sort.verdicts import MatchResult, RankingCall, RoundResult
 
 SCHEMA = "llm-qualitative-sort/result"
 # Bump on any change that could break a reader; adding keys is not such a change.
@@ -70,6 +71,9 @@ def to_json_dict(
         **({"pointwise": pointwise_json(result)} if result.pointwise else {}),
         # A Swiss run with a pre-pass: the texts scored alone, then the matches.
         **({"phases": found} if (found := phases(result)) is not None else {}),
+        # A Swiss run of ranking calls: each call's texts as shown, its order and reasoning.
+        **({"ranking_calls": [asdict(call) for call in result.ranking_calls]}
+           if result.ranking_calls else {}),
     }
 
 
@@ -102,6 +106,7 @@ def from_json_dict(data: Mapping[str, Any]) -> SortResult:
         match_history=[_match(entry) for entry in data["match_history"]],
         statistics=statistics_from_dict(data["statistics"]),
         run_id=data["run_id"],
+        ranking_calls=tuple(_ranking_call(entry) for entry in data.get("ranking_calls", ())),
     )
     _restore_uncertainty(result, data)
     return result
@@ -111,6 +116,12 @@ def _match(entry: Mapping[str, Any]) -> MatchResult:
     fields = dict(entry)
     fields["rounds"] = [RoundResult(**call) for call in entry["rounds"]]
     return MatchResult(**fields)
+
+
+def _ranking_call(entry: Mapping[str, Any]) -> RankingCall:
+    order = entry.get("order")
+    return RankingCall(**{**entry, "items": tuple(entry["items"]),
+                          "order": None if order is None else tuple(tuple(p) for p in order)})
 
 
 def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
@@ -126,6 +137,7 @@ def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
         bins = tuple(ReliabilityBin(**b) for b in fields["calibration"].get("bins", ()))
         fields["calibration"] = Calibration(**{**fields["calibration"], "bins": bins})
     fields["judges"] = tuple(_judge(entry) for entry in fields.get("judges", ()))
+    fields["slot_bias"] = tuple(SlotShare(**entry) for entry in fields.get("slot_bias", ()))
     fields["agreement"] = tuple(
         JudgeAgreement(**{**entry, "judges": tuple(entry["judges"])})
         for entry in fields.get("agreement", ())

@@ -12,6 +12,7 @@ orders of a match's calls and its verdict. Plain functions on plain data
 
 from llm_qualitative_sort.tournament.base import (
     Note,
+    PlannedGroup,
     PlannedMatch,
     RoundPlan,
     Standing,
@@ -57,6 +58,7 @@ __all__ = [
     "Pairing",
     "Pointwise",
     "PointwiseStrategy",
+    "PlannedGroup",
     "PlannedMatch",
     "RoundPlan",
     "Standing",

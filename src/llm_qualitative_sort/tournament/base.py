@@ -46,11 +46,24 @@ class PlannedMatch:
 
 
 @dataclass(frozen=True)
+class PlannedGroup:
+    """A ranking call to make: `items` shown in this order, asked for their order.
+
+    `first_repetition` counts the earlier calls that showed these items in this order, so
+    that a repeat is a fresh judgement rather than a cached answer counted again.
+    """
+
+    items: tuple[int, ...]
+    first_repetition: int = 0
+
+
+@dataclass(frozen=True)
 class RoundPlan:
-    """The matches of one round, and who sits out (at most one is recorded)."""
+    """The matches of one round, its ranking calls, and who sits out (at most one is recorded)."""
 
     matches: list[PlannedMatch]
     bye: int | None = None
+    groups: list[PlannedGroup] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 from llm_qualitative_sort._calls import CallSettings, make_runner
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
+from llm_qualitative_sort.graph.nodes._groups import GroupCalls
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
 from llm_qualitative_sort.prompts._run import round_prompt
 from llm_qualitative_sort.prompts.setup import using_prompt
@@ -38,10 +39,18 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
     calls = [call for index, (a, b, first_repetition) in enumerate(matches)
              for _, call in book.start(index, a, b, first_repetition, state["round"])]
     logs: list[MatchLog] = [[] for _ in matches]  # each filled when its match closes
+    # Ranking calls follow the matches' calls, in the round's list and in the journal.
+    first_group = len(matches) * width
+    groups = GroupCalls(state["items"], state.get("groups") or [], ctx.run_id, state["round"],
+                        len(matches))
+    calls += groups.calls
 
     def answered(
         index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
     ) -> None:
+        if index >= first_group:
+            groups.answer(index - first_group, result, cached, facts)
+            return
         match = book.answer(index, result, cached, facts)
         if match is not None:
             logs[match.key] = book.close(match)
@@ -61,5 +70,7 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
     with using_prompt(settings.prompt):  # the calls' tasks inherit the run's prompt
         await make_runner(settings).run(calls, answered)
     round_log: RoundLog = {"round": state["round"], "matches": logs, "bye": state.get("bye")}
+    if groups.calls:
+        round_log["groups"] = groups.stored()
     # `settled`: once this checkpoint is on disk, the journal drops the round's rows.
     return {"history": [round_log], "settled": [state["round"]]}

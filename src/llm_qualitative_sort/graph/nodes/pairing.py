@@ -12,4 +12,7 @@ async def pair(state: TournamentState) -> dict[str, Any]:
     round_number = state["round"] + 1
     plan = run_strategy(state).plan(state["standing"], state.get("history", []), round_number)
     matches = [[m.a, m.b, m.first_repetition] for m in plan.matches]
-    return {"round": round_number, "matches": matches, "bye": plan.bye}
+    update = {"round": round_number, "matches": matches, "bye": plan.bye}
+    if plan.groups or state.get("groups"):  # a pairwise run's state never holds the key
+        update["groups"] = [[g.first_repetition, *g.items] for g in plan.groups]
+    return update

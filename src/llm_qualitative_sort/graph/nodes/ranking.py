@@ -15,7 +15,7 @@ from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 from llm_qualitative_sort.results.from_state import counts, history_matches
 from llm_qualitative_sort.results.rating import Rating
-from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
+from llm_qualitative_sort.tournament.swiss.groups import extra_calls
 
 
 async def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]:
@@ -25,10 +25,10 @@ async def rank(state: TournamentState, config: RunnableConfig) -> dict[str, Any]
     history = state.get("history", [])
     if state.get("ranking") == "bradley_terry":  # asked for in the input, as by Studio
         # The strengths the sorter's `ranking="bradley_terry"` ranks by, from the same calls.
-        scores = Rating(items, history_matches(items, history),
-                        extra=prepass_calls(history, len(items),
-                                           getattr(strategy.settings, "prepass", None))
-                        ).scores()
+        extra, weight = extra_calls(history, len(items),
+                                    getattr(strategy.settings, "prepass", None))
+        scores = Rating(items, history_matches(items, history), extra=extra,
+                        extra_weight=weight).scores()
         rankings = rank_by_score(scores)
     else:
         ranks = strategy.rank(state["standing"], history)

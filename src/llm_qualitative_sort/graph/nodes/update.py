@@ -20,7 +20,7 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     strategy = run_strategy(state)
     history = state["history"]
     changed = strategy.update(state["standing"], history)
-    played = len(history[-1]["matches"])
+    played = len(history[-1]["matches"]) + len(history[-1].get("groups") or ())
     completed = state["completed"] + played
     finished = strategy.finished(changed.standing)
     # A run that ends before its bound (a settled top K) ends its total here, so a bar fills.
