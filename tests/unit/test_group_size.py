@@ -152,3 +152,22 @@ def test_slot_shares_count_first_places_with_intervals() -> None:
     assert [s.slot for s in shares] == [1, 2, 3, 4] and shares[0].calls == 40
     assert shares[0].first == 30 and shares[1].first == 5 and shares[3].first == 0
     assert shares[0].low > shares[0].expected  # the first slot is favoured
+
+
+def test_the_dry_run_counts_ranking_calls_and_their_longer_prompts() -> None:
+    import io
+
+    from llm_qualitative_sort.cli._dry_run import estimate, print_estimate
+    from llm_qualitative_sort.cli._rounds import simulated_rounds
+    from llm_qualitative_sort.providers._tokens import mean_call_tokens
+
+    texts = ["word " * 40] * 20
+    plan = estimate(20, Swiss(group_size=4, budget=50))
+    out = io.StringIO()
+    print_estimate(plan, 0.01, out, simulated_rounds(Swiss(group_size=4, budget=50), 20),
+                   tokens_per_call=mean_call_tokens(texts, "c", shown=4))
+    text = out.getvalue()
+    assert "LLM calls: 50 … 50 (ranking calls, each showing 4 texts" in text
+    assert "matches:" not in text and "cost: at most 0.5000" in text
+    # Two more texts of 200 characters: 100 more tokens at 4 characters a token.
+    assert mean_call_tokens(texts, "c", shown=4) == mean_call_tokens(texts, "c") + 100

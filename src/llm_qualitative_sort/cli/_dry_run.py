@@ -20,6 +20,8 @@ class Estimate:
     repetitions: int = 0
     # Swiss with a pre-pass: its calls (one per text, scored alone) before the matches.
     prepass: int = 0
+    # Swiss with `group_size` > 2: each "match" is one ranking call of this many texts.
+    group_size: int = 2
 
     @property
     def min_calls(self) -> int:
@@ -44,13 +46,15 @@ def estimate(items: int, settings: StrategySettings) -> Estimate:
         62
         >>> estimate(16, Swiss()).max_calls
         62
+        >>> estimate(16, Swiss(group_size=4)).max_calls
+        62
     """
     strategy = strategy_for(settings, items, seed=0)
     fewest, most = strategy.match_bounds()
     repetitions = getattr(settings, "repetitions", 0) if settings.name == "pointwise" else 0
     prepass = int(getattr(strategy, "prepass_size", 0)) if items >= 2 else 0
     return Estimate(items, fewest - prepass, most - prepass, settings.calls, repetitions,
-                    prepass)
+                    prepass, getattr(settings, "group_size", 2))
 
 
 def print_estimate(
@@ -71,10 +75,15 @@ def print_estimate(
         print(f"LLM calls: {plan.max_calls} ({plan.items} texts × {plan.repetitions} "
               "repetitions, each text scored alone, all in one round; cache hits cost "
               "nothing)", file=out)
-    else:
-        if plan.prepass:
-            print(f"pre-pass: {plan.prepass} LLM calls (each text scored alone once, all in "
-                  "one round), then Swiss from the scores", file=out)
+    elif plan.prepass:
+        print(f"pre-pass: {plan.prepass} LLM calls (each text scored alone once, all in "
+              "one round), then Swiss from the scores", file=out)
+    if plan.group_size > 2:  # ranking calls: no match, each call orders k texts
+        print(f"LLM calls: {plan.min_calls} … {plan.max_calls} (ranking calls, each "
+              f"showing {plan.group_size} texts and asking for their order"
+              f"{f', {plan.prepass} in the pre-pass' if plan.prepass else ''}; cache hits "
+              "cost nothing)", file=out)
+    elif not plan.repetitions:
         print(f"matches: {plan.min_matches} … {plan.max_matches}{_why_fewer(plan)}",
               file=out)
         print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "

@@ -178,7 +178,8 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
 
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount,
                        mean_call_tokens(list(texts), config.criteria,
-                                        alone=settings.name == "pointwise"))
+                                        alone=settings.name == "pointwise",
+                                        shown=getattr(settings, "group_size", 2)))
         return None
     return Plan(config, provider, _cache(config.cache_dir), texts, ids, prompt=prompt,
                 fields=fields)
