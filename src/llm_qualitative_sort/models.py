@@ -240,6 +240,9 @@ class EventType(StrEnum):
     for the rate limit, 12 calls/s"): its data holds the `judge`, the `seconds` of the
     pause, the `rate` (calls per second) the judge goes on at, and `limited`, the 429s
     that judge has met so far; its `completed` and `total` are 0 (it counts no match).
+    RANKING_CALL says a ranking call (Swiss `group_size` > 2) was answered: its data holds
+    the `items` as shown, the `order` (texts best first, None: no order), `cached`,
+    `journaled` (a resumed run found it answered before), and the tokens.
     """
 
     MATCH_START = "match_start"
@@ -249,6 +252,7 @@ class EventType(StrEnum):
     STANDINGS = "standings"
     BATCH = "batch"
     RATE_LIMIT = "rate_limit"
+    RANKING_CALL = "ranking_call"
 
 
 @dataclass(frozen=True)

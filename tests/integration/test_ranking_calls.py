@@ -151,3 +151,35 @@ async def test_top_k_refinement_and_the_early_stop_work_with_groups() -> None:
     assert sorted(top) == sorted(["59", "58", "57", "56", "55"])
     assert result.statistics.early_stop is not None
     assert result.statistics.total_api_calls < 400
+
+
+async def test_progress_hears_each_ranking_call_and_each_round_of_them() -> None:
+    heard = []
+    await QualitativeSorter(FunctionProvider(rank=Larger()), criteria="larger", seed=3,
+                            strategy=Swiss(group_size=4, budget=12), checkpointer=None,
+                            on_progress=heard.append).sort(ITEMS)
+    calls = [e for e in heard if e.type == "ranking_call"]
+    assert len(calls) == 12 and calls[0].data["input_tokens"] == 100
+    assert len(calls[0].data["order"]) == 4 and not calls[0].data["journaled"]
+    assert [e.message for e in heard if e.type == "round_end"] == [
+        "round 1: 6 ranking calls", "round 2: 6 ranking calls"]
+
+
+def test_the_command_line_plays_ranking_calls_and_reports_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    from llm_qualitative_sort.cli import main
+
+    source = tmp_path / "texts.txt"
+    source.write_text("\n".join(ITEMS) + "\n", encoding="utf-8")
+    report = tmp_path / "report.json"
+    assert main(["sort", str(source), "--criteria", "larger", "--strategy", "swiss",
+                 "--group-size", "4", "--budget", "18", "--checkpoint",
+                 str(tmp_path / "runs.sqlite3"), "--progress", "none",
+                 "--out", str(report)]) == 0
+    assert "18 ranking calls in 3 rounds, 18 LLM calls" in capsys.readouterr().err
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert len(data["ranking_calls"]) == 18 and data["settings"]["group_size"] == 4
+    assert [s["slot"] for s in data["statistics"]["slot_bias"]] == [1, 2, 3, 4]

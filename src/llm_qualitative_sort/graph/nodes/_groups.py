@@ -14,6 +14,7 @@ from typing import Any
 from llm_qualitative_sort._calls import Call, batch_answer
 from llm_qualitative_sort._calls.ranking import order_of, ranking_place
 from llm_qualitative_sort.providers.questions import RANK_LABELS
+from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts
 from llm_qualitative_sort.tournament.swiss.groups import GroupLog
 from llm_qualitative_sort.verdicts import ComparisonResult
@@ -32,18 +33,22 @@ class GroupCalls:
     """
 
     def __init__(self, items: Sequence[str], planned: Sequence[Sequence[int]], run_id: str,
-                 round_number: int, first_key: int) -> None:
+                 round_number: int, first_key: int, journal: RunJournal | None = None) -> None:
         self.shown = [list(group[1:]) for group in planned]
         self.calls = [Call(ranking_place(run_id, round_number, first_key + number,
                                          [items[i] for i in shown]), group[0])
                       for number, (group, shown) in enumerate(zip(planned, self.shown,
                                                                   strict=True))]
         self.logs: list[GroupLog | None] = [None] * len(planned)
+        # The calls a resumed run finds answered (progress counts them apart).
+        self.journaled = {number for number, call in enumerate(self.calls)
+                          if journal is not None and journal.entry(call.place) is not None}
 
     def answer(self, number: int, result: ComparisonResult, cached: bool,
-               facts: CallFacts | None = None) -> None:
-        """Store the answer of group `number`."""
-        self.logs[number] = group_log(self.shown[number], result, cached, facts)
+               facts: CallFacts | None = None) -> GroupLog:
+        """Store the answer of group `number`; return its stored form."""
+        log = self.logs[number] = group_log(self.shown[number], result, cached, facts)
+        return log
 
     def stored(self) -> list[GroupLog]:
         """The round's ranking calls as the history keeps them (every one answered)."""

@@ -42,14 +42,18 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
     # Ranking calls follow the matches' calls, in the round's list and in the journal.
     first_group = len(matches) * width
     groups = GroupCalls(state["items"], state.get("groups") or [], ctx.run_id, state["round"],
-                        len(matches))
+                        len(matches), ctx.journal if events.listening else None)
     calls += groups.calls
 
     def answered(
         index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
     ) -> None:
         if index >= first_group:
-            groups.answer(index - first_group, result, cached, facts)
+            number = index - first_group
+            log = groups.answer(number, result, cached, facts)
+            book.completed += 1
+            events.ranking_call(state["items"], state["round"], log, number in groups.journaled,
+                                book.completed, book.total)
             return
         match = book.answer(index, result, cached, facts)
         if match is not None:

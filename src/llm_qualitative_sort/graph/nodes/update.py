@@ -20,7 +20,8 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     strategy = run_strategy(state)
     history = state["history"]
     changed = strategy.update(state["standing"], history)
-    played = len(history[-1]["matches"]) + len(history[-1].get("groups") or ())
+    ranked = len(history[-1].get("groups") or ())  # ranking calls: one call each
+    played = len(history[-1]["matches"]) + ranked
     completed = state["completed"] + played
     finished = strategy.finished(changed.standing)
     # A run that ends before its bound (a settled top K) ends its total here, so a bar fills.
@@ -34,7 +35,7 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     # Texts scored alone, each once per repetition (pointwise scoring, a pre-pass).
     scored = [a for a, b, *_ in history[-1]["matches"] if a == b]
     events.round_end(f"round {state['round']}", played, left, completed, total, state["round"],
-                     len(scored), len(set(scored)), **extra)
+                     len(scored), len(set(scored)), ranked=ranked, **extra)
     return {"standing": changed.standing, "completed": completed}
 
 
