@@ -161,6 +161,9 @@ async def test_progress_hears_each_ranking_call_and_each_round_of_them() -> None
     calls = [e for e in heard if e.type == "ranking_call"]
     assert len(calls) == 12 and calls[0].data["input_tokens"] == 100
     assert len(calls[0].data["order"]) == 4 and not calls[0].data["journaled"]
+    # Each call counts one toward the progress total, which stays the run's 12.
+    assert [e.completed for e in calls] == list(range(1, 13))
+    assert {e.total for e in calls} == {12}
     assert [e.message for e in heard if e.type == "round_end"] == [
         "round 1: 6 ranking calls", "round 2: 6 ranking calls"]
 

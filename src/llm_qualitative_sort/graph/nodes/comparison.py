@@ -51,7 +51,8 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         if index >= first_group:
             number = index - first_group
             log = groups.answer(number, result, cached, facts)
-            book.completed += 1
+            book.completed += 1  # one call: one unit of the bound on those left, as a match
+            book.bound = max(book.bound - 1, 0)
             events.ranking_call(state["items"], state["round"], log, number in groups.journaled,
                                 book.completed, book.total)
             return
