@@ -3,7 +3,7 @@
 Example:
     >>> Swiss(budget=4000, top_k=10)
     Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=4000, top_k=10, \
-stop_when_settled=False, prepass=None)
+stop_when_settled=False, prepass=None, group_size=2)
     >>> Swiss(prepass="pointwise").prepass
     'pointwise'
     >>> Swiss(stop_when_settled=True)
