@@ -97,6 +97,38 @@ class AdjustedRanking:
 
 
 @dataclass(frozen=True)
+class SlotShare:
+    """How often a ranking call's judge put first the text shown in one slot.
+
+    With no lean toward any slot, each of the k slots holds the first place in 1/k of the
+    calls (the texts are shown in a random order); a slot well above that is favoured for
+    where it is shown. Texts tied for first share the place.
+
+    Attributes:
+        slot: The slot, 1 for the text shown first.
+        size: Texts per call (k).
+        first: First places the text in this slot took (a tie for first split evenly).
+        calls: Ranking calls of this size that gave an order.
+        share: `first / calls`.
+        low: Lower end of the 95 % (Wilson) interval of `share`.
+        high: Upper end of it.
+    """
+
+    slot: int
+    size: int
+    first: float
+    calls: int
+    share: float
+    low: float
+    high: float
+
+    @property
+    def expected(self) -> float:
+        """The share without any lean: 1/k."""
+        return 1.0 / self.size
+
+
+@dataclass(frozen=True)
 class OrderConsistency:
     """How often swapping the order of two texts changed the judge's verdict.
 

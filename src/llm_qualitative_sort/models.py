@@ -21,6 +21,7 @@ from llm_qualitative_sort.audit import (
     JudgeAudit,
     OrderConsistency,
     PositionBias,
+    SlotShare,
 )
 
 # `verdicts`' names are re-exported (`X as X`): code written against `models` keeps working.
@@ -30,6 +31,7 @@ from llm_qualitative_sort.verdicts import ComparisonResult as ComparisonResult
 from llm_qualitative_sort.verdicts import InvalidAnswerError as InvalidAnswerError
 from llm_qualitative_sort.verdicts import MatchResult as MatchResult
 from llm_qualitative_sort.verdicts import Order as Order
+from llm_qualitative_sort.verdicts import RankingCall as RankingCall
 from llm_qualitative_sort.verdicts import RoundResult as RoundResult
 from llm_qualitative_sort.verdicts import Side as Side
 from llm_qualitative_sort.verdicts import Verdict as Verdict
@@ -98,7 +100,10 @@ class Statistics:
     `early_stop` says why a Swiss run with `stop_when_settled` ended before its budget
     (None for every other run). `calibration` reports the judge's soft verdicts: the
     share of calls that carried a probability and how well those probabilities matched
-    the swapped calls (None when no call carried one).
+    the swapped calls (None when no call carried one). `slot_bias` holds, for a run of
+    ranking calls (Swiss `group_size` > 2), the share of first places the text in each
+    shown slot took, with its interval (see `audit.SlotShare`); empty for other runs.
+    Ranking calls count in the calls, failures and tokens like any call, once each.
 
     `rate_limited` counts the requests the provider refused for its rate limit (HTTP 429)
     and `rate_wait` the seconds the judges' calls were held for it (the pauses the server
@@ -129,6 +134,7 @@ class Statistics:
     calibration: Calibration | None = None
     rate_limited: int = 0
     rate_wait: float = 0.0
+    slot_bias: tuple[SlotShare, ...] = ()
 
 
 @dataclass(frozen=True, repr=False)
@@ -183,6 +189,8 @@ class SortResult:
     # People's own preference for longer texts, from their verdicts (None without any).
     people_length_preference: CovariateEffect | None = None
     adjusted: AdjustedRanking | None = None
+    # A Swiss run with `group_size` > 2: every ranking call, in the order made.
+    ranking_calls: tuple[RankingCall, ...] = ()
 
     def __repr__(self) -> str:
         """A summary, not every call: a run's history can hold hundreds of thousands.
@@ -276,6 +284,9 @@ class EventType(StrEnum):
     for the rate limit, 12 calls/s"): its data holds the `judge`, the `seconds` of the
     pause, the `rate` (calls per second) the judge goes on at, and `limited`, the 429s
     that judge has met so far; its `completed` and `total` are 0 (it counts no match).
+    RANKING_CALL says a ranking call (Swiss `group_size` > 2) was answered: its data holds
+    the `items` as shown, the `order` (texts best first, None: no order), `cached`,
+    `journaled` (a resumed run found it answered before), and the tokens.
     """
 
     MATCH_START = "match_start"
@@ -285,6 +296,7 @@ class EventType(StrEnum):
     STANDINGS = "standings"
     BATCH = "batch"
     RATE_LIMIT = "rate_limit"
+    RANKING_CALL = "ranking_call"
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from llm_qualitative_sort.running.arguments import (
     check_flag,
     check_hooks,
     check_judge,
+    check_ranker,
     check_scorer,
     open_store,
 )
@@ -167,6 +168,7 @@ class QualitativeSorter:
         check_judge(provider, self.settings.offers_ties)
         check_criteria(criteria)
         check_scorer(provider, self.settings)
+        check_ranker(provider, self.settings)
         check_concurrency(max_concurrent_requests)
         check_seed(seed)
         check_timeout(call_timeout)

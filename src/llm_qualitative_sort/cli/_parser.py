@@ -248,6 +248,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                             help="swiss: spend n calls of the budget first scoring every text "
                             "alone (1-4 scale, one parallel round; pointwise-inverse asks "
                             "the inverse question), then play Swiss from those scores")
+    tournament.add_argument("--group-size", type=int, metavar="K",
+                            help="swiss: texts per call: 2 (the default) compares two; 3-8 "
+                            "asks each call for the order of K texts (a ranking call, one "
+                            "judgement of the budget)")
     tournament.add_argument("--scale", metavar="LOW-HIGH|FILE",
                             help="pointwise: the labels, such as 0-5, or a JSON file "
                             '{"1": "useless", ...} of labels and descriptions (default: 1-4, '

@@ -187,7 +187,8 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
 
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount,
                        mean_call_tokens(list(texts), config.criteria,
-                                        alone=settings.scores_alone))
+                                        alone=settings.scores_alone,
+                                        shown=getattr(settings, "group_size", 2)))
         return None
     adjust, adjust_fields = _adjust(args, texts, records, settings.name)
     return Plan(config, provider, open_cache(config.cache_dir), texts, ids, prompt=prompt,

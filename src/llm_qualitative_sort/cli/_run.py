@@ -264,6 +264,8 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
               else f"{plural(found['prepass']['texts'], 'text')} scored alone and "
               f"{plural(found['swiss']['matches'], 'match')}" if found else
               plural(stats.total_matches, "match"))
+    if result.ranking_calls:  # Swiss with group_size > 2: ranking calls, no match
+        played = plural(len(result.ranking_calls), "ranking call")
     # Calls that count for neither side are said, never left to the reports alone.
     unsettled = "".join(f", {text}" for count, text in (
         (stats.failed_calls, f"{stats.failed_calls} without a verdict"),

@@ -9,7 +9,7 @@ audit's sentences (filled with escaped figures) and the report's own words.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from functools import cache
 from html import escape
@@ -19,6 +19,7 @@ from jinja2 import Environment, PackageLoader
 from jinja2.ext import Extension
 from markupsafe import Markup
 
+from llm_qualitative_sort.audit import SlotShare
 from llm_qualitative_sort.models import EarlyStop, SortResult
 from llm_qualitative_sort.reports._adjusted import (
     adjusted_page,
@@ -116,6 +117,7 @@ def to_html(
         "people": people_section(result, words),
         "cards": _statistics(result, words, both),
         "early_stop": _early_stop(result.statistics.early_stop, words),
+        "slots": _slots(result.statistics.slot_bias),
         "trust": trust,
         "brackets": None if swiss or result.pointwise else _brackets(result, settings, words),
         "pointwise": pointwise_page(result, ids, settings.get("inverse") is True)
@@ -174,7 +176,7 @@ def _run_line(result: SortResult, settings: dict[str, Any], words: Words
 
 # The audit's records have a section of their own (the trust section).
 _AUDIT_FIELDS = {"position_bias", "order_consistency", "judges", "agreement", "tied_items",
-                 "largest_tie", "early_stop", "calibration"}
+                 "largest_tie", "early_stop", "calibration", "slot_bias"}
 
 
 def _statistics(result: SortResult, words: Words, both: dict[str, Any] | None
@@ -195,6 +197,13 @@ def _statistics(result: SortResult, words: Words, both: dict[str, Any] | None
                  "total_matches": both["swiss"]["matches"]}
     return [(words.get(name, name.replace("_", " ")), str(value))
             for name, value in stats.items()]
+
+
+def _slots(shares: Sequence[SlotShare]) -> list[tuple[str, ...]]:
+    """Per shown slot of the ranking calls: first places, share, interval, share expected."""
+    return [(f"{s.slot}/{s.size}", f"{s.first:g} / {s.calls}", f"{100 * s.share:.1f} %",
+             f"{100 * s.low:.1f}–{100 * s.high:.1f} %", f"{100 * s.expected:.1f} %")
+            for s in shares]
 
 
 def _early_stop(stop: EarlyStop | None, words: Words) -> str | None:

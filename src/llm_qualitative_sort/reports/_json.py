@@ -14,6 +14,7 @@ from llm_qualitative_sort.audit import (
     OrderConsistency,
     PositionBias,
     ReliabilityBin,
+    SlotShare,
 )
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
@@ -28,7 +29,7 @@ from llm_qualitative_sort.reports._uncertainty import (
     uncertainty,
 )
 from llm_qualitative_sort.results.phases import phases
-from llm_qualitative_sort.verdicts import MatchResult, RoundResult
+from llm_qualitative_sort.verdicts import MatchResult, RankingCall, RoundResult
 
 SCHEMA = "llm-qualitative-sort/result"
 # Bump on any change that could break a reader; adding keys is not such a change.
@@ -80,6 +81,9 @@ def to_json_dict(
         # Which order `rankings` holds; a run checked against people: how far they agree.
         "order": result.order,
         **({"human": people_json(result)} if result.agreement is not None else {}),
+        # A Swiss run of ranking calls: each call's texts as shown, its order and reasoning.
+        **({"ranking_calls": [asdict(call) for call in result.ranking_calls]}
+           if result.ranking_calls else {}),
     }
 
 
@@ -115,6 +119,7 @@ def from_json_dict(data: Mapping[str, Any]) -> SortResult:
         order=data.get("order", "judge"),
         human=(data.get("human") or {}).get("labels") or "",
         adjusted=adjusted_from_json(data["adjusted"]) if data.get("adjusted") else None,
+        ranking_calls=tuple(_ranking_call(entry) for entry in data.get("ranking_calls", ())),
     )
     _restore_uncertainty(result, data)
     if "length_preference" in data:  # as the report gave it, not fitted again
@@ -130,6 +135,12 @@ def _match(entry: Mapping[str, Any]) -> MatchResult:
     return MatchResult(**fields)
 
 
+def _ranking_call(entry: Mapping[str, Any]) -> RankingCall:
+    order = entry.get("order")
+    return RankingCall(**{**entry, "items": tuple(entry["items"]),
+                          "order": None if order is None else tuple(tuple(p) for p in order)})
+
+
 def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
     """`Statistics` from its JSON form, the audit's records rebuilt."""
     fields = dict(data)
@@ -143,6 +154,7 @@ def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
         bins = tuple(ReliabilityBin(**b) for b in fields["calibration"].get("bins", ()))
         fields["calibration"] = Calibration(**{**fields["calibration"], "bins": bins})
     fields["judges"] = tuple(_judge(entry) for entry in fields.get("judges", ()))
+    fields["slot_bias"] = tuple(SlotShare(**entry) for entry in fields.get("slot_bias", ()))
     fields["agreement"] = tuple(
         JudgeAgreement(**{**entry, "judges": tuple(entry["judges"])})
         for entry in fields.get("agreement", ())

@@ -76,6 +76,14 @@ EN: Mapping[str, str] = {
     "pair": "Pair", "person": "Person", "judge_said": "Judge", "shown_col": "Shown",
     "said_a": "first better", "said_b": "second better", "said_tie": "equal",
     "a_first": "first shown first", "b_first": "second shown first",
+    "slot_bias": "Where the ranking calls put their first place",
+    "slot_bias_note": "Each ranking call showed its texts in a random order, so without a "
+                      "lean every slot holds the first place equally often (the share "
+                      "expected). A slot whose interval lies above that is favoured for "
+                      "where it is shown.",
+    "slot_col": "Slot shown / texts", "slot_first_col": "First places / calls",
+    "slot_share_col": "Share", "slot_interval_col": "95 % interval",
+    "slot_expected_col": "Expected without a lean",
     # The trust section.
     "trust": "How sure is this ranking?",
     "trust_note": "Scores are Bradley–Terry log-strengths fitted to every call (0 is the "
@@ -235,6 +243,13 @@ JA: Mapping[str, str] = {
     "pair": "組", "person": "人", "judge_said": "判定者", "shown_col": "提示順",
     "said_a": "前者が上", "said_b": "後者が上", "said_tie": "同等",
     "a_first": "前者を先に提示", "b_first": "後者を先に提示",
+    "slot_bias": "順位付け判定が1位にした表示位置",
+    "slot_bias_note": "順位付け判定では文章を毎回ランダムな順で示したため、偏りがなければどの"
+                      "位置も同じ割合で1位になります（偏りなしの期待値）。区間がそれより上にある"
+                      "位置は、示された場所のために選ばれやすくなっています。",
+    "slot_col": "表示位置 / 文章数", "slot_first_col": "1位の回数 / 判定数",
+    "slot_share_col": "割合", "slot_interval_col": "95 % 区間",
+    "slot_expected_col": "偏りなしの期待値",
     "trust": "このランキングはどこまで確かか",
     "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"
                   "差が1なら上位の項目が約73 %の判定で勝つ）。ひげは95 %区間、同順位の行は"
