@@ -13,7 +13,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from llm_qualitative_sort._calls import CallSettings, make_runner
+from llm_qualitative_sort._calls import make_runner
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
 from llm_qualitative_sort.graph.nodes._groups import GroupCalls
@@ -74,15 +74,9 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         else:
             logs[match.key] = book.close(match)
 
-    settings = CallSettings(
-        provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
-        cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
-        max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
-        rates=ctx.rates,
-        name_judge=ctx.name_judge, events=events, rules=strategy.settings,
-        prompt=round_prompt(ctx.run_prompt(state), bool(scores)),
-        question=strategy.question(state["standing"]) if scores else None,
-    )
+    settings = ctx.call_settings(
+        state, strategy.settings, round_prompt(ctx.run_prompt(state), bool(scores)),
+        events=events, question=strategy.question(state["standing"]) if scores else None)
     if scores:  # a judge may place texts by the run's set (the mock)
         settings.provider.check_items(state["items"])
     with using_prompt(settings.prompt):  # the calls' tasks inherit the run's prompt
