@@ -181,7 +181,8 @@ class QualitativeSorter:
         check_wait(wait_for_run)
         self.allow_judge_change = check_flag("allow_judge_change", allow_judge_change)
         self.prompt = check_prompt(prompt, context, self.settings.scores_alone,
-                                   getattr(self.settings, "scale", None))
+                                   getattr(self.settings, "scale", None),
+                                   getattr(self.settings, "group_size", 2))
         self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)
         self.provider, self.criteria = provider, criteria

@@ -186,3 +186,59 @@ def test_the_command_line_plays_ranking_calls_and_reports_them(
     data = json.loads(report.read_text(encoding="utf-8"))
     assert len(data["ranking_calls"]) == 18 and data["settings"]["group_size"] == 4
     assert [s["slot"] for s in data["statistics"]["slot_bias"]] == [1, 2, 3, 4]
+
+
+OWN_TEMPLATE = "---system---\nJudge.\n---user---\n{{ text_a }}\n{{ text_b }}\n"
+
+
+@pytest.mark.parametrize("template", ["own", "builtin:ja"])
+def test_a_run_of_ranking_calls_with_its_own_template_is_refused_before_any_call(
+    template: str, tmp_path: Path
+) -> None:
+    from llm_qualitative_sort import PromptTemplate, PromptTemplateError
+
+    path = tmp_path / "judge.prompt"
+    path.write_text(OWN_TEMPLATE, encoding="utf-8")
+    prompt = (PromptTemplate.from_file(path) if template == "own"
+              else PromptTemplate.builtin("ja"))
+    larger = Larger()
+    with pytest.raises(PromptTemplateError, match=r"group_size=4: prompt template .* cannot "
+                                                  "ask ranking calls"):
+        QualitativeSorter(FunctionProvider(rank=larger), criteria="larger", prompt=prompt,
+                          strategy=Swiss(group_size=4, budget=30), checkpointer=None)
+    assert larger.calls == 0
+    # The same template is taken by a pairwise Swiss run, and by the run with the default.
+    QualitativeSorter(FunctionProvider(rank=larger), criteria="larger", prompt=prompt,
+                      strategy=Swiss(budget=30), checkpointer=None)
+    QualitativeSorter(FunctionProvider(rank=larger), criteria="larger",
+                      prompt=PromptTemplate.builtin("en"),
+                      strategy=Swiss(group_size=4, budget=30), checkpointer=None)
+
+
+def test_studio_input_of_ranking_calls_with_its_own_template_is_refused() -> None:
+    from llm_qualitative_sort import PromptTemplateError
+    from llm_qualitative_sort.prompts._run import input_prompt
+
+    state = {"items": ITEMS, "prompt": {"system": "Judge.", "user": "{{ text_a }} {{ text_b }}"}}
+    assert input_prompt(state)["prompt"]["system"] == "Judge."
+    with pytest.raises(PromptTemplateError, match="group_size=5: prompt template"):
+        input_prompt(state, group_size=5)
+
+
+def test_the_command_line_refuses_ranking_calls_with_its_own_template(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from llm_qualitative_sort.cli import EXIT_USAGE, main
+
+    source = tmp_path / "texts.txt"
+    source.write_text("\n".join(ITEMS) + "\n", encoding="utf-8")
+    (tmp_path / "judge.prompt").write_text(OWN_TEMPLATE, encoding="utf-8")
+    code = main(["sort", str(source), "--criteria", "larger", "--strategy", "swiss",
+                 "--group-size", "4", "--budget", "18", "--checkpoint",
+                 str(tmp_path / "runs.sqlite3"), "--progress", "none",
+                 "--prompt", str(tmp_path / "judge.prompt")])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE == 2, err
+    assert "group_size=4: prompt template" in err and "judge.prompt" in err
+    assert "cannot ask ranking calls" in err and "Traceback" not in err
+    assert not (tmp_path / "runs.sqlite3").exists()  # nothing stored, nothing asked

@@ -30,6 +30,7 @@ from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._people import people_section
 from llm_qualitative_sort.reports._pointwise import pointwise_page, pointwise_words
+from llm_qualitative_sort.reports._ranking_calls import ranking_calls_section
 from llm_qualitative_sort.reports._soft import chance_for, soft_parts
 from llm_qualitative_sort.reports._standings import (
     Standing,
@@ -118,6 +119,7 @@ def to_html(
         "cards": _statistics(result, words, both),
         "early_stop": _early_stop(result.statistics.early_stop, words),
         "slots": _slots(result.statistics.slot_bias),
+        "ranking_calls": ranking_calls_section(result.ranking_calls, words),
         "trust": trust,
         "brackets": None if swiss or result.pointwise else _brackets(result, settings, words),
         "pointwise": pointwise_page(result, ids, settings.get("inverse") is True)

@@ -84,6 +84,13 @@ EN: Mapping[str, str] = {
     "slot_col": "Slot shown / texts", "slot_first_col": "First places / calls",
     "slot_share_col": "Share", "slot_interval_col": "95 % interval",
     "slot_expected_col": "Expected without a lean",
+    "ranking_calls": "The ranking calls",
+    "ranking_calls_note": "Each call showed its texts in this order, labelled A, B, C…; the "
+                          "judge's order is in those labels, best first (texts sharing a "
+                          "place joined by =).",
+    "ranking_calls_more": "The first {shown} of {total} calls are listed; the JSON report "
+                          "has all.",
+    "texts_shown_col": "Texts as shown", "order_col": "Judge's order", "no_order": "no order",
     # The trust section.
     "trust": "How sure is this ranking?",
     "trust_note": "Scores are Bradley–Terry log-strengths fitted to every call (0 is the "
@@ -250,6 +257,11 @@ JA: Mapping[str, str] = {
     "slot_col": "表示位置 / 文章数", "slot_first_col": "1位の回数 / 判定数",
     "slot_share_col": "割合", "slot_interval_col": "95 % 区間",
     "slot_expected_col": "偏りなしの期待値",
+    "ranking_calls": "順位付け判定",
+    "ranking_calls_note": "各判定では文章をこの順にA、B、C…と示しました。判定者の順位はその記号で、"
+                          "上位から順に示します（同じ順位の文章は=で結んでいます）。",
+    "ranking_calls_more": "{total}件のうち最初の{shown}件を示します（JSONレポートに全件あり）。",
+    "texts_shown_col": "示した文章", "order_col": "判定者の順位", "no_order": "順位なし",
     "trust": "このランキングはどこまで確かか",
     "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"
                   "差が1なら上位の項目が約73 %の判定で勝つ）。ひげは95 %区間、同順位の行は"

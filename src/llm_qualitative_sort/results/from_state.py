@@ -115,7 +115,7 @@ def statistics(
     # One pass, no list of the run's calls (200,000 at n = 10,000, N = 10): this runs at
     # the end of a run, when its memory peaks.
     calls = paid = failed = tied = input_tokens = output_tokens = 0
-    batch: list[RoundResult] = []
+    batch: list[RoundResult | RankingCall] = []  # paid at the batch price
     for match in matches:
         for call in match.rounds:
             calls += 1
@@ -134,6 +134,8 @@ def statistics(
             paid += 1
             input_tokens += ranking.input_tokens
             output_tokens += ranking.output_tokens
+            if ranking.batch:
+                batch.append(ranking)
     prices = judge_costs or {}
     found = audit(matches, judge, lambda name: prices.get(name, estimate_cost), strengths,
                   order=list(prices), batch_discount=batch_discount)
@@ -220,7 +222,7 @@ def _count_calls(totals: dict[str, int], calls: list[CallRecord]) -> None:
 
 def _cost(
     paid_tokens: tuple[int, int],
-    batch: Sequence[RoundResult],
+    batch: Sequence[RoundResult | RankingCall],
     estimate_cost: CostEstimate | None,
     batch_discount: float,
 ) -> float | None:

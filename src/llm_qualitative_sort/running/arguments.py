@@ -72,8 +72,8 @@ def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
 def check_ranker(provider: LLMProvider, settings: StrategySettings) -> None:
     """Refuse a run of ranking calls (Swiss `group_size` > 2) a provider cannot answer.
 
-    Every judge of a panel must answer `Rank` (its `answers` says so), and the calls go
-    live: a provider batch is not offered them.
+    Every judge of a panel must answer `Rank` (its `answers` says so). In batch mode the
+    provider's batch asks them, by the same rules.
     """
     size = getattr(settings, "group_size", 2)  # Swiss's
     if size <= 2:
@@ -83,9 +83,6 @@ def check_ranker(provider: LLMProvider, settings: StrategySettings) -> None:
             raise SettingTypeError(f"group_size={size}: {type(judge).__name__} cannot answer a "
                                    "ranking call (its `answers(Rank)` is False); use "
                                    "group_size=2 (pairwise calls) with this judge")
-    if provider.batch_client() is not None:
-        raise SettingTypeError(f"group_size={size}: ranking calls are made live, not in a "
-                               "provider batch; turn batch mode off or use group_size=2")
 
 
 def check_hooks(cache: Any, on_progress: Any) -> None:
