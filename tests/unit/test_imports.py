@@ -116,10 +116,16 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
             if len(component) > 1:
                 found.append(sorted(component))
 
+    # Deep enough for the package's import chains; given back after, since other tests
+    # (a JSON file nested too deep to read) depend on the interpreter's own limit.
+    limit = sys.getrecursionlimit()
     sys.setrecursionlimit(10_000)
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
+    try:
+        for node in sorted(graph):
+            if node not in index:
+                visit(node)
+    finally:
+        sys.setrecursionlimit(limit)
     return found
 
 
