@@ -245,6 +245,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                             help="swiss: spend n calls of the budget first scoring every text "
                             "alone (1-4 scale, one parallel round; pointwise-inverse asks "
                             "the inverse question), then play Swiss from those scores")
+    tournament.add_argument("--pairing", choices=("neighbours", "a-optimal"),
+                            help="swiss: how each round chooses its pairs: neighbours (the "
+                            "default, nearest unmet neighbour in strength) or a-optimal (the "
+                            "pairs whose verdicts most shrink the strengths' uncertainty)")
     tournament.add_argument("--scale", metavar="LOW-HIGH|FILE",
                             help="pointwise: the labels, such as 0-5, or a JSON file "
                             '{"1": "useless", ...} of labels and descriptions (default: 1-4, '

@@ -3,7 +3,7 @@
 Example:
     >>> Swiss(budget=4000, top_k=10)
     Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=4000, top_k=10, \
-stop_when_settled=False, prepass=None)
+stop_when_settled=False, prepass=None, pairing='neighbours')
     >>> Swiss(prepass="pointwise").prepass
     'pointwise'
     >>> Swiss(stop_when_settled=True)
@@ -42,6 +42,10 @@ class Swiss(PairwiseSettings):
             (the default 1–4 scale, one parallel round); the Swiss rounds then start from
             those scores (see `tournament.swiss.prepass`). "pointwise-inverse": the same,
             asking the inverse question. None (default): no pre-pass.
+        pairing: How each round chooses its pairs: "neighbours" (default), every item
+            meets its nearest unmet neighbour in strength; "a-optimal", the pairs whose
+            verdicts most shrink the strengths' posterior variance (see
+            `tournament.swiss.choice`).
         comparison_rounds: Calls per match: 1 (the default, which ranks better per call),
             or an even number (half in each order).
         ties: Let the judge answer that two texts are equally good (see `PairwiseSettings`).
@@ -61,6 +65,7 @@ class Swiss(PairwiseSettings):
     top_k: int | None = Field(default=None, ge=1, strict=True)
     stop_when_settled: bool = Field(default=False, strict=True)
     prepass: Literal["pointwise", "pointwise-inverse"] | None = None
+    pairing: Literal["neighbours", "a-optimal"] = "neighbours"
 
     @model_validator(mode="after")
     def _settled_needs_k(self) -> Self:

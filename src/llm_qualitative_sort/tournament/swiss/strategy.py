@@ -10,6 +10,7 @@ whether that settles them.
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -30,13 +31,14 @@ from llm_qualitative_sort.tournament.base import (
     Update,
 )
 from llm_qualitative_sort.tournament.elimination.ranking import competition_ranks
+from llm_qualitative_sort.tournament.swiss.choice import PAIR_CHOICES, PairChoice, RoundView
 from llm_qualitative_sort.tournament.swiss.evidence import (
     Evidence,
     gather_evidence,
     pair_key,
     strength_order,
 )
-from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, neighbour_pairs, orient
+from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, orient
 from llm_qualitative_sort.tournament.swiss.prepass import (
     INVERSE,
     expected_scores,
@@ -51,7 +53,6 @@ from llm_qualitative_sort.tournament.swiss.refine import (
     UNTIL_SETTLED,
     RefinePlan,
     focus_items,
-    wave_pairs,
 )
 from llm_qualitative_sort.tournament.swiss.settings import Swiss
 from llm_qualitative_sort.tournament.swiss.settle import (
@@ -146,20 +147,33 @@ class SwissStrategy(Strategy[Swiss]):
             return RoundPlan([], scores=[PlannedScore(item) for item in range(self.n_items)])
         evidence = gather_evidence(history, self.n_items, self.soft)
         rng = self.rng(round_number)
+        view = self._view(standing, history, evidence, rng)
         bye = None
         if standing["phase"] == "swiss":
             order = strength_order(standing["strengths"], rng)
             bye = choose_bye(order, standing["last_bye"], rng)
-            pairs = neighbour_pairs([i for i in order if i != bye], evidence.meetings)
-            # The last Swiss round may be cut short by the budget: the strongest play.
+            pairs = self.choice.round_pairs([i for i in order if i != bye], view)
+            # The last Swiss round may be cut short by the budget: the first pairs play.
             pairs = pairs[: self._affordable(self.swiss_budget - standing["used"])]
         else:
-            pairs = self._wave(standing, evidence)
+            pairs = self._wave(standing, view)
         if self.settings.calls == 1:
             pairs = orient(pairs, list(evidence.shown_first), rng)
         return RoundPlan(self._fresh(pairs, evidence.meetings), bye)
 
-    def _wave(self, standing: Standing, evidence: Evidence) -> list[tuple[int, int]]:
+    @property
+    def choice(self) -> PairChoice:
+        """How rounds and refinement waves choose their pairs (`Swiss.pairing`)."""
+        return PAIR_CHOICES[self.settings.pairing]
+
+    def _view(self, standing: Standing, history: Sequence[Any], evidence: Evidence,
+              rng: random.Random) -> RoundView:
+        first, second, _ = with_calls(
+            (evidence.first, evidence.second, evidence.first_won),
+            prepass_calls(history, self.n_items, self.settings.prepass))
+        return RoundView(standing["strengths"], first, second, evidence.meetings, rng)
+
+    def _wave(self, standing: Standing, view: RoundView) -> list[tuple[int, int]]:
         strengths = np.asarray(standing["strengths"])
         errors = np.asarray(standing["standard_errors"])
         assert self.settings.top_k is not None
@@ -168,7 +182,7 @@ class SwissStrategy(Strategy[Swiss]):
         left = self.budget - standing["used"]
         per_wave = math.ceil(left / max(self.refine_plan.waves - standing["waves"], 1))
         calls = self._affordable(min(per_wave, left)) * self.settings.calls
-        return wave_pairs(focus, self.settings.calls, calls, evidence.meetings)
+        return self.choice.wave_pairs(focus, self.settings.calls, calls, view)
 
     def _affordable(self, calls: int) -> int:
         return max(calls, 0) // self.settings.calls
