@@ -209,8 +209,9 @@ def candidate_gains(covariance: Matrix, strengths: Vector, first: np.ndarray,
     gains = np.empty(len(first))
     for start in range(0, len(first), _BLOCK):
         a, b = first[start:start + _BLOCK], second[start:start + _BLOCK]
-        difference = covariance[:, a] - covariance[:, b]  # Σ d, one column per pair
-        norm = np.einsum("ij,ij->j", difference, difference)
+        # Σ d as rows (Σ is symmetric): whole rows are contiguous, columns are strided.
+        difference = covariance[a] - covariance[b]
+        norm = np.einsum("ij,ij->i", difference, difference)
         known = variance[a] + variance[b] - 2 * covariance[a, b]
         p = expit(strengths[a] - strengths[b])
         w = p * (1 - p)
