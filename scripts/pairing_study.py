@@ -23,6 +23,7 @@ Writes docs/benchmarks/pairing.json and docs/benchmarks/pairing_table.txt.
 Usage:
     python scripts/pairing_study.py [--data ../shared/data/ukpconvarg1] [--seeds 10]
         [--mock-seeds 10] [--mock-n 1000] [--only replay|mock] [--every-pair] [--name NAME]
+    python scripts/pairing_study.py --from-json docs/benchmarks/pairing_replay.json --only replay
 """
 
 from __future__ import annotations
@@ -145,13 +146,13 @@ def table(runs: Runs) -> list[str]:
         count = len(runs[part][names[0]]["1"])
         lines.append(f"{part}: {metric}, mean ± sd over {count} runs; "
                      "Δ = paired difference to neighbours, mean (standard error)")
-        lines.append(f"{'':<14}" + "".join(f"{f'{m}n calls':>18}" for m in MULTIPLES)
+        lines.append(f"{'':<22}" + "".join(f"{f'{m}n calls':>18}" for m in MULTIPLES)
                      + "".join(f"{f'Δ at {m}n':>18}" for m in MULTIPLES))
         for name in names:
             cells = [_mean_sd(runs[part][name][str(m)]) for m in MULTIPLES]
             cells += [_paired(runs[part][name][str(m)], runs[part]["neighbours"][str(m)])
                       for m in MULTIPLES]
-            lines.append(f"{name:<14}" + "".join(f"{cell:>18}" for cell in cells))
+            lines.append(f"{name:<22}" + "".join(f"{cell:>18}" for cell in cells))
         lines.append("")
     return lines
 
@@ -177,10 +178,15 @@ def main() -> None:
                         help="add A-optimal with every pair a candidate (the window's cost)")
     parser.add_argument("--name", help="file names under --out (default: pairing[_ONLY])")
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--from-json", help="write the table again from this JSON file")
     args = parser.parse_args()
-    runs = asyncio.run(study(args))
     out = Path(args.out)
     name = args.name or ("pairing" if args.only is None else f"pairing_{args.only}")
+    if args.from_json:
+        runs = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        (out / f"{name}_table.txt").write_text("\n".join(table(runs)), encoding="utf-8")
+        return
+    runs = asyncio.run(study(args))
     (out / f"{name}.json").write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
     (out / f"{name}_table.txt").write_text("\n".join(table(runs)), encoding="utf-8")
     print("\n".join(table(runs)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from llm_qualitative_sort import (
     SortResult,
     Swiss,
 )
+from llm_qualitative_sort.cli import main
 from llm_qualitative_sort.tournament.swiss.refine import FULL_BUDGET
 from llm_qualitative_sort.tournament.swiss.settle import LEVEL
 
@@ -152,3 +154,18 @@ async def test_a_killed_run_resumes_into_the_same_pairs_and_ranking(tmp_path: Pa
     assert pairs(resumed) == pairs(whole)
     assert resumed.rankings == whole.rankings and resumed.scores == whole.scores
     assert calls(resumed) == calls(whole) == 150
+
+
+def test_the_command_line_keeps_the_pairing_with_the_run_and_lists_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.txt").write_text("\n".join(ITEMS[:10]) + "\n", encoding="utf-8")
+    store = str(tmp_path / "runs.sqlite3")
+    assert main(["sort", str(tmp_path / "a.txt"), "--criteria", "larger", "--strategy",
+                 "swiss", "--pairing", "a-optimal", "--budget", "20", "--run-id", "p",
+                 "--checkpoint", store, "--progress", "none"]) == 0
+    capsys.readouterr()
+    assert main(["runs", "show", "p", "--json", "--checkpoint", store]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["pairing"] == "a-optimal"
+    assert main(["runs", "list", "--checkpoint", store]) == 0
+    assert "pairing=a-optimal" in capsys.readouterr().out
