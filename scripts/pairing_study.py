@@ -18,7 +18,10 @@ With --every-pair, A-optimal is also run with every pair a candidate (not only t
 Figures: mean ± sd over topics × seeds (replay) or seeds (mock), and the paired difference
 of each choice to neighbours, mean and its standard error.
 
-Writes docs/benchmarks/pairing.json and docs/benchmarks/pairing_table.txt.
+Writes docs/benchmarks/NAME.json and NAME_table.txt, NAME being "pairing", or with --only
+"pairing_replay" / "pairing_mock" (--name sets it). The figures in
+docs/benchmarks/pairing.md come from `--only replay --seeds 20 --every-pair` and
+`--only mock --mock-seeds 10 --every-pair`.
 
 Usage:
     python scripts/pairing_study.py [--data ../shared/data/ukpconvarg1] [--seeds 10]
