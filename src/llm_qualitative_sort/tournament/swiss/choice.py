@@ -90,7 +90,7 @@ class PairChoice(Protocol):
 
     def wave_pairs(self, focus: Sequence[int], calls_per_match: int, calls: int,
                    view: RoundView) -> Pairs:
-        """At most `calls` worth of matches among the contenders `focus`, strongest first."""
+        """At most `calls` worth of matches among the contenders `focus` (strongest first)."""
         ...
 
 
