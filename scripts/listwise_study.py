@@ -17,12 +17,16 @@ round at random:
 - neighbours: pairs of neighbours in the current Bradley–Terry order (what Swiss pairing
   does on noisy votes, without its other rules);
 - A-optimal pairs: `rating.design.choose_pairs` on the Laplace posterior;
-- random groups of k, and A-optimal groups of k (`rating.design.choose_groups`).
+- random groups of k, A-optimal groups of k (`rating.design.choose_groups`), and
+  neighbour groups of k (consecutive runs of the current order: what Swiss with
+  `group_size=k` plays, without its rule for who sits out).
 Every design is fitted with Bradley–Terry over all its answers, ties half a win (for a
-ranking call: every implied pair). Spearman ρ against the gold (Bradley–Terry over every
-vote), at n, 2n and 4n calls; mean ± sd over topics × seeds, and the paired difference to
-random pairs at the same calls. A ranking call of k shows k texts, a pairwise one 2: at
-equal texts shown (about equal input tokens), k = 4 at n calls stands beside pairs at 2n.
+ranking call: every implied pair, each counting once, or 2/k where the design says "2/k":
+the weight Swiss gives them, `tournament.swiss.groups.pair_weight`). Spearman ρ against
+the gold (Bradley–Terry over every vote), at n, 2n and 4n calls; mean ± sd over topics ×
+seeds, and the paired difference to random pairs at the same calls. A ranking call of k
+shows k texts, a pairwise one 2: at equal texts shown (about equal input tokens), k = 4 at
+n calls stands beside pairs at 2n.
 
 Writes docs/benchmarks/listwise_table.txt and docs/benchmarks/listwise.json.
 
@@ -50,6 +54,7 @@ from llm_qualitative_sort.rating.design import (
     pair_gains,
     posterior_covariance,
 )
+from llm_qualitative_sort.tournament.swiss.groups import pair_weight
 
 MULTIPLES = (1, 2, 4)
 SHARE = {"1": 1.0, "2": 0.0, "=": 0.5}
@@ -63,6 +68,14 @@ DESIGNS: dict[str, dict[str, Any]] = {
     "A-optimal groups of 4, q=0": {"k": 4, "choice": "optimal", "q": 0.0},
     "A-optimal groups of 4, q=0.25": {"k": 4, "choice": "optimal", "q": 0.25},
     "A-optimal groups of 4, q=0.5": {"k": 4, "choice": "optimal", "q": 0.5},
+    "neighbour groups of 4, q=0": {"k": 4, "choice": "neighbours", "q": 0.0},
+    "neighbour groups of 4, q=0.25": {"k": 4, "choice": "neighbours", "q": 0.25},
+    "neighbour groups of 4, q=0, 2/k": {"k": 4, "choice": "neighbours", "q": 0.0,
+                                        "weight": True},
+    "neighbour groups of 4, q=0.25, 2/k": {"k": 4, "choice": "neighbours", "q": 0.25,
+                                           "weight": True},
+    "A-optimal groups of 4, q=0.25, 2/k": {"k": 4, "choice": "optimal", "q": 0.25,
+                                           "weight": True},
 }
 
 
@@ -98,6 +111,7 @@ def play(votes: Votes, design: dict[str, Any], calls: int, seed: int) -> np.ndar
     first: list[int] = []
     second: list[int] = []
     won: list[float] = []
+    weight = pair_weight(k) if design.get("weight") else 1.0
     strengths = np.zeros(n)
     made = 0
     while made < calls:
@@ -106,7 +120,7 @@ def play(votes: Votes, design: dict[str, Any], calls: int, seed: int) -> np.ndar
             groups = [tuple(int(x) for x in order[s:s + k]) for s in range(0, n - k + 1, k)]
         elif design["choice"] == "neighbours":
             order = np.argsort(-strengths + rng.random(n) * 1e-9)
-            groups = [(int(order[s]), int(order[s + 1])) for s in range(0, n - 1, 2)]
+            groups = [tuple(int(x) for x in order[s:s + k]) for s in range(0, n - k + 1, k)]
         else:
             gains = pair_gains(posterior_covariance(n, first, second, strengths), strengths)
             groups = (list(choose_pairs(gains, range(n), rng)) if k == 2
@@ -119,7 +133,9 @@ def play(votes: Votes, design: dict[str, Any], calls: int, seed: int) -> np.ndar
                     won.append(votes.answer(a, b, q, rng))
             made += 1
         strengths = fit_bradley_terry(n, first, second, won, position=False,
-                                      uncertainty=False).strengths
+                                      uncertainty=False,
+                                      weight=None if weight == 1.0 else
+                                      np.full(len(won), weight)).strengths
     return strengths
 
 
@@ -129,15 +145,17 @@ def main() -> None:
                                               / "data" / "ukpconvarg1"))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--out", default="docs/benchmarks")
+    parser.add_argument("--designs", nargs="+", default=list(DESIGNS))
     args = parser.parse_args()
     started = time.perf_counter()
+    chosen = {name: DESIGNS[name] for name in ["random pairs", *args.designs]}
     rho: dict[str, dict[int, list[float]]] = {name: {m: [] for m in MULTIPLES}
-                                              for name in DESIGNS}
+                                              for name in chosen}
     for path in sorted(Path(args.data).glob("*.json")):
         topic = load_replay_topic(path)
         votes, gold = Votes(topic), gold_of(topic)
         for seed in range(args.seeds):
-            for name, design in DESIGNS.items():
+            for name, design in chosen.items():
                 for m in MULTIPLES:
                     found = play(votes, design, m * votes.n, seed)
                     rho[name][m].append(float(spearmanr(found, gold).statistic))
@@ -145,7 +163,7 @@ def main() -> None:
     lines = ["| design | texts per call | " + " | ".join(f"ρ at {m}n calls" for m in MULTIPLES)
              + " | − random pairs at 2n (paired, SE) | − random pairs at 4n |",
              "|---" * (len(MULTIPLES) + 4) + "|"]
-    for name, design in DESIGNS.items():
+    for name, design in chosen.items():
         cells = [f"{np.mean(rho[name][m]):.3f} ± {np.std(rho[name][m]):.3f}"
                  for m in MULTIPLES]
         for m in (2, 4):

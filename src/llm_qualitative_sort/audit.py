@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 PositionMethod = Literal["swapped_pairs", "model"]
+EffectMethod = Literal["structured", "two_stage"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,85 @@ class PositionBias:
     calls: int
     method: PositionMethod
     evidence: int
+
+
+@dataclass(frozen=True)
+class CovariateEffect:
+    """How much a judge's verdicts follow a per-item covariate (a text's length, say).
+
+    In logits per standard deviation of the covariate over the run's items: "+0.31" says
+    that of two texts otherwise equal, the one a standard deviation longer wins with
+    probability σ(0.31) = 58 %. For length, the covariate is the log length in characters.
+    It describes, it does not judge: people may prefer longer texts too, for good reasons.
+
+    Attributes:
+        covariate: "length", or the name of the item field.
+        beta: The estimate.
+        standard_error: Its standard error.
+        low: Lower end of its 95 % interval.
+        high: Upper end.
+        method: "structured": fitted inside the Bradley–Terry model (strength = β·covariate
+            + residual); "two_stage": the fitted strengths regressed on the covariate, for
+            runs too large for the structured fit.
+    """
+
+    covariate: str
+    beta: float
+    standard_error: float
+    low: float
+    high: float
+    method: EffectMethod = "structured"
+
+
+@dataclass(frozen=True)
+class AdjustedRanking:
+    """The order with the judge's preference for the covariates taken out.
+
+    Attributes:
+        covariates: The covariates taken out, as asked.
+        effects: The judge's preference for each, fitted together.
+        rankings: `(rank, items)` best first, by `scores`.
+        scores: Each item's strength less its covariates' part (log-strength, mean 0).
+        intervals: Their 95 % intervals.
+    """
+
+    covariates: tuple[str, ...]
+    effects: tuple[CovariateEffect, ...]
+    rankings: list[tuple[int, list[str]]]
+    scores: dict[str, float]
+    intervals: dict[str, tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class SlotShare:
+    """How often a ranking call's judge put first the text shown in one slot.
+
+    With no lean toward any slot, each of the k slots holds the first place in 1/k of the
+    calls (the texts are shown in a random order); a slot well above that is favoured for
+    where it is shown. Texts tied for first share the place.
+
+    Attributes:
+        slot: The slot, 1 for the text shown first.
+        size: Texts per call (k).
+        first: First places the text in this slot took (a tie for first split evenly).
+        calls: Ranking calls of this size that gave an order.
+        share: `first / calls`.
+        low: Lower end of the 95 % (Wilson) interval of `share`.
+        high: Upper end of it.
+    """
+
+    slot: int
+    size: int
+    first: float
+    calls: int
+    share: float
+    low: float
+    high: float
+
+    @property
+    def expected(self) -> float:
+        """The share without any lean: 1/k."""
+        return 1.0 / self.size
 
 
 @dataclass(frozen=True)

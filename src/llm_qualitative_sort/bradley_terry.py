@@ -153,6 +153,7 @@ def fit_bradley_terry(
     prior: float = 1.0,
     start: BradleyTerryFit | np.ndarray | None = None,
     uncertainty: bool = True,
+    weight: ArrayLike | None = None,
 ) -> BradleyTerryFit:
     """Fit strengths (and h) to calls given by item indices in presentation order.
 
@@ -167,6 +168,9 @@ def fit_bradley_terry(
         start: Warm start: a previous fit, or its strengths (same n).
         uncertainty: Compute standard errors (and keep the covariance for
             `top_k_probability`); False makes a cheap fit whose errors are NaN.
+        weight: How much each call counts, > 0 (None: each once). A call of weight 2
+            counts as two calls with its outcome; the pairs one ranking call implies are
+            not independent, so they may count less than 1 each.
 
     Raises:
         ValueError: Mismatched lengths, an index out of range, first == second, a share
@@ -177,7 +181,7 @@ def fit_bradley_terry(
         >>> round(float(fit.strengths[0]), 6), fit.position > 0
         (0.0, True)
     """
-    calls = checked_calls(n_items, first, second, first_won, prior, position)
+    calls = checked_calls(n_items, first, second, first_won, prior, position, weight)
     if isinstance(start, BradleyTerryFit):
         theta = start_vector(calls, start.strengths, start.position)
     else:

@@ -14,11 +14,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.audit import (
+    AdjustedRanking,
     Calibration,
+    CovariateEffect,
     JudgeAgreement,
     JudgeAudit,
     OrderConsistency,
     PositionBias,
+    SlotShare,
 )
 
 # `verdicts`' names are re-exported (`X as X`): code written against `models` keeps working.
@@ -28,6 +31,7 @@ from llm_qualitative_sort.verdicts import ComparisonResult as ComparisonResult
 from llm_qualitative_sort.verdicts import InvalidAnswerError as InvalidAnswerError
 from llm_qualitative_sort.verdicts import MatchResult as MatchResult
 from llm_qualitative_sort.verdicts import Order as Order
+from llm_qualitative_sort.verdicts import RankingCall as RankingCall
 from llm_qualitative_sort.verdicts import RoundResult as RoundResult
 from llm_qualitative_sort.verdicts import Side as Side
 from llm_qualitative_sort.verdicts import Verdict as Verdict
@@ -96,7 +100,10 @@ class Statistics:
     `early_stop` says why a Swiss run with `stop_when_settled` ended before its budget
     (None for every other run). `calibration` reports the judge's soft verdicts: the
     share of calls that carried a probability and how well those probabilities matched
-    the swapped calls (None when no call carried one).
+    the swapped calls (None when no call carried one). `slot_bias` holds, for a run of
+    ranking calls (Swiss `group_size` > 2), the share of first places the text in each
+    shown slot took, with its interval (see `audit.SlotShare`); empty for other runs.
+    Ranking calls count in the calls, failures and tokens like any call, once each.
 
     `rate_limited` counts the requests the provider refused for its rate limit (HTTP 429)
     and `rate_wait` the seconds the judges' calls were held for it (the pauses the server
@@ -127,6 +134,7 @@ class Statistics:
     calibration: Calibration | None = None
     rate_limited: int = 0
     rate_wait: float = 0.0
+    slot_bias: tuple[SlotShare, ...] = ()
 
 
 @dataclass(frozen=True, repr=False)
@@ -150,7 +158,13 @@ class SortResult:
     `results.agreement.Agreement`) and in `human` the labels' digest; its `rankings`,
     `scores`, `intervals` and `top_k_probability` are then those of the judge's fit anchored
     by the labels (`order == "anchored"`, with `rank_intervals`), unless the judge's own
-    order was asked for (`order == "judge"`).
+    order was asked for (`order == "judge"`); `people_length_preference` is people's own
+    preference for longer texts, read from their verdicts, to set beside the judge's.
+
+    `length_preference` is the audit's estimate of how much the judge favours longer texts
+    (fitted on first access, like `scores`). `adjusted`, when the run was asked to
+    `adjust` for covariates, is the order with the judge's preference for them taken out,
+    beside `rankings`, never in its place.
     """
 
     rankings: list[tuple[int, list[str]]]
@@ -172,6 +186,11 @@ class SortResult:
     order: str = "judge"
     # An anchored order's 90 % interval of each item's position (1 = best); else None.
     rank_intervals: dict[str, tuple[int, int]] | None = None
+    # People's own preference for longer texts, from their verdicts (None without any).
+    people_length_preference: CovariateEffect | None = None
+    adjusted: AdjustedRanking | None = None
+    # A Swiss run with `group_size` > 2: every ranking call, in the order made.
+    ranking_calls: tuple[RankingCall, ...] = ()
 
     def __repr__(self) -> str:
         """A summary, not every call: a run's history can hold hundreds of thousands.
@@ -221,8 +240,26 @@ class SortResult:
         return dict(self._top_k[k])
 
     @cached_property
+    def length_preference(self) -> CovariateEffect | None:
+        """The judge's preference for longer texts, in logits per sd of log length.
+
+        None for a pointwise run, fewer than three items, texts all of one length, or no
+        call with a verdict. See `llm_qualitative_sort.results.adjusted`.
+        """
+        # Imported here, lazily, as `_rating`: the fit needs SciPy.
+        from llm_qualitative_sort.results.adjusted import length_preference
+
+        return None if self.pointwise else length_preference(self._judge_rating)
+
+    @cached_property
     def _top_k(self) -> dict[int, dict[str, float]]:
         return {}
+
+    @cached_property
+    def _judge_rating(self) -> Rating:
+        # The fit of the judge's own calls, which an order anchored by people's labels
+        # replaces as `_rating`: the judge's preferences are read from its calls alone.
+        return self._rating
 
     @cached_property
     def _rating(self) -> Rating:
@@ -247,6 +284,9 @@ class EventType(StrEnum):
     for the rate limit, 12 calls/s"): its data holds the `judge`, the `seconds` of the
     pause, the `rate` (calls per second) the judge goes on at, and `limited`, the 429s
     that judge has met so far; its `completed` and `total` are 0 (it counts no match).
+    RANKING_CALL says a ranking call (Swiss `group_size` > 2) was answered: its data holds
+    the `items` as shown, the `order` (texts best first, None: no order), `cached`,
+    `journaled` (a resumed run found it answered before), and the tokens.
     """
 
     MATCH_START = "match_start"
@@ -256,6 +296,7 @@ class EventType(StrEnum):
     STANDINGS = "standings"
     BATCH = "batch"
     RATE_LIMIT = "rate_limit"
+    RANKING_CALL = "ranking_call"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.prompts._run import check_prompt
 from llm_qualitative_sort.prompts.template import PromptTemplate
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.results.adjusted import check_adjust, with_adjusted
 from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.results.human import HumanLabels
 from llm_qualitative_sort.running.arguments import (
@@ -27,6 +28,7 @@ from llm_qualitative_sort.running.arguments import (
     check_flag,
     check_hooks,
     check_judge,
+    check_ranker,
     check_scorer,
     open_store,
 )
@@ -37,6 +39,7 @@ from llm_qualitative_sort.tournament import StrategySettings, strategy_class
 from llm_qualitative_sort.tournament.checks import (
     check_concurrency,
     check_criteria,
+    check_items,
     check_ranking,
     check_retry_policy,
     check_seed,
@@ -165,6 +168,7 @@ class QualitativeSorter:
         check_judge(provider, self.settings.offers_ties)
         check_criteria(criteria)
         check_scorer(provider, self.settings)
+        check_ranker(provider, self.settings)
         check_concurrency(max_concurrent_requests)
         check_seed(seed)
         check_timeout(call_timeout)
@@ -177,7 +181,8 @@ class QualitativeSorter:
         check_wait(wait_for_run)
         self.allow_judge_change = check_flag("allow_judge_change", allow_judge_change)
         self.prompt = check_prompt(prompt, context, self.settings.scores_alone,
-                                   getattr(self.settings, "scale", None))
+                                   getattr(self.settings, "scale", None),
+                                   getattr(self.settings, "group_size", 2))
         self.allow_prompt_change = check_flag("allow_prompt_change", allow_prompt_change)
         check_retry_policy(retry_policy)
         self.provider, self.criteria = provider, criteria
@@ -205,7 +210,8 @@ class QualitativeSorter:
     async def sort(self, items: Sequence[str], run_id: str | None = None, *,
                    fields: Sequence[Mapping[str, Any]] | None = None,
                    human: HumanInput | None = None,
-                   allow_human_change: bool = False) -> SortResult:
+                   allow_human_change: bool = False,
+                   adjust: str | Sequence[str] | None = None) -> SortResult:
         """Rank `items`, best first.
 
         With the `run_id` of an unfinished run of the same items this continues that run; of
@@ -226,8 +232,14 @@ class QualitativeSorter:
         The labels are stored with the run: going on with other labels is refused unless
         `allow_human_change=True`; without `human`, a run goes on with its own.
 
+        `adjust` ("length", or a list of "length" and names of numeric fields every item
+        has) also fits the judge's preference for those covariates and ranks the items with
+        it taken out: `SortResult.adjusted`, beside `rankings`, which it never changes.
+        Fields named only here need not be shown by the template. It asks no extra call.
+
         Raises:
-            TypeError, ValueError: Bad items or fields, before any call.
+            TypeError, ValueError: Bad items or fields, before any call; an `adjust` field
+                that some item lacks or that is no finite number, naming the item.
             PromptTemplateError: The template shows a field some item lacks, or fields are
                 given and it shows none; before any call.
             RunMismatchError: `run_id` names a run of other items or settings, or one
@@ -243,12 +255,18 @@ class QualitativeSorter:
         setup = dataclasses.replace(
             self._setup(), allow_human_change=check_flag("allow_human_change",
                                                          allow_human_change))
-        return await sort_items(setup, items, run_id, fields, human)
+        adjusting = None if adjust is None else check_adjust(
+            adjust, check_items(items), fields, pairwise=self.strategy != "pointwise")
+        if adjusting is not None and adjusting.reads_fields and \
+                not self.prompt.template.field_keys:
+            fields = None  # given for `adjust` alone: the prompt shows none of them
+        return with_adjusted(await sort_items(setup, items, run_id, fields, human), adjusting)
 
     async def astream(
         self, items: Sequence[str], run_id: str | None = None, *,
         fields: Sequence[Mapping[str, Any]] | None = None,
         human: HumanInput | None = None, allow_human_change: bool = False,
+        adjust: str | Sequence[str] | None = None,
     ) -> AsyncIterator[ProgressEvent | SortResult]:
         """Like `sort`, but yield every `ProgressEvent` as it happens, then the `SortResult`.
 
@@ -270,7 +288,8 @@ class QualitativeSorter:
         worker = copy.copy(self)  # shares the store, so in-memory runs stay resumable
         worker.on_progress = Tee(events, self.on_progress)
         task = asyncio.create_task(worker.sort(items, run_id, fields=fields, human=human,
-                                               allow_human_change=allow_human_change))
+                                               allow_human_change=allow_human_change,
+                                               adjust=adjust))
         task.add_done_callback(lambda _: events.put_nowait(None))
         try:
             while (item := await events.get()) is not None:

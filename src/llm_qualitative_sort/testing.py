@@ -27,11 +27,11 @@ from typing import Any, TypeAlias
 from llm_qualitative_sort.errors import PermanentProviderError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
-from llm_qualitative_sort.providers.questions import Compare, Question, Score
+from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
 from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
 from llm_qualitative_sort.scale import Scale
 from llm_qualitative_sort.scoring import PointwiseResult
-from llm_qualitative_sort.verdicts import ComparisonResult
+from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult, ranking_order
 
 __all__ = [
     "FunctionProvider",
@@ -51,6 +51,12 @@ CompareFunction: TypeAlias = Callable[
 # whole `PointwiseResult`.
 ScoreAnswer: TypeAlias = "int | None | PointwiseResult"
 ScoreFunction: TypeAlias = Callable[[str, str, Scale], "ScoreAnswer | Awaitable[ScoreAnswer]"]
+# What a rank function may answer: the labels best first (a list whose entries are labels
+# or, in a run with ties, lists of tied labels), None for no order, or a whole
+# `RankingResult`.
+RankAnswer: TypeAlias = "list[Any] | None | RankingResult"
+RankFunction: TypeAlias = Callable[
+    [tuple[str, ...], str], "RankAnswer | Awaitable[RankAnswer]"]
 
 
 class FunctionProvider(LLMProvider):
@@ -68,6 +74,10 @@ class FunctionProvider(LLMProvider):
             `strategy="pointwise"` and Swiss's pre-pass): a label within `scale`, `None`,
             or a `PointwiseResult`. Without it the judge cannot score a text alone, and
             such a run is refused before any call.
+        rank: `rank(texts, criteria)` answers a ranking call (Swiss with `group_size` 3 to
+            8): the labels "A", "B", … of `texts` (in the order given) best first, such as
+            `["B", "A", "C"]`, `None` for no order, or a `RankingResult`. An answer that
+            is not an order of exactly the labels shown counts as a call without one.
         model: The name in the judge's `model_identity`, which keys cached answers; by
             default the compare function's qualified name.
 
@@ -82,18 +92,20 @@ class FunctionProvider(LLMProvider):
     """
 
     def __init__(self, compare: CompareFunction | None = None, *,
-                 score: ScoreFunction | None = None, model: str | None = None) -> None:
-        if compare is None and score is None:
-            raise SettingTypeError("FunctionProvider needs a compare function, a score function "
-                                   "or both")
-        for name, function in (("compare", compare), ("score", score)):
+                 score: ScoreFunction | None = None, rank: RankFunction | None = None,
+                 model: str | None = None) -> None:
+        if compare is None and score is None and rank is None:
+            raise SettingTypeError("FunctionProvider needs a compare function, a score function, "
+                                   "a rank function or several")
+        for name, function in (("compare", compare), ("score", score), ("rank", rank)):
             if function is not None and not callable(function):
                 raise SettingTypeError(f"FunctionProvider: {name} must be callable, got "
                                        f"{type(function).__name__}")
-        named = compare if compare is not None else score
+        named = next(f for f in (compare, score, rank) if f is not None)
         super().__init__(model=model if model is not None else _name_of(named))
         self._compare = compare
         self._score_function = score
+        self._rank = rank
 
     @property
     def scores_texts(self) -> bool:
@@ -104,7 +116,25 @@ class FunctionProvider(LLMProvider):
         """A comparison (ties too) with a compare function, a score with a score function."""
         if question is Compare:
             return self._compare is not None
+        if question is Rank:
+            return self._rank is not None
         return question is Score and self._score_function is not None
+
+    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult | RankingResult:
+        """A ranking call by the rank function; comparisons and scores as every provider."""
+        question = request.question
+        if not isinstance(question, Rank):
+            return await super().answer(request)
+        if self._rank is None:
+            raise PermanentProviderError("FunctionProvider was given no rank function, so it "
+                                         "cannot order several texts")
+        answer = await _answered(self._rank(question.texts, request.criteria))
+        if isinstance(answer, RankingResult):
+            return answer
+        if answer is None:
+            return RankingResult(None, "", {"problem": "the rank function gave no order"})
+        order, problem = ranking_order(answer, question.labels, ties=request.ties)
+        return RankingResult(order, "", {"problem": problem} if problem else {})
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """The compare function's answer, as a `ComparisonResult`."""

@@ -241,3 +241,26 @@ class MatchResult:
     winner: Side | None
     rounds: list[RoundResult]
     round_number: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RankingCall:
+    """One ranking call of a run (Swiss with `group_size` 3 to 8), as its result shows it.
+
+    `items` are the texts in the order shown ("A" first); `order` the judge's order of them,
+    best first, texts sharing a place tied, or None when the call gave no usable order
+    (`problem` says why; it then counted for no text). A ranking call is one call: its
+    tokens are counted once, it is one judgement of the budget, and `cached` says whether
+    the user's cache answered it.
+    """
+
+    items: tuple[str, ...]
+    order: tuple[tuple[str, ...], ...] | None
+    reasoning: str
+    cached: bool
+    input_tokens: int = 0
+    output_tokens: int = 0
+    round_number: int = 0
+    problem: str | None = None
+    judge: str | None = None
+    batch: bool = False

@@ -52,12 +52,15 @@ def _plain(value: Any) -> Any:
 _LATER = ("probability", "calibration")
 # Counts added later that are zero in runs meeting no rate limit (left out while zero).
 _LATER_COUNTS = ("rate_limited", "rate_wait")
+# Figures added later that are empty in runs without ranking calls (left out while empty).
+_LATER_EMPTY = ("slot_bias",)
 
 
 def _without_later(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _without_later(v) for k, v in value.items()
-                if not (k in _LATER and v is None) and not (k in _LATER_COUNTS and v == 0)}
+                if not (k in _LATER and v is None) and not (k in _LATER_COUNTS and v == 0)
+                and not (k in _LATER_EMPTY and v in ((), []))}
     if isinstance(value, list):
         return [_without_later(v) for v in value]
     return value

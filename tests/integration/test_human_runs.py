@@ -31,8 +31,8 @@ LABELLED = {frozenset((a, b)) for a, b, _ in VERDICTS}
 
 
 def _sorter(judge: MockLLMProvider, store: Path | None, **options: Any) -> QualitativeSorter:
-    return QualitativeSorter(judge, criteria="larger", seed=9, max_concurrent_requests=4,
-                             checkpointer=store, **options)
+    options.setdefault("max_concurrent_requests", 4)
+    return QualitativeSorter(judge, criteria="larger", seed=9, checkpointer=store, **options)
 
 
 def pairs_played(result: SortResult, rounds: slice = slice(None)) -> set[frozenset[int]]:
@@ -161,26 +161,42 @@ async def test_other_labels_on_resume_are_refused_unless_allowed(tmp_path: Path)
     assert changed.agreement is not None and changed.agreement.pairs == 2
 
 
-@pytest.mark.parametrize("schedule", ["rounds", "pipelined"])
 async def test_a_run_stopped_in_its_labelled_pairs_resumes_to_the_same_result(
-        schedule: str, tmp_path: Path) -> None:
+        tmp_path: Path) -> None:
     whole_judge = MockLLMProvider(seed=1)
-    whole = await _sorter(whole_judge, tmp_path / "whole.sqlite3", schedule=schedule).sort(
+    whole = await _sorter(whole_judge, tmp_path / "whole.sqlite3").sort(
         ITEMS, run_id="r", human=VERDICTS)
     plain = MockLLMProvider(seed=1)
-    await _sorter(plain, None, schedule=schedule).sort(ITEMS)
+    await _sorter(plain, None).sort(ITEMS)
     store = tmp_path / "runs.sqlite3"
     # Stopped after the strategy's calls and three of the labelled pairs' calls.
     with pytest.raises(RunStoppedError):
-        await _sorter(BreaksAfter(limit=plain.calls + 3), store, schedule=schedule).sort(
+        await _sorter(BreaksAfter(limit=plain.calls + 3), store).sort(
             ITEMS, run_id="r", human=VERDICTS)
     rest = MockLLMProvider(seed=1)
-    resumed = await _sorter(rest, store, schedule=schedule).resume("r")
+    resumed = await _sorter(rest, store).resume("r")
     assert resumed.rankings == whole.rankings
     assert sorted(calls_of(resumed)) == sorted(calls_of(whole))
     assert resumed.agreement == whole.agreement
     # Only the labelled calls not answered before the stop were paid again.
     assert rest.calls == whole_judge.calls - plain.calls - 3
+
+
+async def test_a_pipelined_run_with_labels_stopped_midway_pays_no_call_twice(
+        tmp_path: Path) -> None:
+    # A pipelined run pairs players in the order their calls complete, so it need not play
+    # the matches an uninterrupted run would: what holds is that every labelled pair is
+    # asked and no answered call is paid again.
+    store = tmp_path / "runs.sqlite3"
+    breaks = BreaksAfter(limit=40)
+    with pytest.raises(RunStoppedError):
+        await _sorter(breaks, store, schedule="pipelined").sort(ITEMS, run_id="r",
+                                                                human=VERDICTS)
+    rest = MockLLMProvider(seed=1)
+    resumed = await _sorter(rest, store, schedule="pipelined").resume("r")
+    assert resumed.agreement is not None
+    assert resumed.agreement.pairs == len({frozenset((a, b)) for a, b, _ in VERDICTS})
+    assert resumed.statistics.total_api_calls == 40 + rest.calls
 
 
 async def test_labelled_calls_are_cached() -> None:

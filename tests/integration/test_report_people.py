@@ -77,3 +77,24 @@ async def test_the_anchored_result_reads_its_uncertainty_from_the_anchored_fit()
     top = result.top_k_probability(3)
     assert sum(top.values()) == pytest.approx(3)
     assert max(top, key=lambda item: top[item]) == order[0]
+
+
+async def test_peoples_length_preference_stands_beside_the_judges() -> None:
+    # Texts of growing length; people prefer the longer of every pair they label.
+    items = ["x" * (3 + 4 * i) for i in range(12)]
+    verdicts = [(a, b, "A" if len(items[a]) > len(items[b]) else "B")
+                for a in range(12) for b in range(a + 1, 12)] * 2
+    sorter = QualitativeSorter(MockLLMProvider(seed=1, length_preference=0.3),
+                               criteria="better", seed=2, checkpointer=None)
+    result = await sorter.sort(items, human=verdicts)
+    people, judge = result.people_length_preference, result.length_preference
+    assert people is not None and people.low > 0  # people's own, from their verdicts
+    assert judge is not None  # the judge's, from its own calls though the order is anchored
+    page = to_html(result, {"criteria": "better"})
+    assert "People, on the pairs they labelled: <b>+" in page
+    assert page.index("favoured longer texts") < page.index("People, on the pairs")
+    assert to_json_dict(result)["human"]["length_preference"]["beta"] == people.beta
+    plain = await QualitativeSorter(MockLLMProvider(seed=1), criteria="better", seed=2,
+                                    checkpointer=None).sort(items)
+    assert plain.people_length_preference is None
+    assert "People, on the pairs" not in to_html(plain, {"criteria": "better"})

@@ -15,6 +15,7 @@ import pytest
 from llm_qualitative_sort import MatchResult, RoundResult, SortResult, Statistics
 from llm_qualitative_sort.reports import write_report
 from llm_qualitative_sort.reports._text import isolated
+from llm_qualitative_sort.verdicts import RankingCall
 
 RLO = "\u202e"
 LONG_JA = "吾輩はここで始めて人間というものを見た。しかもあとで聞くとそれは書生という人間中で" * 2
@@ -69,4 +70,23 @@ def test_chromium_renders_a_japanese_report(tmp_path: Path) -> None:
                         tmp_path / "r.html", {"criteria": "どちらが印象的か"}, lang="ja")
     png = tmp_path / "r.png"
     _chromium(path, png, "1280,1600")
+    assert png.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_chromium_renders_the_table_of_ranking_calls(tmp_path: Path, lang: str) -> None:
+    texts = ("吾輩は猫である。名前はまだ無い。", LONG_JA, f"{RLO}evil", "a plain text")
+    calls = [RankingCall(texts, ((texts[2],), (texts[0], texts[1]), (texts[3],)), "C first",
+                         False, 100, 10, 1),
+             RankingCall(texts, None, "no usable order", False, 100, 10, 1,
+                         problem="not an order of the texts shown: 'A' is named twice")] * 30
+    result = SortResult([(i + 1, [t]) for i, t in enumerate(texts)], [],
+                        Statistics(0, 60, 0, 0.1), "r", ranking_calls=tuple(calls))
+    path = write_report(result, tmp_path / "r.html", {"criteria": "c", "strategy": "swiss",
+                                                       "group_size": 4}, lang=lang)
+    # Opened, as a reader who unfolds the table sees it.
+    path.write_text(path.read_text(encoding="utf-8").replace("<details>", "<details open>"),
+                    encoding="utf-8")
+    png = tmp_path / "r.png"
+    _chromium(path, png, "1280,4000")
     assert png.stat().st_size > 10_000

@@ -11,10 +11,12 @@ from llm_qualitative_sort._calls._batch_outcomes import (
     collect,
 )
 from llm_qualitative_sort._calls.base import Call
+from llm_qualitative_sort._calls.ranking import order_of, ranking_place
 from llm_qualitative_sort.prompts._comparison import Verdict
 from llm_qualitative_sort.prompts._score import ScoreAnswer
 from llm_qualitative_sort.providers._answer import AskedAnswer
 from llm_qualitative_sort.providers._batch import RequestFailure
+from llm_qualitative_sort.providers._rank_answer import RankedAnswer
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer
 from llm_qualitative_sort.scoring import from_comparison
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
@@ -137,3 +139,59 @@ def test_a_pointwise_answer_without_label_is_asked_again_then_a_failed_call() ->
     again = collect(JOB, {"r0": labelled(4)}, INDEX, CALLS, {0}, kept, reasks=1)
     assert again.final[0][1].raw_response["pointwise"]["label"] == 4
     assert again.final[0][1].input_tokens == 200  # the answer without a label was paid too
+
+
+RANKED = [Call(ranking_place("run", 1, i, ["w", "x", "y", "z"]), 0) for i in range(2)]
+RANKED_INDEX = {(c.place.match, c.place.call): i for i, c in enumerate(RANKED)}
+RANKED_JOB = BatchJob(1, "t", "open", [JobRequest(f"r{i}", c.place.match, c.place.call,
+                                                  c.place.shown, "rank")
+                                       for i, c in enumerate(RANKED)], "b1")
+
+
+def ordered(*order: str) -> RankedAnswer:
+    return RankedAnswer(tuple((label,) for label in order), "C first",
+                        {"batch": {"id": "b1"}}, 100, 10)
+
+
+def unordered(problem: str = "'A' is named twice") -> RankedAnswer:
+    return RankedAnswer(None, "", {"batch": {"id": "b1"}, "problem": problem}, 100, 10, problem)
+
+
+def test_an_order_is_final_in_the_ranking_carrier_form_the_live_path_keeps() -> None:
+    done = collect(RANKED_JOB, {"r0": ordered("C", "A", "D", "B")}, RANKED_INDEX, RANKED,
+                   {0}, {}, reasks=1)
+    ((index, result),) = done.final
+    assert index == 0 and result.winner == "A" and result.reasoning == "C first"
+    assert order_of(result.raw_response) == (("C",), ("A",), ("D",), ("B",))
+    assert result.raw_response["batch"] == {"id": "b1"}
+
+
+def test_an_answer_without_order_is_asked_again_then_a_call_without_verdict() -> None:
+    first = collect(RANKED_JOB, {"r0": unordered()}, RANKED_INDEX, RANKED, {0}, {}, reasks=1)
+    assert not first.final and first.kept[(0, 0)]["ranking"] is True
+    kept = {(0, 0): [first.kept[(0, 0)]]}
+    assert isinstance(answer_from_dict(kept[(0, 0)][0]), RankedAnswer)
+    second = collect(RANKED_JOB, {"r0": unordered()}, RANKED_INDEX, RANKED, {0}, kept, 1)
+    ((_, result),) = second.final
+    assert result.winner is None and result.input_tokens == 200
+    assert order_of(result.raw_response) is None
+    assert "'A' is named twice" in result.raw_response["problem"]
+    again = collect(RANKED_JOB, {"r0": ordered("B", "A", "C", "D")}, RANKED_INDEX, RANKED,
+                    {0}, kept, reasks=1)
+    assert again.final[0][1].winner == "A" and again.final[0][1].input_tokens == 200
+
+
+def test_tied_places_are_no_order_in_a_run_without_ties() -> None:
+    tied = RankedAnswer((("A", "B"), ("C",), ("D",)), "A and B alike", {}, 100, 10)
+    [(_, strict)] = collect(RANKED_JOB, {"r0": tied}, RANKED_INDEX, RANKED, {0}, {}, 0).final
+    assert strict.winner is None
+    [(_, kept)] = collect(RANKED_JOB, {"r0": tied}, RANKED_INDEX, RANKED, {0}, {}, 0,
+                          ties=True).final
+    assert order_of(kept.raw_response) == (("A", "B"), ("C",), ("D",))
+
+
+def test_an_answer_of_another_kind_than_the_call_asks_is_refused() -> None:
+    done = collect(RANKED_JOB, {"r0": verdict()}, RANKED_INDEX, RANKED, {0}, {}, reasks=1)
+    assert done.final == [] and done.refused[0][0] == 0
+    plain = collect(JOB, {"r0": ordered("A", "B", "C")}, INDEX, CALLS, {0}, {}, reasks=1)
+    assert plain.final == [] and plain.refused[0][0] == 0

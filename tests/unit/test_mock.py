@@ -280,3 +280,42 @@ async def test_the_realistic_judge_is_the_same_whatever_the_concurrency() -> Non
     assert await answers(calls) == await answers(shuffled)
     flaws = await answers(calls)
     assert any(r.winner is None for r in flaws.values())  # the preset does refuse
+
+
+# --- the length preference ---------------------------------------------------------------
+
+LENGTH_TEXTS = ["w" * k for k in (5, 8, 13, 20, 34, 55, 89, 144)]
+
+
+async def test_no_length_preference_keeps_every_answer_and_the_identity() -> None:
+    plain, zero = MockLLMProvider(seed=4, score=lambda t: 0.0), MockLLMProvider(
+        seed=4, score=lambda t: 0.0, length_preference=0.0)
+    zero.check_items(LENGTH_TEXTS)
+    calls = [(a, b, r) for a in LENGTH_TEXTS for b in LENGTH_TEXTS if a != b for r in range(3)]
+    assert [(x.winner, x.reasoning, x.raw_response) for x in await judge(plain, calls)] == [
+        (x.winner, x.reasoning, x.raw_response) for x in await judge(zero, calls)]
+    assert zero.model_identity == plain.model_identity
+
+
+async def test_the_length_preference_is_that_many_logits_per_sd_of_log_length() -> None:
+    # Two texts equal in value, their log lengths 2 sd apart over the run's texts: with
+    # Gumbel noise the longer wins with probability σ(2λ) exactly.
+    texts = ["x" * 10, "y" * 1000]  # over these two, each is 1 sd from the mean
+    provider = MockLLMProvider(seed=8, noise="gumbel", score=lambda t: 0.0,
+                               length_preference=0.4)
+    provider.check_items(texts)
+    n = 4000
+    wins = first_wins(await judge(provider, [(texts[1], texts[0], r) for r in range(n)]))
+    assert within(wins, 1 / (1 + math.exp(-0.8)), n)
+    assert "length=0.4@" in provider.model_identity
+
+
+async def test_the_length_preference_needs_the_runs_texts_first() -> None:
+    provider = MockLLMProvider(seed=1, length_preference=0.3)
+    with pytest.raises(ValueError, match="check_items"):
+        await provider.compare("a", "bb", "c")
+
+
+def test_a_length_preference_that_is_no_number_is_refused() -> None:
+    with pytest.raises(ValueError, match="length_preference"):
+        MockLLMProvider(seed=1, length_preference=math.nan)

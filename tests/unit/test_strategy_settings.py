@@ -80,6 +80,8 @@ def test_settings_are_frozen_and_given_by_keyword() -> None:
      r'^verdicts must be "hard" or "soft", got \'x\'$'),
     (lambda: Swiss(prepass="x"), ValueError,
      r'^prepass must be None, "pointwise" or "pointwise-inverse", got \'x\'$'),
+    (lambda: Swiss(pairing="a-optimal", group_size=4), ValueError,
+     r"^pairing='a-optimal' chooses pairs: with group_size=4 the rounds are ranking calls"),
     (lambda: Swiss(pairing="nearest"), ValueError,
      r'^pairing must be "neighbours" or "a-optimal", got \'nearest\'$'),
     (lambda: Pointwise(repetitions=101), ValueError, r"^repetitions must be at most 100"),

@@ -6,7 +6,8 @@ verdict is final; one without is asked again in the next batch until the provide
 `answers_result`); a request the batch did not answer goes into the next batch, unless the provider
 refused it for good. A pointwise answer follows the same rules with its label for a verdict
 (through the live path's `scored_result`), and is final in the carrier form the journal and
-the cache keep (`scoring.as_comparison`).
+the cache keep (`scoring.as_comparison`); so does a ranking call's answer, with its order for
+a verdict (`ranked_result`, then the ranking carrier of `_calls.ranking`).
 """
 
 from __future__ import annotations
@@ -16,15 +17,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_qualitative_sort._calls.base import Call
+from llm_qualitative_sort._calls.ranking import as_comparison as ranking_carrier
+from llm_qualitative_sort._calls.ranking import question_of
 from llm_qualitative_sort.providers._answer import AskedAnswer, answers_result
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
-from llm_qualitative_sort.providers._rank_answer import RankedAnswer
+from llm_qualitative_sort.providers._rank_answer import RankedAnswer, ranked_result
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, scored_result
 from llm_qualitative_sort.scoring import as_comparison
 from llm_qualitative_sort.stores.batch_journal import BatchJob
+from llm_qualitative_sort.stores.entries import CallPlace
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 Place = tuple[int, int]  # (match, call)
+# An answer as a batch gives it back: a verdict, a label or an order.
+Given = AskedAnswer | ScoredAnswer | RankedAnswer
 
 
 @dataclass
@@ -50,8 +56,13 @@ def collect(
     unanswered: set[int],
     kept_before: Mapping[Place, list[dict[str, Any]]],
     reasks: int,
+    ties: bool = False,
 ) -> Collected:
-    """Sort the outcomes of `job`'s requests; calls already answered are left alone."""
+    """Sort the outcomes of `job`'s requests; calls already answered are left alone.
+
+    `ties` says whether the run allows ties: a ranking call's order is checked by it again
+    as it is put in the carrier form, as the live judge's is.
+    """
     done = Collected()
     for request in job.requests:
         place = (request.match, request.call)
@@ -65,14 +76,14 @@ def collect(
             done.failed.append((position, "the batch ended without answering it"))
         elif isinstance(outcome, RequestFailure):
             (done.failed if outcome.retry else done.refused).append((position, outcome.reason))
-        elif isinstance(outcome, RankedAnswer):
-            # The journal keeps a call as a comparison's answer; this round's calls ask none.
-            done.refused.append((position, "an order answered to a call of a batch round, "
-                                           "whose answers are kept as comparisons'"))
+        elif isinstance(outcome, RankedAnswer) != bool(calls[position].place.texts):
+            # Read by the question its record names, which is the call's: never reached
+            # unless a provider's client mixed up its requests.
+            done.refused.append((position, "the answer is not to the question the call asks"))
         else:
             earlier = [answer_from_dict(a) for a in kept_before.get(place, [])
                        if a.get("shown") == request.shown]
-            final = _final([*earlier, outcome], reasks)
+            final = _final([*earlier, outcome], reasks, calls[position].place, ties)
             if final is not None:
                 done.final.append((position, final))
             else:
@@ -80,9 +91,15 @@ def collect(
     return done
 
 
-def _final(answers: list[AskedAnswer | ScoredAnswer], reasks: int) -> ComparisonResult | None:
+def _final(answers: list[Given], reasks: int, place: CallPlace,
+           ties: bool) -> ComparisonResult | None:
     """The call's result from its answers so far, or None while it is to be asked again."""
     last = answers[-1]
+    if isinstance(last, RankedAnswer):
+        if last.order is None and len(answers) <= reasks:
+            return None
+        ranked = ranked_result([a for a in answers if isinstance(a, RankedAnswer)])
+        return ranking_carrier(ranked, question_of(place).labels, ties)
     if isinstance(last, ScoredAnswer):
         if last.answer is None and len(answers) <= reasks:
             return None
@@ -92,15 +109,20 @@ def _final(answers: list[AskedAnswer | ScoredAnswer], reasks: int) -> Comparison
     return answers_result([a for a in answers if isinstance(a, AskedAnswer)])
 
 
-def answer_to_dict(answer: AskedAnswer | ScoredAnswer, shown: str) -> dict[str, Any]:
-    """An answer without a verdict (or label) as kept in the batch journal."""
+def answer_to_dict(answer: Given, shown: str) -> dict[str, Any]:
+    """An answer without a verdict (label, order) as kept in the batch journal."""
     kept = {"raw": answer.raw, "input_tokens": answer.input_tokens,
             "output_tokens": answer.output_tokens, "problem": answer.problem, "shown": shown}
+    if isinstance(answer, RankedAnswer):
+        return kept | {"ranking": True}
     return kept | ({"pointwise": True} if isinstance(answer, ScoredAnswer) else {})
 
 
-def answer_from_dict(data: Mapping[str, Any]) -> AskedAnswer | ScoredAnswer:
-    """A kept answer back (it had no verdict, or no label for a pointwise one)."""
+def answer_from_dict(data: Mapping[str, Any]) -> Given:
+    """A kept answer back (it had no verdict, no label, or no order)."""
+    raw, problem = dict(data["raw"]), str(data["problem"])
+    tokens = int(data["input_tokens"]), int(data["output_tokens"])
+    if data.get("ranking"):
+        return RankedAnswer(None, "", raw, *tokens, problem)
     kind = ScoredAnswer if data.get("pointwise") else AskedAnswer
-    return kind(None, dict(data["raw"]), int(data["input_tokens"]),
-                int(data["output_tokens"]), str(data["problem"]))
+    return kind(None, raw, *tokens, problem)

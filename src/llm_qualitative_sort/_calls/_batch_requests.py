@@ -2,9 +2,10 @@
 
 Pure functions on plain data. A pairwise call sends its two texts, first then second (a tie
 offered in a run with ties); a pointwise call (a round with a `ScoreQuestion`) sends its one
-text and the question. Each is recorded under an id naming its match and call, with the
-digest of the texts it showed and the question it asked (`asked`), so that a resumed run
-reads its answer as that question.
+text and the question; a ranking call (its place shows several texts) sends a `Rank` of
+them in the order shown, as the live judge asks it. Each is recorded under an id naming its
+match and call, with the digest of the texts it showed and the question it asked (`asked`),
+so that a resumed run reads its answer as that question.
 """
 
 from __future__ import annotations
@@ -13,16 +14,22 @@ import dataclasses
 from collections.abc import Sequence
 
 from llm_qualitative_sort._calls.base import Call, CallSettings
+from llm_qualitative_sort._calls.ranking import question_of
 from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
 from llm_qualitative_sort.stores.batch_journal import JobRequest
 
 
 def call_request(call: Call, settings: CallSettings) -> Request:
-    """What `call` asks the provider: its two texts, or (pointwise) its item alone."""
+    """What `call` asks the provider: its two texts, its item alone, or its texts' order."""
     place = call.place
     scored = settings.question
-    question: Question = (Compare(place.first, place.second) if scored is None
-                          else Score(place.first, scored.scale, scored.inverse))
+    question: Question
+    if place.texts:
+        question = question_of(place)
+    elif scored is None:
+        question = Compare(place.first, place.second)
+    else:
+        question = Score(place.first, scored.scale, scored.inverse)
     return Request(question, settings.criteria, call.repetition, settings.rules.offers_ties,
                    settings.rules.soft_verdicts)
 

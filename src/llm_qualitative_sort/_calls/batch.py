@@ -8,7 +8,8 @@ answer is journaled before it is reported; requests the batch did not answer (ex
 cancelled, failed) go alone into the next batch, and answers without a verdict are asked
 again there, as the live path asks again. A pointwise round's requests (a pointwise run, or
 a Swiss pre-pass) show one text each and ask the round's question; their labels travel like
-verdicts.
+verdicts. A ranking call (Swiss `group_size` > 2) is one `Rank` request; its order travels in
+the carrier form of the live path, under the live path's cache key.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from llm_qualitative_sort._calls.base import (
     CallSettings,
 )
 from llm_qualitative_sort._calls.judge import storable
+from llm_qualitative_sort._calls.ranking import RANKING_MARK, key_texts
 from llm_qualitative_sort.cache import CallKeys
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
@@ -145,8 +147,12 @@ class _Round:
         identity += prompt_key(self.settings.prompt) + (question.identity if question else "")
         if self.settings.prompt is not None:
             identity += self.settings.prompt.pair_key(place.first, place.second)
-        return CallKeys.of(place.first, place.second, self.settings.criteria, call.repetition,
-                           identity, logprobs=provider.asks_logprobs, soft=rules.soft_verdicts)
+        first, second = place.first, place.second
+        if place.texts:  # the live judge's key of a ranking call
+            first, second = key_texts(place)
+            identity += RANKING_MARK
+        return CallKeys.of(first, second, self.settings.criteria, call.repetition, identity,
+                           logprobs=provider.asks_logprobs, soft=rules.soft_verdicts)
 
     async def _recover(self) -> None:
         """A batch recorded as submitting may have reached the provider: find it by tag."""
@@ -282,7 +288,7 @@ class _Round:
         outcomes = await self.provider.results(job.batch_id, ids, self._asked(job))
         kept = self.store.answers()
         done = collect(job, outcomes, self.index, self.calls, self.unanswered, kept,
-                       self.client.reasks)
+                       self.client.reasks, self.settings.rules.offers_ties)
         done.final[:] = [(index, storable(result)) for index, result in done.final]
         for index, result in done.final:
             self.settings.journal.put(self.calls[index].place, result, cached=False,

@@ -19,6 +19,8 @@ from llm_qualitative_sort._calls._cutoff import (
 from llm_qualitative_sort._calls._cutoff import cancel_requests as cancel_requests
 from llm_qualitative_sort._calls._cutoff import stray_cancel as stray_cancel
 from llm_qualitative_sort._calls.deadlines import Deadlines
+from llm_qualitative_sort._calls.ranking import RANKING_MARK, key_texts, question_of
+from llm_qualitative_sort._calls.ranking import as_comparison as ranking_carrier
 from llm_qualitative_sort._calls.rate_control import Pause
 from llm_qualitative_sort._calls.rate_gate import (
     RateBook,
@@ -141,7 +143,10 @@ class Judge:
             identity += self.pair_key(place.first, place.second)
         keys = None
         if self.cache is not None:
-            keys = CallKeys.of(place.first, place.second, self.criteria, repetition, identity,
+            first, second = (place.first, place.second) if not place.texts else key_texts(place)
+            if place.texts:
+                identity += RANKING_MARK
+            keys = CallKeys.of(first, second, self.criteria, repetition, identity,
                                logprobs=judge.asks_logprobs, soft=self.rules.soft_verdicts)
             cached = await keys.read(self.cache)
             if cached is not None:
@@ -216,7 +221,8 @@ class Judge:
         call's waits stay under `rate_wait_limit`; a wait that would take it past that
         stops the run at once.
         """
-        tokens = call_tokens(place.first, place.second, self.criteria)
+        tokens = (call_tokens(place.first, place.second, self.criteria) if not place.texts
+                  else call_tokens("".join(place.texts), "", self.criteria))
         attempt, waited = 1, 0.0
         while True:
             entered = gate.clock()
@@ -320,10 +326,15 @@ class Judge:
         the run over, must not send the call it had lined up.
         """
         self.journal.check()
+        rules = self.rules
+        if place.texts:  # a ranking call: its order travels in the carrier form
+            ranked = question_of(place)
+            answer = await judge.answer(Request(ranked, self.criteria, repetition,
+                                                rules.offers_ties, rules.soft_verdicts))
+            return ranking_carrier(answer, ranked.labels, rules.offers_ties)
         scored = self.question
         question: Question = (Compare(place.first, place.second) if scored is None
                               else Score(place.first, scored.scale, scored.inverse))
-        rules = self.rules
         answer = await judge.answer(Request(question, self.criteria, repetition,
                                             rules.offers_ties, rules.soft_verdicts))
         if scored is None:

@@ -1,8 +1,8 @@
 """`llm-qualitative-sort calibrate`: judges and prompts tried on the pairs people labelled.
 
-Its arguments are declared here (`add_calibrate`, light: parsing loads neither pydantic
-nor LangGraph) and run by `calibrate_command`, which reads the items and labels, builds
-each `--judge` and `--prompt`, calls `judge_choice.calibrate` and writes its table.
+Its arguments are declared with the other commands' (`cli._parser`); `calibrate_command`
+reads the items and labels, builds each `--judge` and `--prompt`, calls
+`judge_choice.calibrate` and writes its table.
 """
 
 from __future__ import annotations
@@ -13,60 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-OUTPUTS = ("text", "json", "html")
 # As for `sort`: the cache directory may come from the environment.
 CACHE_VARIABLE = "LLM_QUALITATIVE_SORT_CACHE_DIR"
 _SUFFIXES = {".json": "json", ".html": "html", ".htm": "html"}
-
-
-def add_calibrate(calibrate: argparse.ArgumentParser, providers: tuple[str, ...]) -> None:
-    """The options of `calibrate`."""
-    calibrate.add_argument("input", metavar="ITEMS",
-                           help="file of items: .txt (one per line), .jsonl or .csv")
-    calibrate.add_argument("--human", required=True, metavar="LABELS",
-                           help="people's labels, .csv or .jsonl: verdicts (a,b,winner) or "
-                           "scores (id,score) naming items by id")
-    calibrate.add_argument("--judge", dest="judges", action="append", required=True,
-                           metavar="PROVIDER[:MODEL]",
-                           help=f"a judge to try (repeat); PROVIDER one of {', '.join(providers)}")
-    calibrate.add_argument("--prompt", dest="prompts", action="append", metavar="FILE",
-                           help="a prompt to try (repeat): a template file, or builtin:en / "
-                           "builtin:ja (default: the built-in prompt)")
-    calibrate.add_argument("--criteria", required=True,
-                           help="what makes one text better than another")
-    # Dests of their own: the config file's choices are read from flags named as settings.
-    calibrate.add_argument("--strategy", dest="asked_as", choices=("pairwise", "pointwise"),
-                           default="pairwise",
-                           help="pairwise (each labelled pair asked in both orders, the "
-                           "default) or pointwise (each labelled text scored alone)")
-    calibrate.add_argument("--scale", metavar="LOW-HIGH|FILE",
-                           help="pointwise: the labels (default 1-4)")
-    calibrate.add_argument("--ties", action="store_true",
-                           help="pairwise: let the judges answer that two texts are equally good")
-    for flag, what in (("--field", "the field holding the text, for .jsonl"),
-                       ("--column", "the column holding the text, for .csv"),
-                       ("--id-field", "the field holding each item's id, for .jsonl"),
-                       ("--id-column", "the column holding each item's id, for .csv")):
-        calibrate.add_argument(flag, help=f"{what} (ids default to line numbers)"
-                               if "id" in flag else what)
-    calibrate.add_argument("--format", dest="output_format", choices=OUTPUTS,
-                           help="text (default), json or html (default: by --output's "
-                           "extension)")
-    calibrate.add_argument("--output", metavar="FILE", help="write there instead of stdout")
-    calibrate.add_argument("--lang", dest="words", choices=("en", "ja"), default="en",
-                           help="language of the text table and the page")
-    calibrate.add_argument("--cache-dir", metavar="DIR|URI",
-                           help="reuse answers kept in DIR, or in a postgresql:// database")
-    calibrate.add_argument("--base-url", help="endpoint override: proxy or compatible server")
-    calibrate.add_argument("--timeout", type=float, metavar="SECONDS",
-                           help="per request (default 120)")
-    calibrate.add_argument("--input-price-per-million", type=float, metavar="PRICE",
-                           help="price of a million input tokens (for the cost per call)")
-    calibrate.add_argument("--output-price-per-million", type=float, metavar="PRICE",
-                           help="price of a million output tokens")
-    calibrate.add_argument("--concurrency", type=int, default=10,
-                           help="LLM calls in flight at most (default 10)")
-    calibrate.add_argument("--seed", type=int, default=0, help="seed of the runs (default 0)")
 
 
 def calibrate_command(args: argparse.Namespace) -> str:

@@ -23,6 +23,8 @@ class Estimate:
     # Pairs people labelled (`--human`): each asked in both orders unless the strategy
     # plays it anyway, so at most two calls each, after the tournament.
     labelled_pairs: int = 0
+    # Swiss with `group_size` > 2: each "match" is one ranking call of this many texts.
+    group_size: int = 2
 
     @property
     def min_calls(self) -> int:
@@ -48,13 +50,15 @@ def estimate(items: int, settings: StrategySettings) -> Estimate:
         62
         >>> estimate(16, Swiss()).max_calls
         62
+        >>> estimate(16, Swiss(group_size=4)).max_calls
+        62
     """
     strategy = strategy_for(settings, items, seed=0)
     fewest, most = strategy.match_bounds()
     repetitions = getattr(settings, "repetitions", 0) if settings.scores_alone else 0
     prepass = int(getattr(strategy, "prepass_size", 0)) if items >= 2 else 0
     return Estimate(items, fewest - prepass, most - prepass, settings.calls, repetitions,
-                    prepass)
+                    prepass, group_size=getattr(settings, "group_size", 2))
 
 
 def print_estimate(
@@ -75,10 +79,15 @@ def print_estimate(
         print(f"LLM calls: {plan.max_calls} ({plan.items} texts × {plan.repetitions} "
               "repetitions, each text scored alone, all in one round; cache hits cost "
               "nothing)", file=out)
-    else:
-        if plan.prepass:
-            print(f"pre-pass: {plan.prepass} LLM calls (each text scored alone once, all in "
-                  "one round), then Swiss from the scores", file=out)
+    elif plan.prepass:
+        print(f"pre-pass: {plan.prepass} LLM calls (each text scored alone once, all in "
+              "one round), then Swiss from the scores", file=out)
+    if plan.group_size > 2:  # ranking calls: no match, each call orders k texts
+        print(f"LLM calls: {plan.min_calls} … {plan.max_calls} (ranking calls, each "
+              f"showing {plan.group_size} texts and asking for their order"
+              f"{f', {plan.prepass} in the pre-pass' if plan.prepass else ''}; cache hits "
+              "cost nothing)", file=out)
+    elif not plan.repetitions:
         print(f"matches: {plan.min_matches} … {plan.max_matches}{_why_fewer(plan)}",
               file=out)
         print(f"LLM calls: {plan.min_calls} … {plan.max_calls} "

@@ -13,7 +13,6 @@ import json
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from llm_qualitative_sort.cli._calibrate import add_calibrate
 from llm_qualitative_sort.cli._inputs import FORMATS
 from llm_qualitative_sort.cli._terminal import one_line
 from llm_qualitative_sort.errors import InputError
@@ -81,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_options(demo)
     demo.add_argument("--progress", choices=("auto", "bar", "lines", "none"))
     _add_runs(_sub(commands, "runs", common, "list, show or delete stored runs"), common)
-    add_calibrate(_sub(commands, "calibrate", common, "try judges and prompts on the pairs "
+    _add_calibrate(_sub(commands, "calibrate", common, "try judges and prompts on the pairs "
                        "people labelled, and say which agrees best"), PANEL_PROVIDERS)
     report = _sub(commands, "report", common,
                   "write the report of a stored run (no judge is called)")
@@ -162,6 +161,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     sort.add_argument("--dedupe", action="store_true",
                       help="drop items that repeat an earlier one (default: refuse them)")
     sort.add_argument("--criteria", help="what makes one text better than another")
+    sort.add_argument("--adjust", action="append", metavar="COVARIATE",
+                      help="also rank with the judge's preference for COVARIATE taken out, "
+                      "beside the ranking (repeat for several): 'length', or a numeric field "
+                      "of every record; no extra call")
     sort.add_argument("--prompt", metavar="FILE",
                       help="the judge's prompt: a Jinja2 template file with a ---system--- "
                       "and a ---user--- section, or builtin:en / builtin:ja; it may show "
@@ -245,6 +248,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                             help="swiss: spend n calls of the budget first scoring every text "
                             "alone (1-4 scale, one parallel round; pointwise-inverse asks "
                             "the inverse question), then play Swiss from those scores")
+    tournament.add_argument("--group-size", type=int, metavar="K",
+                            help="swiss: texts per call: 2 (the default) compares two; 3-8 "
+                            "asks each call for the order of K texts (a ranking call, one "
+                            "judgement of the budget)")
     tournament.add_argument("--pairing", choices=("neighbours", "a-optimal"),
                             help="swiss: how each round chooses its pairs: neighbours (the "
                             "default, nearest unmet neighbour in strength) or a-optimal (the "
@@ -291,6 +298,56 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     runs.add_argument("--progress", choices=("auto", "bar", "lines", "none"),
                       help="a bar on a terminal, one line per round otherwise (default auto)")
     _add_report_options(sort)
+
+
+def _add_calibrate(calibrate: argparse.ArgumentParser, providers: tuple[str, ...]) -> None:
+    """The options of `calibrate`."""
+    calibrate.add_argument("input", metavar="ITEMS",
+                           help="file of items: .txt (one per line), .jsonl or .csv")
+    calibrate.add_argument("--human", required=True, metavar="LABELS",
+                           help="people's labels, .csv or .jsonl: verdicts (a,b,winner) or "
+                           "scores (id,score) naming items by id")
+    calibrate.add_argument("--judge", dest="judges", action="append", required=True,
+                           metavar="PROVIDER[:MODEL]",
+                           help=f"a judge to try (repeat); PROVIDER one of {', '.join(providers)}")
+    calibrate.add_argument("--prompt", dest="prompts", action="append", metavar="FILE",
+                           help="a prompt to try (repeat): a template file, or builtin:en / "
+                           "builtin:ja (default: the built-in prompt)")
+    calibrate.add_argument("--criteria", required=True,
+                           help="what makes one text better than another")
+    # Dests of their own: the config file's choices are read from flags named as settings.
+    calibrate.add_argument("--strategy", dest="asked_as", choices=("pairwise", "pointwise"),
+                           default="pairwise",
+                           help="pairwise (each labelled pair asked in both orders, the "
+                           "default) or pointwise (each labelled text scored alone)")
+    calibrate.add_argument("--scale", metavar="LOW-HIGH|FILE",
+                           help="pointwise: the labels (default 1-4)")
+    calibrate.add_argument("--ties", action="store_true",
+                           help="pairwise: let the judges answer that two texts are equally good")
+    for flag, what in (("--field", "the field holding the text, for .jsonl"),
+                       ("--column", "the column holding the text, for .csv"),
+                       ("--id-field", "the field holding each item's id, for .jsonl"),
+                       ("--id-column", "the column holding each item's id, for .csv")):
+        calibrate.add_argument(flag, help=f"{what} (ids default to line numbers)"
+                               if "id" in flag else what)
+    calibrate.add_argument("--format", dest="output_format", choices=("text", "json", "html"),
+                           help="text (default), json or html (default: by --output's "
+                           "extension)")
+    calibrate.add_argument("--output", metavar="FILE", help="write there instead of stdout")
+    calibrate.add_argument("--lang", dest="words", choices=("en", "ja"), default="en",
+                           help="language of the text table and the page")
+    calibrate.add_argument("--cache-dir", metavar="DIR|URI",
+                           help="reuse answers kept in DIR, or in a postgresql:// database")
+    calibrate.add_argument("--base-url", help="endpoint override: proxy or compatible server")
+    calibrate.add_argument("--timeout", type=float, metavar="SECONDS",
+                           help="per request (default 120)")
+    calibrate.add_argument("--input-price-per-million", type=float, metavar="PRICE",
+                           help="price of a million input tokens (for the cost per call)")
+    calibrate.add_argument("--output-price-per-million", type=float, metavar="PRICE",
+                           help="price of a million output tokens")
+    calibrate.add_argument("--concurrency", type=int, default=10,
+                           help="LLM calls in flight at most (default 10)")
+    calibrate.add_argument("--seed", type=int, default=0, help="seed of the runs (default 0)")
 
 
 def _add_runs(runs: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:

@@ -187,10 +187,12 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
 
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount,
                        mean_call_tokens(list(texts), config.criteria,
-                                        alone=settings.scores_alone))
+                                        alone=settings.scores_alone,
+                                        shown=getattr(settings, "group_size", 2)))
         return None
+    adjust, adjust_fields = _adjust(args, texts, records, settings.name)
     return Plan(config, provider, open_cache(config.cache_dir), texts, ids, prompt=prompt,
-                fields=fields, human=human)
+                fields=fields, human=human, adjust=adjust, adjust_fields=adjust_fields)
 
 
 def _human(config: RunConfig, texts: list[str] | None, records: list[Record] | None) -> Any:
@@ -206,6 +208,26 @@ def _human(config: RunConfig, texts: list[str] | None, records: list[Record] | N
     # A file names items by the input's ids (its line numbers when none are named), as text.
     ids = [str(r.id) for r in records] if records else [str(i) for i in range(1, len(texts) + 1)]
     return read_human(config.human, ids)
+
+
+def _adjust(args: argparse.Namespace, texts: list[str] | None, records: list[Record] | None,
+            strategy: str) -> tuple[list[str] | None, list[dict[str, Any]] | None]:
+    """`--adjust`, checked against the records before any call: (covariates, fields)."""
+    adjust = getattr(args, "adjust", None)
+    if not adjust:
+        return None, None
+    if texts is None or records is None:
+        raise UsageError("--adjust takes the run's items: give the input file, not --resume")
+    # Imported here, not at the top: the covariates' fit loads SciPy, which parsing must not.
+    from llm_qualitative_sort.results.adjusted import check_adjust
+
+    by_text = {record.text: record for record in records}
+    fields = [by_text[text].fields for text in texts]
+    try:
+        checked = check_adjust(adjust, texts, fields, pairwise=strategy != "pointwise")
+    except ValueError as exc:
+        raise UsageError(f"--adjust: {exc}") from None
+    return adjust, fields if checked is not None and checked.reads_fields else None
 
 
 def open_cache(where: str | None) -> Any:

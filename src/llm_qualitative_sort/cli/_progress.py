@@ -49,6 +49,9 @@ class Tally:
         if event.type is EventType.RATE_LIMIT:
             self._limited[str(event.data.get("judge"))] = int(event.data.get("limited", 0))
             return
+        if event.type is EventType.RANKING_CALL:  # one call, its tokens once
+            self._count(event.data, bool(event.data.get("journaled")))
+            return
         match = event.data.get("match_result")
         if event.type is not EventType.MATCH_END or match is None:
             return
@@ -60,6 +63,14 @@ class Tally:
                 self.calls += 1
                 self.input_tokens += call.input_tokens
                 self.output_tokens += call.output_tokens
+
+    def _count(self, call: dict[str, Any], journaled: bool) -> None:
+        if journaled:
+            self.journaled += 1
+        elif not call.get("cached"):
+            self.calls += 1
+            self.input_tokens += int(call.get("input_tokens", 0))
+            self.output_tokens += int(call.get("output_tokens", 0))
 
     def describe(self) -> str:
         """"123 calls, 45.6k tokens, cost 0.0123, 2 retries" (what is known).

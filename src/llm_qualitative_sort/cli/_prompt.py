@@ -39,7 +39,7 @@ def load_prompt(config: RunConfig) -> dict[str, Any]:
             template = PromptTemplate.from_file(config.prompt)
         context = _context(config.context) if config.context else None
         check_prompt(template, context, scores_alone(config.strategy),
-                     scale_value(config.scale))
+                     scale_value(config.scale), config.group_size or 2)
     except OSError as exc:
         raise UsageError(f"cannot read {exc.filename}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

@@ -1,7 +1,8 @@
 """How many rounds a run takes: in batch mode each round is one batch turnaround.
 
 The number of rounds depends on the verdicts, so it is simulated: the strategy plays
-without any LLM, every match won by the stronger of two hidden random strengths. Without
+without any LLM, every match won by the stronger of two hidden random strengths (a ranking
+call ordered by them). Without
 draws this is an upper bound in practice: a draw costs both players a life, so noisy
 judges end elimination one to three rounds sooner (measured with the mock: see the batch
 mode guide). Pure and fast: 1000 items with N=10 take about half a second.
@@ -24,6 +25,9 @@ def simulated_rounds(settings: StrategySettings, n_items: int, seed: int = 0) ->
         >>> from llm_qualitative_sort.tournament import Elimination
         >>> simulated_rounds(Elimination(elimination_count=1), 16)
         4
+        >>> from llm_qualitative_sort.tournament import Swiss
+        >>> simulated_rounds(Swiss(group_size=4, budget=40), 16)
+        10
     """
     if n_items < 2:
         return 0
@@ -42,7 +46,11 @@ def simulated_rounds(settings: StrategySettings, n_items: int, seed: int = 0) ->
         # A text scored alone: one call, whose label no simulation knows.
         scores = [ScoreRecord(score.item, CallRecord("AB", None, "", False, 0, 0)).stored()
                   for score in plan.scores]
-        history.append({"round": len(history) + 1, "matches": matches, "bye": plan.bye,
-                        "scores": scores})
+        entry: dict[str, Any] = {"round": len(history) + 1, "matches": matches,
+                                 "bye": plan.bye, "scores": scores}
+        if plan.groups:  # ranking calls: each orders its group by the hidden strengths
+            entry["groups"] = [{"items": list(g.items), "order": [
+                [i] for i in sorted(g.items, key=lambda i: -strength[i])]} for g in plan.groups]
+        history.append(entry)
         standing = strategy.update(standing, history).standing
     return len(history)

@@ -58,6 +58,9 @@ class Plan:
     fields: list[dict[str, Any]] | None = None
     # People's labels (`--human`), items as indices into `texts` (None: none given).
     human: Any = None
+    # `--adjust`: the covariates, and the records' fields when one of them is a field.
+    adjust: list[str] | None = None
+    adjust_fields: list[dict[str, Any]] | None = None
 
 
 def checkpoint_path(config: RunConfig) -> Path | str:
@@ -121,8 +124,9 @@ async def execute(plan: Plan, out: TextIO) -> SortResult:
         if plan.texts is None:
             result = await until_signalled(sorter.resume(config.run_id))
         else:
-            result = await until_signalled(sorter.sort(plan.texts, run_id=config.run_id,
-                                                       fields=plan.fields, human=plan.human))
+            result = await until_signalled(sorter.sort(
+                plan.texts, run_id=config.run_id, fields=plan.fields or plan.adjust_fields,
+                human=plan.human, adjust=plan.adjust))
     except BaseException as error:
         if _elapsed.worked(error):  # a resume then counts this process's time too
             await _elapsed.record_quietly(lambda seconds: _keep_elapsed(plan, seconds),
@@ -260,6 +264,8 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
               else f"{plural(found['prepass']['texts'], 'text')} scored alone and "
               f"{plural(found['swiss']['matches'], 'match')}" if found else
               plural(stats.total_matches, "match"))
+    if result.ranking_calls:  # Swiss with group_size > 2: ranking calls, no match
+        played = plural(len(result.ranking_calls), "ranking call")
     # Calls that count for neither side are said, never left to the reports alone.
     unsettled = "".join(f", {text}" for count, text in (
         (stats.failed_calls, f"{stats.failed_calls} without a verdict"),

@@ -11,6 +11,7 @@ from pydantic import ConfigDict, GetPydanticSchema
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import core_schema
 
+from llm_qualitative_sort._calls.base import CallSettings
 from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import TransientProviderError
@@ -22,6 +23,7 @@ from llm_qualitative_sort.registry import NAMED_PROVIDERS, ProviderName, build_p
 from llm_qualitative_sort.results.events import Emit, EventSink, event_sink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
+from llm_qualitative_sort.tournament.settings import StrategySettings
 
 DEFAULT_RETRY = RetryPolicy(
     initial_interval=1.0,
@@ -121,6 +123,23 @@ class TournamentContext:
                        for i, (name, model) in enumerate(judges)]
             return PanelProvider(members, seed=seed)
         return build_provider(self.provider, model=self.model, seed=seed)
+
+    def call_settings(self, state: Mapping[str, Any], rules: StrategySettings,
+                      prompt: PromptSetup, **round_only: Any) -> CallSettings:
+        """What the calls of a round are made with: the run's judge, cache, journal, limits.
+
+        Args:
+            state: The run's state (its seed names a built judge; its criterion is asked).
+            rules: The strategy's settings (whether ties count, whether verdicts are soft).
+            prompt: The round's prompt.
+            **round_only: The round's own settings (`events`, a pointwise `question`).
+        """
+        return CallSettings(
+            provider=self.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
+            cache=self.cache, journal=self.journal, retry=self.retry,
+            max_concurrent_requests=self.max_concurrent_requests,
+            call_timeout=self.call_timeout, rates=self.rates, name_judge=self.name_judge,
+            rules=rules, prompt=prompt, **round_only)
 
     def events(self, write: Emit | None = None) -> EventSink:
         """The sink of this run's progress events, writing to `write` (None: held).

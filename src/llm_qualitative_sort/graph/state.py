@@ -45,6 +45,8 @@ class RoundLog(TypedDict):
     scores: NotRequired[list[ScoreLog]]
     # The round that asked the judge the pairs people labelled (see `results.labelled`).
     labelled: NotRequired[bool]
+    # The round's ranking calls, each a dict (see `tournament.swiss.groups.GroupLog`).
+    groups: NotRequired[list[dict[str, Any]]]
 
 
 def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:
@@ -167,6 +169,8 @@ class TournamentState(StoredBefore):
     # versions planned them among the matches, as [item, item, repetition]).
     scores: NotRequired[list[list[int]]]
     bye: NotRequired[int | None]
+    # The round's ranking calls, each [first repetition, item shown first, second, ...].
+    groups: NotRequired[list[list[int]]]
     # Pipelined: the matches open at the checkpoint, each [pairing number, a, b, first
     # repetition, segment it was paired in].
     in_flight: NotRequired[list[list[int]]]

@@ -165,19 +165,24 @@ def own_prompt_refusal() -> str:
             "comparisons with its own prompt template, which shows two texts")
 
 
-def check_ranking_prompt(setup: PromptSetup | None) -> None:
+def check_ranking_prompt(setup: PromptSetup | None, group_size: int | None = None) -> None:
     """Refuse, before any call, a run that would ask ranking calls with its own template.
 
     A comparison template (`kind="pairwise"`) renders two texts and a pointwise one a
     single text, so neither can ask for an order of several; only the default prompt
     (no template, or the built-in English one) goes with ranking calls.
 
+    Args:
+        setup: The run's prompt.
+        group_size: The run's setting that asks ranking calls, named in the message.
+
     Raises:
-        PromptTemplateError: Naming the template.
+        PromptTemplateError: Naming the template (and `group_size`).
     """
     if setup is None or setup.is_default or setup.template.pointwise:
         return
+    asked = "" if group_size is None else f"group_size={group_size}: "
     raise PromptTemplateError(
-        f"prompt template {setup.template.name!r} cannot ask ranking calls: a ranking call "
+        f"{asked}prompt template {setup.template.name!r} cannot ask ranking calls: a ranking call "
         "shows several texts and is asked with the built-in ranking prompt; run without "
         "a template of your own, or with a strategy that asks no ranking calls")

@@ -10,6 +10,7 @@ from typing import Any
 
 from llm_qualitative_sort.errors import InputError, RunMismatchError, SettingTypeError
 from llm_qualitative_sort.prompts._fields import checked_fields, kept
+from llm_qualitative_sort.prompts._ranking import check_ranking_prompt
 from llm_qualitative_sort.prompts.setup import PromptSetup
 from llm_qualitative_sort.prompts.template import PromptTemplate, PromptTemplateError
 
@@ -21,12 +22,15 @@ _INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | None,
-                 pointwise: bool = False, scale: Any = None) -> PromptSetup:
+                 pointwise: bool = False, scale: Any = None,
+                 group_size: int = 2) -> PromptSetup:
     """The run's prompt setup, refused before any call unless it renders.
 
     A pointwise run (`pointwise`) asks a pointwise template: its default is the built-in
     pointwise prompt, and a built-in named for pairs ("builtin:ja") is taken in its
-    pointwise form; it is checked on the run's `scale`.
+    pointwise form; it is checked on the run's `scale`. A run of ranking calls (Swiss
+    `group_size` > 2) asks them with the built-in ranking prompt, so it takes no template
+    of its own (`check_ranking_prompt`).
 
     Raises:
         TypeError: `prompt` is not a `PromptTemplate`, or `context` not a mapping of plain
@@ -35,8 +39,8 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
             bits, or lists and mappings nested more than `MAX_CONTEXT_DEPTH` deep; the
             message names the key.
         PromptTemplateError: The template does not render with `context` (see
-            `PromptTemplate.check`), or a context is given to the default prompt, which
-            shows none of it.
+            `PromptTemplate.check`), a context is given to the default prompt, which
+            shows none of it, or a template of the run's own goes with ranking calls.
     """
     if prompt is not None and not isinstance(prompt, PromptTemplate):
         raise SettingTypeError(f"prompt must be a PromptTemplate, got {type(prompt).__name__}")
@@ -58,6 +62,8 @@ def check_prompt(prompt: PromptTemplate | None, context: Mapping[str, Any] | Non
                                   f"{'pointwise' if pointwise else 'pairwise'} run needs "
                                   f"{wanted}")
     setup = PromptSetup(template, dict(context or {}))
+    if group_size > 2:
+        check_ranking_prompt(setup, group_size)
     setup.template.check(setup.context, scale if pointwise else None)
     return setup
 
@@ -137,7 +143,7 @@ def round_prompt(setup: PromptSetup, pointwise: bool) -> PromptSetup:
 
 
 def input_prompt(state: Mapping[str, Any], pointwise: bool = False,
-                 scale: Any = None) -> dict[str, Any]:
+                 scale: Any = None, group_size: int = 2) -> dict[str, Any]:
     """Check the prompt of a run's plain input (Studio, the API server) before any call.
 
     `prompt` is {"system": ..., "user": ..., "name": ...} or "builtin:LANG"; `context` a
@@ -163,7 +169,7 @@ def input_prompt(state: Mapping[str, Any], pointwise: bool = False,
         raise SettingTypeError('prompt must be {"system": "...", "user": "..."} or "builtin:LANG", '
                                f"got {given!r:.80}")
     items = list(state.get("items") or [])
-    setup = check_prompt(template, context, pointwise, scale)
+    setup = check_prompt(template, context, pointwise, scale, group_size)
     return prompt_state(with_fields(setup, items, fields), items)
 
 

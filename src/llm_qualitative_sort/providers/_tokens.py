@@ -35,17 +35,23 @@ def call_tokens(first: str, second: str, criteria: str) -> int:
     return chars // CHARS_PER_TOKEN + ANSWER_TOKENS
 
 
-def mean_call_tokens(texts: list[str], criteria: str, *, alone: bool = False) -> int:
+def mean_call_tokens(texts: list[str], criteria: str, *, alone: bool = False,
+                     shown: int = 2) -> int:
     """Tokens of a call between two texts of the mean length (the dry run's figure).
 
     `alone`: a call that scores one text alone (a pointwise run), which shows one text.
+    `shown`: texts per call (a ranking call of Swiss's `group_size` shows 3 to 8).
 
     Example:
         >>> texts = ["a" * 2000] * 3
         >>> mean_call_tokens(texts, "c", alone=True) < mean_call_tokens(texts, "c")
         True
+        >>> mean_call_tokens(texts, "c", shown=4) > mean_call_tokens(texts, "c")
+        True
     """
     if not texts:
         return call_tokens("", "", criteria)
     mean = sum(len(text) for text in texts) // len(texts)
-    return call_tokens("x" * mean, "" if alone else "x" * mean, criteria)
+    if alone:
+        return call_tokens("x" * mean, "", criteria)
+    return call_tokens("x" * mean, "x" * (mean * (shown - 1)), criteria)

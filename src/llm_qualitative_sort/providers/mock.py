@@ -5,7 +5,8 @@ call's keyed generator, drawn before the call waits), the position bias, the pai
 item's fixed first-shown bonus, a tie when the run allows ties and the noisy scores are
 closer than the tie margin, then a refused or a confidently wrong verdict when the call
 draws one (`_mock_flaws`), and with `logprobs` set, the probability the judge states
-(`_mock_logprobs`). Its pointwise answers follow the model in `_mock_pointwise`.
+(`_mock_logprobs`). Its pointwise answers follow the model in `_mock_pointwise`, its
+ranking answers (the order of 3 to 8 texts) the model in `_mock_ranking`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from llm_qualitative_sort.providers._mock_logprobs import (
 )
 from llm_qualitative_sort.providers._mock_options import (
     Latency,
+    LengthLean,
     Share,
     check_latency,
     realistic_flaws,
@@ -46,9 +48,11 @@ from llm_qualitative_sort.providers._mock_pointwise import (
     mock_score,
     pointwise_identity,
 )
+from llm_qualitative_sort.providers._mock_ranking import mock_order, ranking_key
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.questions import RANK_LABELS, Question, Rank, Request
 from llm_qualitative_sort.scoring import PointwiseResult, Scale
-from llm_qualitative_sort.verdicts import ComparisonResult, Side, Verdict
+from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult, Side, Verdict
 
 REFUSAL = "I can't help with comparing these texts, so I decline to pick one."
 
@@ -133,6 +137,19 @@ class MockLLMProvider(LLMProvider):
         pointwise_noise: sd of the pointwise judge's perception, as a share of the scale.
         pointwise_span: The hidden values at the bottom and top of the scale; None (default)
             takes the lowest and highest among the texts given to `check_items`.
+        length_preference: How much the judge favours longer texts, in logits per standard
+            deviation of log length (standardised over the texts given to `check_items`,
+            which the sorter calls with the run's texts before any call): the first text's
+            noisy value gains `length_preference · (x_a − x_b) · noise_stddev·√6/π`. Exact
+            in logits with `noise="gumbel"`, close with the others; 0 (default) leaves
+            every verdict as it was. Comparisons only: pointwise scores and ranking calls
+            do not move.
+        slot_bias: A ranking call's bonus per slot shown, in value units, for the first
+            slots (`(b,)` gives the first-shown text +b; slots beyond the tuple get none).
+            Pairwise verdicts are unchanged by it (`position_bias` is theirs).
+        list_penalty: How much worse a ranking call of k texts judges: the noise on each
+            text is `noise_stddev · (1 + list_penalty · (k − 2))` (0: each implied pair of
+            an order is as noisy as a pairwise call on it).
 
     Example:
         >>> import asyncio
@@ -164,8 +181,13 @@ class MockLLMProvider(LLMProvider):
         pointwise: PointwiseMode | None = None,
         pointwise_noise: float = DEFAULT_NOISE,
         pointwise_span: tuple[float, float] | None = None,
+        length_preference: float = 0.0,
+        slot_bias: Sequence[float] = (),
+        list_penalty: float = 0.0,
     ) -> None:
         super().__init__(model="mock")
+        self.slot_bias, self.list_penalty = _checked_ranking(slot_bias, list_penalty)
+        self._noise_name = noise
         check_share("position_bias", position_bias)
         check_share("failure_rate", failure_rate)
         if not noise_stddev >= 0:
@@ -193,6 +215,7 @@ class MockLLMProvider(LLMProvider):
         self._attempts: dict[tuple[str, str, int], int] = {}
         self._draws = KeyedDraws(self.seed)
         self._values: dict[str, float] = {}
+        self._length = LengthLean(length_preference)
         self.calls = 0
 
     @classmethod
@@ -219,10 +242,12 @@ class MockLLMProvider(LLMProvider):
         return (
             f"MockLLMProvider:seed={self.seed}:sd={self.noise_stddev}"
             f":bias={self.position_bias}:score={self._score is not None}"
-            f"{self._flaws.identity()}"
+            f"{self._flaws.identity()}{self._length.identity()}"
             + (f":logprobs={self.logprobs}:k={self.sharpness}" if self.logprobs else "")
             + pointwise_identity(self.pointwise, self.sharpness, self.pointwise_noise,
                                  self._span if self._span_given else None)
+            + (f":slot_bias={list(self.slot_bias)}" if any(self.slot_bias) else "")
+            + (f":list_penalty={self.list_penalty}" if self.list_penalty else "")
         )
 
     def tie_identity(self) -> str:
@@ -246,6 +271,7 @@ class MockLLMProvider(LLMProvider):
                 raise InputError(
                     f"MockLLMProvider scores {text[:40]!r} as {value}; a score must be finite"
                 )
+        self._length.learn(items)
         if not self._span_given and items:
             values = [self._value(text) for text in items]
             self._span = (min(values), max(values))
@@ -273,6 +299,42 @@ class MockLLMProvider(LLMProvider):
         self._maybe_fail(text, "", repetition)
         return answer
 
+    def answers(self, question: type[Question], *, ties: bool = False) -> bool:
+        """Comparisons (ties too), scores and ranking calls."""
+        return question is Rank or super().answers(question, ties=ties)
+
+    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult | RankingResult:
+        """A ranking call by `rank_call`; comparisons and scores as every provider."""
+        question = request.question
+        if isinstance(question, Rank):
+            return await self.rank_call(question.texts, request.criteria,
+                                        repetition=request.repetition, ties=request.ties)
+        return await super().answer(request)
+
+    async def rank_call(self, texts: Sequence[str], criteria: str, *, repetition: int,
+                        ties: bool = False) -> RankingResult:
+        """Order texts shown together; deterministic in (seed, texts as shown, repetition).
+
+        Each text's hidden value plus one noise draw of the pairwise noise (widened by
+        `list_penalty`) plus its slot's `slot_bias`, ordered best first (see
+        `_mock_ranking`); with `ties`, values closer than `tie_margin` share a place.
+        """
+        del criteria
+        rng = self._draws.rng(*ranking_key(texts, repetition))
+        values = [self._value(text) for text in texts]
+        bias = [*self.slot_bias[: len(texts)], *[0.0] * max(len(texts) - len(self.slot_bias), 0)]
+        order = mock_order(values, rng=rng, stddev=self.noise_stddev, noise=self._noise_name,
+                           position_bias=bias, list_penalty=self.list_penalty,
+                           tie_margin=self.tie_margin if ties else None)
+        delay = self._delay(rng)
+        self.calls += 1
+        if delay > 0:
+            await asyncio.sleep(delay)
+        self._maybe_fail("\x1f".join(texts), "rank", repetition)
+        labelled = tuple(tuple(RANK_LABELS[slot] for slot in place) for place in order)
+        reasoning = "Best first: " + ", ".join("=".join(place) for place in labelled) + "."
+        return RankingResult(labelled, reasoning, {"order": [list(p) for p in labelled]})
+
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
         """Compare as the first repetition of this presentation order."""
         return await self.compare_call(item_a, item_b, criteria, repetition=0)
@@ -285,6 +347,7 @@ class MockLLMProvider(LLMProvider):
         With `ties` (a run that allows ties), scores closer than `tie_margin` tie; the
         draws are the same as without, so ties only replace the closest verdicts.
         """
+        self._length.check_learned()
         rng = self._draws.rng(item_a, item_b, repetition)
         value_a, value_b = self._value(item_a), self._value(item_b)
         stddev = self._flaws.noise_stddev(abs(value_a - value_b), self.noise_stddev)
@@ -301,6 +364,10 @@ class MockLLMProvider(LLMProvider):
         if bonus:
             noisy_a += bonus
             raw |= {"a": round(noisy_a, 4), "first_bonus": round(bonus, 4)}
+        lean = self._length.bonus(item_a, item_b, self.noise_stddev)
+        if lean:
+            noisy_a += lean
+            raw |= {"a": round(noisy_a, 4), "length_bonus": round(lean, 4)}
         winner: Verdict = "A" if biased or noisy_a >= noisy_b else "B"
         if ties and not biased and abs(noisy_a - noisy_b) < self.tie_margin:
             winner = "tie"
@@ -311,7 +378,8 @@ class MockLLMProvider(LLMProvider):
         if self.logprobs is None:
             return verdict
         stated = judged_probability(self.logprobs, (self.seed, item_a, item_b, repetition),
-                                    value_a - value_b, noisy_a - noisy_b, stddev, self.sharpness)
+                                    value_a - value_b + lean, noisy_a - noisy_b, stddev,
+                                    self.sharpness)
         return with_probability(verdict, stated)
 
     def value(self, text: str) -> float:
@@ -346,6 +414,24 @@ class MockLLMProvider(LLMProvider):
             self.failure_rate
         ):
             raise TransientProviderError("mock transient failure", retry_after=None)
+
+
+def _checked_ranking(slot_bias: Sequence[float], list_penalty: float
+                     ) -> tuple[tuple[float, ...], float]:
+    """The ranking knobs as stored, or `InputError` naming the bad one."""
+    if isinstance(slot_bias, str) or not isinstance(slot_bias, Sequence):
+        raise InputError(f"slot_bias must be a sequence of numbers, got {slot_bias!r}")
+    if len(slot_bias) > len(RANK_LABELS):
+        raise InputError(f"slot_bias gives at most {len(RANK_LABELS)} slots a bonus, got "
+                         f"{len(slot_bias)}: {list(slot_bias)!r}")
+    for bonus in slot_bias:
+        if isinstance(bonus, bool) or not isinstance(bonus, int | float) or not math.isfinite(
+                bonus):
+            raise InputError(f"slot_bias must hold finite numbers, got {bonus!r}")
+    if isinstance(list_penalty, bool) or not isinstance(list_penalty, int | float) or not (
+            math.isfinite(list_penalty) and list_penalty >= 0):
+        raise InputError(f"list_penalty must be a number >= 0, got {list_penalty!r}")
+    return tuple(float(b) for b in slot_bias), float(list_penalty)
 
 
 def _flawed(

@@ -12,7 +12,8 @@ from llm_qualitative_sort.rating.newton import Calls, Indices, Vector
 
 
 def checked_calls(
-    n_items: int, first: ArrayLike, second: ArrayLike, won: ArrayLike, prior: float, position: bool
+    n_items: int, first: ArrayLike, second: ArrayLike, won: ArrayLike, prior: float, position: bool,
+    weight: ArrayLike | None = None,
 ) -> Calls:
     """The calls as arrays, or a `ValueError` naming the first bad one."""
     n = operator.index(n_items)
@@ -29,7 +30,15 @@ def checked_calls(
         )
     _reject("first == second", firsts == seconds, firsts)
     _reject("first_won outside [0, 1]", ~((shares >= 0) & (shares <= 1)), shares)
-    return Calls(n, firsts, seconds, shares, float(prior), position)
+    weights = None
+    if weight is not None:
+        weights = np.asarray(weight, dtype=np.float64)
+        if weights.shape != shares.shape:
+            raise InputError(f"weight must give one weight per call ({shares.size}), got "
+                             f"shape {weights.shape}")
+        _reject("weight not a finite number > 0", ~(np.isfinite(weights) & (weights > 0)),
+                weights)
+    return Calls(n, firsts, seconds, shares, float(prior), position, weights)
 
 
 def _indices(name: str, values: ArrayLike, n: int) -> Indices:

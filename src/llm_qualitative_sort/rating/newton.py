@@ -40,6 +40,9 @@ class Calls:
     won: Vector  # share of call c won by the first-shown item, in [0, 1]
     prior: float
     position: bool
+    # How much each call counts (None: each once). The calls of one ranking call are not
+    # independent, so their implied pairs may count less than a pairwise call each.
+    weight: Vector | None = None
 
     @property
     def size(self) -> int:
@@ -62,7 +65,8 @@ def evaluate(calls: Calls, theta: Vector) -> tuple[float, Vector]:
     d = differences(calls, theta)
     e = np.exp(-np.abs(d))
     y = calls.won
-    data = (np.log1p(e) + np.maximum(-d, 0.0) * y + np.maximum(d, 0.0) * (1 - y)).sum()
+    terms = np.log1p(e) + np.maximum(-d, 0.0) * y + np.maximum(d, 0.0) * (1 - y)
+    data = (terms if calls.weight is None else terms * calls.weight).sum()
     # ½ softplus(x) + ½ softplus(−x) for the prior, per parameter.
     prior = (np.log1p(np.exp(-np.abs(theta))) + 0.5 * np.abs(theta)).sum()
     inverse = 1 / (1 + e)
@@ -72,6 +76,8 @@ def evaluate(calls: Calls, theta: Vector) -> tuple[float, Vector]:
 def gradient(calls: Calls, theta: Vector, p: Vector) -> Vector:
     """Gradient of the objective, given each call's win probability `p = σ(d)`."""
     r = p - calls.won
+    if calls.weight is not None:
+        r = r * calls.weight
     g: Vector = calls.prior * (expit(theta) - 0.5)
     g[: calls.n] += np.bincount(calls.first, r, calls.n) - np.bincount(calls.second, r, calls.n)
     if calls.position:
@@ -86,6 +92,12 @@ def prior_curvature(calls: Calls, theta: Vector) -> Vector:
     diagonal must stay positive for the preconditioner.
     """
     return np.maximum(calls.prior * curvature(theta), np.finfo(np.float64).tiny)
+
+
+def call_curvature(calls: Calls, theta: Vector) -> Vector:
+    """Each call's weight in the Hessian: `σ(d)(1 − σ(d))`, times the call's own weight."""
+    w = curvature(differences(calls, theta))
+    return w if calls.weight is None else w * calls.weight
 
 
 def curvature(x: Vector) -> Vector:
@@ -231,8 +243,8 @@ class Optimum:
 
     @cached_property
     def weights(self) -> Vector:
-        """`w_c = σ(d_c)(1 − σ(d_c))` per call."""
-        return curvature(differences(self.calls, self.theta))
+        """`w_c = σ(d_c)(1 − σ(d_c))` per call (times its weight, where calls have one)."""
+        return call_curvature(self.calls, self.theta)
 
     @cached_property
     def prior_weights(self) -> Vector:
@@ -267,7 +279,7 @@ def maximise(calls: Calls, theta: Vector, tolerance: float = 1e-7, max_steps: in
     value, p = evaluate(calls, theta)
     for _ in range(max_steps):
         g = gradient(calls, theta, p)
-        weights = curvature(differences(calls, theta))
+        weights = call_curvature(calls, theta)
         scaled, scale = assembler.scaled(weights, prior_curvature(calls, theta))
         forcing = min(0.1, max(1e-6, float(np.sqrt((g * g).sum()))))
         step, flat = conjugate_gradient(scaled, scale, -g, forcing, 10 * calls.size)

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.reports._adjusted import ADJUSTED_COLUMNS, adjusted_cells
 from llm_qualitative_sort.reports._people import CSV_COLUMNS as PEOPLE_COLUMNS
 from llm_qualitative_sort.reports._people import people_cells
 from llm_qualitative_sort.reports._pointwise import csv_cells, csv_columns
@@ -38,10 +39,13 @@ def to_csv(
     can be joined back to the source. `score` is the item's Bradley–Terry log-strength,
     `low_95` / `high_95` its 95 % interval, and `p_top_K` the probability that it is among
     the K strongest (K: the run's `top_k` in `settings`, else 10, half the items below 20).
-    A run with `verdicts="soft"` adds `soft_calls` (the item's calls that carried the
-    judge's probability) and `soft_win_share` (the mean, over its calls with a verdict, of
-    its probability of winning: the stated one, else 1, 0 or ½ by the verdict). A run
-    checked against people's labels adds `order` ("anchored": the judge's fit anchored by
+    A run asked to `adjust` adds `adjusted_rank`, `adjusted_score`, `adjusted_low_95` and
+    `adjusted_high_95`: the item's place and score with the judge's preference for the
+    covariates taken out (`SortResult.adjusted`). A run with `verdicts="soft"` adds
+    `soft_calls` (the item's calls that carried the judge's probability) and
+    `soft_win_share` (the mean, over its calls with a verdict, of its probability of
+    winning: the stated one, else 1, 0 or ½ by the verdict). A run checked against
+    people's labels adds `order` ("anchored": the judge's fit anchored by
     them, or "judge"), `human_kappa` (the run's κ against them) and `human_disagreements`
     (the judge's calls on the item's labelled pairs that differ from a person's verdict).
 
@@ -72,9 +76,10 @@ def to_csv(
     kept = [i for i, name in enumerate(COLUMNS)
             if not (result.pointwise and name in ("wins", "losses"))]
     people = people_cells(result)
+    adjusted = adjusted_cells(result.adjusted)
     header = (*(COLUMNS[i] for i in kept), f"p_top_{k}",
               *(SOFT_COLUMNS if soft is not None else ()), *csv_columns(result),
-              *(PEOPLE_COLUMNS if people else ()))
+              *(PEOPLE_COLUMNS if people else ()), *(ADJUSTED_COLUMNS if adjusted else ()))
     writer.writerow(("rank", "id", *header[1:]) if ids else header)
     for s in table:
         u = figures[s.item]
@@ -84,6 +89,7 @@ def to_csv(
             row += soft.get(s.item, (0, ""))
         row += tuple(csv_cells(result, s.item))
         row += people.get(s.item, ())
+        row += adjusted.get(s.item, ())
         writer.writerow((s.rank, ids.get(s.item, ""), *row[1:]) if ids else row)
     return out.getvalue()
 

@@ -9,7 +9,7 @@ audit's sentences (filled with escaped figures) and the report's own words.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from functools import cache
 from html import escape
@@ -19,11 +19,18 @@ from jinja2 import Environment, PackageLoader
 from jinja2.ext import Extension
 from markupsafe import Markup
 
+from llm_qualitative_sort.audit import SlotShare
 from llm_qualitative_sort.models import EarlyStop, SortResult
+from llm_qualitative_sort.reports._adjusted import (
+    adjusted_page,
+    length_sentence,
+    people_length_sentence,
+)
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._people import people_section
 from llm_qualitative_sort.reports._pointwise import pointwise_page, pointwise_words
+from llm_qualitative_sort.reports._ranking_calls import ranking_calls_section
 from llm_qualitative_sort.reports._soft import chance_for, soft_parts
 from llm_qualitative_sort.reports._standings import (
     Standing,
@@ -94,6 +101,13 @@ def to_html(
     k = report_top_k(settings, len(table))
     both = phases(result)  # a pre-pass, then Swiss (None: no pre-pass)
     ids = ids or {}
+    trust = trust_section(table, uncertainty(result, k), k, result.statistics, words,
+                          made_by, _calls_per_match(result, settings), soft_parts(result, words))
+    if trust is not None and (length := result.length_preference) is not None:
+        who = words["who_panel"] if len(result.statistics.judges) > 1 else words["who_one"]
+        trust["sentences"].append(length_sentence(length, who, words))
+        if (people := result.people_length_preference) is not None:
+            trust["sentences"].append(people_length_sentence(people, words))
     page = {
         "w": _trusted(tuple(words.items())), "title": title,
         "css": Markup(CSS), "csp": Markup(_CSP),
@@ -104,9 +118,9 @@ def to_html(
         "people": people_section(result, words),
         "cards": _statistics(result, words, both),
         "early_stop": _early_stop(result.statistics.early_stop, words),
-        "trust": trust_section(table, uncertainty(result, k), k, result.statistics, words,
-                               made_by, _calls_per_match(result, settings),
-                               soft_parts(result, words)),
+        "slots": _slots(result.statistics.slot_bias),
+        "ranking_calls": ranking_calls_section(result.ranking_calls, words),
+        "trust": trust,
         "brackets": None if swiss or result.pointwise else _brackets(result, settings, words),
         "pointwise": pointwise_page(result, ids, settings.get("inverse") is True)
         if result.pointwise else None,
@@ -114,6 +128,7 @@ def to_html(
         "ranking_note_score" if by_score else "ranking_note",
         "ranking": [] if result.pointwise else _ranking(table, ids, _judge_numbers(result)),
         "wins": _wins(table, words),
+        "adjusted": adjusted_page(result, words),
     }
     return _environment().get_template("report.html.j2").render(page)
 
@@ -163,7 +178,7 @@ def _run_line(result: SortResult, settings: dict[str, Any], words: Words
 
 # The audit's records have a section of their own (the trust section).
 _AUDIT_FIELDS = {"position_bias", "order_consistency", "judges", "agreement", "tied_items",
-                 "largest_tie", "early_stop", "calibration"}
+                 "largest_tie", "early_stop", "calibration", "slot_bias"}
 
 
 def _statistics(result: SortResult, words: Words, both: dict[str, Any] | None
@@ -184,6 +199,13 @@ def _statistics(result: SortResult, words: Words, both: dict[str, Any] | None
                  "total_matches": both["swiss"]["matches"]}
     return [(words.get(name, name.replace("_", " ")), str(value))
             for name, value in stats.items()]
+
+
+def _slots(shares: Sequence[SlotShare]) -> list[tuple[str, ...]]:
+    """Per shown slot of the ranking calls: first places, share, interval, share expected."""
+    return [(f"{s.slot}/{s.size}", f"{s.first:g} / {s.calls}", f"{100 * s.share:.1f} %",
+             f"{100 * s.low:.1f}–{100 * s.high:.1f} %", f"{100 * s.expected:.1f} %")
+            for s in shares]
 
 
 def _early_stop(stop: EarlyStop | None, words: Words) -> str | None:

@@ -8,14 +8,17 @@ from typing import Any
 
 from llm_qualitative_sort.audit import (
     Calibration,
+    CovariateEffect,
     JudgeAgreement,
     JudgeAudit,
     OrderConsistency,
     PositionBias,
     ReliabilityBin,
+    SlotShare,
 )
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
+from llm_qualitative_sort.reports._adjusted import adjusted_from_json, adjusted_json, length_json
 from llm_qualitative_sort.reports._people import people_json
 from llm_qualitative_sort.reports._pointwise import pointwise_json
 from llm_qualitative_sort.reports._standings import Standing, standings
@@ -26,7 +29,7 @@ from llm_qualitative_sort.reports._uncertainty import (
     uncertainty,
 )
 from llm_qualitative_sort.results.phases import phases
-from llm_qualitative_sort.verdicts import MatchResult, RoundResult
+from llm_qualitative_sort.verdicts import MatchResult, RankingCall, RoundResult
 
 SCHEMA = "llm-qualitative-sort/result"
 # Bump on any change that could break a reader; adding keys is not such a change.
@@ -67,6 +70,10 @@ def to_json_dict(
         "standings": [_standing(s, ids, figures.get(s.item)) for s in table],
         "match_history": [asdict(match) for match in result.match_history],
         "statistics": asdict(result.statistics),
+        # The audit's estimate of the judge's preference for longer texts (None: untold).
+        "length_preference": length_json(result),
+        # The order with covariates taken out, when the run was asked to `adjust`.
+        **({"adjusted": adjusted_json(result.adjusted)} if result.adjusted else {}),
         # A pointwise run: the labels' spread, each item's calls, labels and reasons.
         **({"pointwise": pointwise_json(result)} if result.pointwise else {}),
         # A Swiss run with a pre-pass: the texts scored alone, then the matches.
@@ -74,6 +81,9 @@ def to_json_dict(
         # Which order `rankings` holds; a run checked against people: how far they agree.
         "order": result.order,
         **({"human": people_json(result)} if result.agreement is not None else {}),
+        # A Swiss run of ranking calls: each call's texts as shown, its order and reasoning.
+        **({"ranking_calls": [asdict(call) for call in result.ranking_calls]}
+           if result.ranking_calls else {}),
     }
 
 
@@ -108,8 +118,14 @@ def from_json_dict(data: Mapping[str, Any]) -> SortResult:
         run_id=data["run_id"],
         order=data.get("order", "judge"),
         human=(data.get("human") or {}).get("labels") or "",
+        adjusted=adjusted_from_json(data["adjusted"]) if data.get("adjusted") else None,
+        ranking_calls=tuple(_ranking_call(entry) for entry in data.get("ranking_calls", ())),
     )
     _restore_uncertainty(result, data)
+    if "length_preference" in data:  # as the report gave it, not fitted again
+        found = data["length_preference"]
+        result.__dict__["length_preference"] = None if found is None else \
+            CovariateEffect(**found)
     return result
 
 
@@ -117,6 +133,12 @@ def _match(entry: Mapping[str, Any]) -> MatchResult:
     fields = dict(entry)
     fields["rounds"] = [RoundResult(**call) for call in entry["rounds"]]
     return MatchResult(**fields)
+
+
+def _ranking_call(entry: Mapping[str, Any]) -> RankingCall:
+    order = entry.get("order")
+    return RankingCall(**{**entry, "items": tuple(entry["items"]),
+                          "order": None if order is None else tuple(tuple(p) for p in order)})
 
 
 def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
@@ -132,6 +154,7 @@ def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
         bins = tuple(ReliabilityBin(**b) for b in fields["calibration"].get("bins", ()))
         fields["calibration"] = Calibration(**{**fields["calibration"], "bins": bins})
     fields["judges"] = tuple(_judge(entry) for entry in fields.get("judges", ()))
+    fields["slot_bias"] = tuple(SlotShare(**entry) for entry in fields.get("slot_bias", ()))
     fields["agreement"] = tuple(
         JudgeAgreement(**{**entry, "judges": tuple(entry["judges"])})
         for entry in fields.get("agreement", ())

@@ -93,6 +93,8 @@ def people_json(result: SortResult) -> dict[str, Any]:
         for call in found["disagreements"]:
             call.update(item_a=texts[call["a"]], item_b=texts[call["b"]])
         entry["agreement"] = {**found, "agreement": result.agreement.agreement}
+    if result.people_length_preference is not None:
+        entry["length_preference"] = asdict(result.people_length_preference)
     if result.rank_intervals is not None:
         entry["rank_intervals"] = {item: list(span)
                                    for item, span in result.rank_intervals.items()}

@@ -45,6 +45,10 @@ details[open] summary.item { color: var(--muted); max-height: 1.5em; }
 .matches td:nth-child(3) { width: 64px; }
 .matches td:nth-child(2) { width: 34%; }
 .matches ol { margin: 0; padding-left: 18px; }
+.calls td:nth-child(1) { width: 40px; }
+.calls td:nth-child(2) { width: 50%; }
+.calls td:nth-child(3) { width: auto; white-space: nowrap; }
+.calls ol { padding-left: 22px; }
 .won, .lost, .draw { white-space: nowrap; border-radius: 10px; padding: 1px 8px;
   font-size: 12px; font-weight: 600; }
 .won { background: #dafbe1; color: #1a7f37; }

@@ -76,6 +76,21 @@ EN: Mapping[str, str] = {
     "pair": "Pair", "person": "Person", "judge_said": "Judge", "shown_col": "Shown",
     "said_a": "first better", "said_b": "second better", "said_tie": "equal",
     "a_first": "first shown first", "b_first": "second shown first",
+    "slot_bias": "Where the ranking calls put their first place",
+    "slot_bias_note": "Each ranking call showed its texts in a random order, so without a "
+                      "lean every slot holds the first place equally often (the share "
+                      "expected). A slot whose interval lies above that is favoured for "
+                      "where it is shown.",
+    "slot_col": "Slot shown / texts", "slot_first_col": "First places / calls",
+    "slot_share_col": "Share", "slot_interval_col": "95 % interval",
+    "slot_expected_col": "Expected without a lean",
+    "ranking_calls": "The ranking calls",
+    "ranking_calls_note": "Each call showed its texts in this order, labelled A, B, C…; the "
+                          "judge's order is in those labels, best first (texts sharing a "
+                          "place joined by =).",
+    "ranking_calls_more": "The first {shown} of {total} calls are listed; the JSON report "
+                          "has all.",
+    "texts_shown_col": "Texts as shown", "order_col": "Judge's order", "no_order": "no order",
     # The trust section.
     "trust": "How sure is this ranking?",
     "trust_note": "Scores are Bradley–Terry log-strengths fitted to every call (0 is the "
@@ -97,6 +112,21 @@ EN: Mapping[str, str] = {
     "s_position": "{who} preferred the first-shown text in {share} of {calls} calls with a "
                   "verdict. For two equally good texts, the first-shown one is estimated to "
                   "win {equal} of the time (95 %: {low} to {high}), {basis}.",
+    "s_length_longer": "{who} favoured longer texts: {beta} logit per sd of log length "
+                       "(95 % CI {low} to {high}).",
+    "s_length_shorter": "{who} favoured shorter texts: {beta} logit per sd of log length "
+                        "(95 % CI {low} to {high}).",
+    "s_length_none": "{who} showed no clear preference for text length: {beta} logit per sd "
+                     "of log length (95 % CI {low} to {high}).",
+    "s_length_people": "People, on the pairs they labelled: {beta} logit per sd of log length "
+                       "(95 % CI {low} to {high}).",
+    "adjusted": "Order with the judge's preference for {covariates} taken out",
+    "adjusted_note": "Beside the ranking above, not in its place: each item's score less the "
+                     "part the judge's preference for {covariates} explains ({effects}). A "
+                     "judge may be right to prefer them; people's verdicts can tell.",
+    "adjusted_effect": "{name} {beta} logit per sd",
+    "adjusted_score": "Adjusted score (95 %)", "raw_rank": "Rank in the ranking",
+    "covariate_length": "length",
     "basis_swapped_pairs": "from the {n} AB/BA pairs whose two orders gave different winners",
     "basis_model": "from {n} calls, fitted with the texts' strengths",
     "few_pairs": "Only {n} pairs (fewer than {few}): this figure is uncertain.",
@@ -220,6 +250,18 @@ JA: Mapping[str, str] = {
     "pair": "組", "person": "人", "judge_said": "判定者", "shown_col": "提示順",
     "said_a": "前者が上", "said_b": "後者が上", "said_tie": "同等",
     "a_first": "前者を先に提示", "b_first": "後者を先に提示",
+    "slot_bias": "順位付け判定が1位にした表示位置",
+    "slot_bias_note": "順位付け判定では文章を毎回ランダムな順で示したため、偏りがなければどの"
+                      "位置も同じ割合で1位になります（偏りなしの期待値）。区間がそれより上にある"
+                      "位置は、示された場所のために選ばれやすくなっています。",
+    "slot_col": "表示位置 / 文章数", "slot_first_col": "1位の回数 / 判定数",
+    "slot_share_col": "割合", "slot_interval_col": "95 % 区間",
+    "slot_expected_col": "偏りなしの期待値",
+    "ranking_calls": "順位付け判定",
+    "ranking_calls_note": "各判定では文章をこの順にA、B、C…と示しました。判定者の順位はその記号で、"
+                          "上位から順に示します（同じ順位の文章は=で結んでいます）。",
+    "ranking_calls_more": "{total}件のうち最初の{shown}件を示します（JSONレポートに全件あり）。",
+    "texts_shown_col": "示した文章", "order_col": "判定者の順位", "no_order": "順位なし",
     "trust": "このランキングはどこまで確かか",
     "trust_note": "スコアは全判定に当てはめたBradley–Terryの対数強度です（0が平均的な項目。"
                   "差が1なら上位の項目が約73 %の判定で勝つ）。ひげは95 %区間、同順位の行は"
@@ -239,6 +281,21 @@ JA: Mapping[str, str] = {
     "s_position": "{who}は判定のあった{calls}回のうち{share}で先に提示された文章を選びました。"
                   "同じくらい良い2つの文章なら、先に提示された方が勝つ確率は{equal}と推定されます"
                   "（95 %: {low}〜{high}、{basis}）。",
+    "s_length_longer": "{who}は長い文章を好みました：対数文字数の1標準偏差あたり{beta}ロジット"
+                       "（95 %信頼区間 {low}〜{high}）。",
+    "s_length_shorter": "{who}は短い文章を好みました：対数文字数の1標準偏差あたり{beta}ロジット"
+                        "（95 %信頼区間 {low}〜{high}）。",
+    "s_length_none": "{who}に文章の長さへのはっきりした好みは見られません：対数文字数の"
+                     "1標準偏差あたり{beta}ロジット（95 %信頼区間 {low}〜{high}）。",
+    "s_length_people": "人がラベルを付けた組では：対数文字数の1標準偏差あたり{beta}ロジット"
+                       "（95 %信頼区間 {low}〜{high}）。",
+    "adjusted": "判定者の{covariates}への好みを除いた順位",
+    "adjusted_note": "上のランキングの代わりではなく、並べて示します：各項目のスコアから、"
+                     "判定者の{covariates}への好みで説明できる分（{effects}）を除いたものです。"
+                     "その好みが正しいこともあり、人の判定と比べて初めて分かります。",
+    "adjusted_effect": "{name} 1標準偏差あたり{beta}ロジット",
+    "adjusted_score": "調整後スコア（95 %）", "raw_rank": "ランキングでの順位",
+    "covariate_length": "長さ",
     "basis_swapped_pairs": "提示順で勝者が変わったAB/BAの{n}組から推定",
     "basis_model": "{n}回の判定から文章の強さと同時に推定",
     "few_pairs": "{n}組しかないため（{few}組未満）、この数値は不確かです。",

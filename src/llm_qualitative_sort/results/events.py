@@ -49,7 +49,7 @@ def plural(count: int, noun: str) -> str:
 
 
 def round_message(label: str, played: int, left: int | None, alone: int = 0,
-                  texts: int | None = None) -> str:
+                  texts: int | None = None, ranked: int = 0) -> str:
     """"round 3: 8 matches, 14 left"; without `left` (no one eliminated) no count of players.
 
     `alone` of the `played` were texts scored alone (pointwise scoring, a pre-pass): a
@@ -68,8 +68,12 @@ def round_message(label: str, played: int, left: int | None, alone: int = 0,
         'round 1: 20 texts scored alone'
         >>> round_message("round 1", 60, None, alone=60, texts=30)
         'round 1: 30 texts scored alone, 2 calls each'
+        >>> round_message("round 2", 6, None, ranked=6)
+        'round 2: 6 ranking calls'
     """
-    if alone and alone == played:
+    if ranked and ranked == played:
+        text = f"{label}: {plural(ranked, 'ranking call')}"
+    elif alone and alone == played:
         texts = texts or played
         calls = f"{played // texts} calls each" if played % texts == 0 else plural(played, "call")
         each = "" if texts == played else f", {calls}"
@@ -158,6 +162,19 @@ class EventSink:
                         round=round_number, match=key, item_a=items[a], item_b=items[b],
                         result=log, journaled=list(journaled)))
 
+    def ranking_call(self, items: Sequence[str], round_number: int, log: dict[str, Any],
+                     journaled: bool, completed: int, total: int) -> None:
+        """A ranking call was answered; `log` is its stored form (item indices)."""
+        order = log["order"]
+        shown = [items[i] for i in log["items"]]
+        ranked = None if order is None else [[items[i] for i in place] for place in order]
+        message = ("no order: " + str(log.get("problem")) if ranked is None else
+                   " > ".join(" = ".join(_short(t) for t in place) for place in ranked))
+        self._put(event(EventType.RANKING_CALL, message, completed, total,
+                        round=round_number, items=shown, order=ranked, cached=log["cached"],
+                        journaled=journaled, input_tokens=log["input_tokens"],
+                        output_tokens=log["output_tokens"]))
+
     def notes(self, items: Sequence[str], notes: Sequence[Note], completed: int,
               total: int) -> None:
         """What a strategy's update did, one event per note, item indices as texts."""
@@ -190,14 +207,15 @@ class EventSink:
 
     def round_end(self, label: str, played: int, left: int | None, completed: int, total: int,
                   round_number: int, alone: int = 0, texts: int | None = None,
-                  **extra: Any) -> None:
+                  ranked: int = 0, **extra: Any) -> None:
         """A round (or a pipelined segment) ended; written even when nobody listens.
 
         `alone` of the `played` matches were texts scored alone (in the data when any), and
         scored `texts` texts (fewer than `alone` with pointwise repetitions).
         """
         scored = {"alone": alone, "texts": texts or alone} if alone else {}
-        self._put(event(EventType.ROUND_END, round_message(label, played, left, alone, texts),
+        self._put(event(EventType.ROUND_END, round_message(label, played, left, alone, texts,
+                                                                 ranked),
                         completed, total, round=round_number, matches=played, remaining=left,
                         **scored, **extra))
 
@@ -216,6 +234,10 @@ class QuietSink(EventSink):
 
     def match_end(self, items: Sequence[str], round_number: int, key: int, log: list[Any],
                   journaled: Sequence[int], completed: int, total: int) -> None:
+        """Nothing: nobody listens."""
+
+    def ranking_call(self, items: Sequence[str], round_number: int, log: dict[str, Any],
+                     journaled: bool, completed: int, total: int) -> None:
         """Nothing: nobody listens."""
 
     def notes(self, items: Sequence[str], notes: Sequence[Note], completed: int,

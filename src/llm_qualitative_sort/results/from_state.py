@@ -11,6 +11,7 @@ from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.results.audit import audit, ties
 from llm_qualitative_sort.results.calibration import calibration
+from llm_qualitative_sort.results.listwise import ranking_calls, slot_shares
 from llm_qualitative_sort.results.pointwise import pointwise_result
 from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
@@ -25,8 +26,8 @@ from llm_qualitative_sort.tournament.records import (
     round_scores,
 )
 from llm_qualitative_sort.tournament.registry import settings_from_state
-from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
-from llm_qualitative_sort.verdicts import MatchResult, RoundResult
+from llm_qualitative_sort.tournament.swiss.groups import extra_calls
+from llm_qualitative_sort.verdicts import MatchResult, RankingCall, RoundResult
 
 if TYPE_CHECKING:
     # Types only: importing the graph here would close an import cycle through the nodes.
@@ -91,6 +92,7 @@ def statistics(
     strengths: Callable[[], Mapping[str, float]] | None = None,
     early_stop: EarlyStop | None = None,
     rate: tuple[int, float] = (0, 0.0),
+    ranked: Sequence[RankingCall] = (),
 ) -> Statistics:
     """Counts and the audit over the whole run.
 
@@ -108,11 +110,12 @@ def statistics(
         strengths: The fitted strengths, asked for only by judges of single calls.
         early_stop: Why the run ended before its budget, if it did.
         rate: The 429s met and the seconds held for the rate limit.
+        ranked: The run's ranking calls: each one call, in the counts and tokens.
     """
     # One pass, no list of the run's calls (200,000 at n = 10,000, N = 10): this runs at
     # the end of a run, when its memory peaks.
     calls = paid = failed = tied = input_tokens = output_tokens = 0
-    batch: list[RoundResult] = []
+    batch: list[RoundResult | RankingCall] = []  # paid at the batch price
     for match in matches:
         for call in match.rounds:
             calls += 1
@@ -124,6 +127,15 @@ def statistics(
                 output_tokens += call.output_tokens
                 if call.batch:
                     batch.append(call)
+    for ranking in ranked:
+        calls += 1
+        failed += ranking.order is None
+        if not ranking.cached:
+            paid += 1
+            input_tokens += ranking.input_tokens
+            output_tokens += ranking.output_tokens
+            if ranking.batch:
+                batch.append(ranking)
     prices = judge_costs or {}
     found = audit(matches, judge, lambda name: prices.get(name, estimate_cost), strengths,
                   order=list(prices), batch_discount=batch_discount)
@@ -156,6 +168,7 @@ def statistics(
         largest_tie=largest_tie,
         early_stop=early_stop,
         tied_calls=tied,
+        slot_bias=slot_shares(ranked),
     )
 
 
@@ -184,6 +197,12 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
         for *_, stored in matches:
             _count_calls(totals, read_calls(stored))
         _count_calls(totals, [score.call for score in scores])
+        for group in entry.get("groups") or ():  # a ranking call: one call, its tokens once
+            totals["cache_hits" if group["cached"] else "total_api_calls"] += 1
+            totals["failed_calls"] += group["order"] is None
+            if not group["cached"]:
+                totals["input_tokens"] += group["input_tokens"]
+                totals["output_tokens"] += group["output_tokens"]
     return totals
 
 
@@ -203,7 +222,7 @@ def _count_calls(totals: dict[str, int], calls: list[CallRecord]) -> None:
 
 def _cost(
     paid_tokens: tuple[int, int],
-    batch: Sequence[RoundResult],
+    batch: Sequence[RoundResult | RankingCall],
     estimate_cost: CostEstimate | None,
     batch_discount: float,
 ) -> float | None:
@@ -250,11 +269,13 @@ def sort_result(
                                 batch_discount=batch_discount, prompt=prompt, rate=rate)
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
-    # A Swiss pre-pass's virtual calls are read before `release` empties the history.
-    prepass = prepass_calls(history, len(items), getattr(settings, "prepass", None))
+    # A Swiss pre-pass's virtual calls and its ranking calls' pairs are read before
+    # `release` empties the history.
+    extra, weight = extra_calls(history, len(items), getattr(settings, "prepass", None))
+    ranked = ranking_calls(items, history)
     matches = history_matches(items, history, release=release)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
-    rating = Rating(items, matches, soft=verdicts == "soft", extra=prepass)
+    rating = Rating(items, matches, soft=verdicts == "soft", extra=extra, extra_weight=weight)
     scores = None
     if ranking == "bradley_terry":
         scores = rating.scores()
@@ -262,8 +283,10 @@ def sort_result(
     stats = statistics(matches, len(history), elapsed, estimate_cost,
                        batch_discount=batch_discount, rankings=rankings, judge=judge,
                        judge_costs=judge_costs, strengths=rating.scores,
-                       early_stop=_early_stop(values.get("early_stop")), rate=rate)
-    result = SortResult(rankings, matches, stats, run_id, prompt, verdicts)
+                       early_stop=_early_stop(values.get("early_stop")), rate=rate,
+                       ranked=ranked)
+    result = SortResult(rankings, matches, stats, run_id, prompt, verdicts,
+                        ranking_calls=ranked)
     result.__dict__["_rating"] = rating  # the fits made so far are kept, not made again
     if scores is not None:
         result.__dict__["scores"] = scores

@@ -34,6 +34,7 @@ from scipy import stats
 from llm_qualitative_sort.bradley_terry import DIGITS, rank_by_score
 from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.rating.anchored import AnchoredFit, fit_anchored
+from llm_qualitative_sort.results.adjusted import human_length_preference
 from llm_qualitative_sort.results.agreement import Agreement, LabelledCall, judge_agreement
 from llm_qualitative_sort.results.audit import ties
 from llm_qualitative_sort.results.human import (
@@ -355,7 +356,9 @@ def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
         if found is not None:
             agreement = dataclasses.replace(agreement, scale_labels=tuple(scale),
                                             label_confusion=found)
-    changes: dict[str, Any] = {"agreement": agreement, "human": "sha256:" + labels.digest()}
+    changes: dict[str, Any] = {"agreement": agreement, "human": "sha256:" + labels.digest(),
+                               "people_length_preference": human_length_preference(labels,
+                                                                                   items)}
     # The fits already made are kept, not made again (`SortResult`'s cached properties).
     cached = {key: value for key, value in result.__dict__.items()
               if key in ("_rating", "_top_k", "scores", "intervals")}
@@ -368,7 +371,8 @@ def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
         tied, largest = ties(rankings)
         changes.update(rankings=rankings, order="anchored", statistics=dataclasses.replace(
             result.statistics, tied_items=tied, largest_tie=largest))
-        cached = {"_rating": rating, "scores": scores, "intervals": rating.intervals()}
+        cached = {"_rating": rating, "scores": scores, "intervals": rating.intervals(),
+                  "_judge_rating": result._judge_rating}
         low, high = fit.rank_intervals()
         changes["rank_intervals"] = {text: (int(lo), int(hi)) for text, lo, hi in
                                      zip(items, low, high, strict=True)}

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_bradley_terry
 from llm_qualitative_sort.rating.played import PlayedMatch, shown_calls
 from llm_qualitative_sort.tournament.swiss.prepass import Calls, with_calls
@@ -33,15 +35,20 @@ class Rating:
         matches: Every match of the run.
         soft: Fit each call's probability as its outcome where it has one (soft verdicts).
         extra: Virtual calls fitted after the real ones, as (first, second, first_won)
-            indices into the items in text order (a Swiss pre-pass's scores).
+            indices into the items in text order (a Swiss pre-pass's scores, the pairs
+            its ranking calls imply).
+        extra_weight: How much each of `extra` counts (None: each once, as a match's
+            calls always do).
     """
 
     def __init__(self, items: Sequence[str], matches: Sequence[PlayedMatch],
-                 soft: bool = False, extra: Calls | None = None) -> None:
+                 soft: bool = False, extra: Calls | None = None,
+                 extra_weight: np.ndarray | None = None) -> None:
         self.items = sorted(items)
         self._matches = matches
         self.soft = soft
         self.extra = extra
+        self.extra_weight = extra_weight
         self._cheap: BradleyTerryFit | None = None
         self._full: BradleyTerryFit | None = None
 
@@ -51,13 +58,25 @@ class Rating:
             return self._full
         if not uncertainty and self._cheap is not None:
             return self._cheap
-        calls = with_calls(shown_calls(self.items, self._matches, self.soft), self.extra)
-        fitted = fit_bradley_terry(len(self.items), *calls, uncertainty=uncertainty)
+        calls = self.calls()
+        fitted = fit_bradley_terry(len(self.items), *calls, uncertainty=uncertainty,
+                                   weight=self.weights(calls))
         if uncertainty:
             self._full = fitted
         else:
             self._cheap = fitted
         return fitted
+
+    def calls(self) -> Calls:
+        """The calls fitted: `(first, second, first_won)` indices into `items`."""
+        return with_calls(shown_calls(self.items, self._matches, self.soft), self.extra)
+
+    def weights(self, calls: Calls) -> np.ndarray | None:
+        """How much each of `calls` (this rating's `calls()`) counts; None: each once."""
+        if self.extra_weight is None:
+            return None
+        own = len(calls[0]) - len(self.extra_weight)
+        return np.concatenate([np.ones(own), self.extra_weight])
 
     def scores(self) -> dict[str, float]:
         """Centred log-strength per item, rounded to `DIGITS` (as ranks compare them)."""

@@ -15,7 +15,7 @@ from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import SettingTypeError, StorageError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
-from llm_qualitative_sort.providers.questions import Compare, Score
+from llm_qualitative_sort.providers.questions import Compare, Rank, Score
 from llm_qualitative_sort.stores import Store, store_for
 from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE, default_checkpointer
 from llm_qualitative_sort.tournament.checks import checkpoint_problem
@@ -67,6 +67,22 @@ def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
         if not judge.answers(Score):
             raise SettingTypeError(f"{what}: {type(judge).__name__} has no score_call, "
                                    "so it cannot score a text alone")
+
+
+def check_ranker(provider: LLMProvider, settings: StrategySettings) -> None:
+    """Refuse a run of ranking calls (Swiss `group_size` > 2) a provider cannot answer.
+
+    Every judge of a panel must answer `Rank` (its `answers` says so). In batch mode the
+    provider's batch asks them, by the same rules.
+    """
+    size = getattr(settings, "group_size", 2)  # Swiss's
+    if size <= 2:
+        return
+    for judge in [provider, *leaf_judges(provider)]:
+        if not judge.answers(Rank):
+            raise SettingTypeError(f"group_size={size}: {type(judge).__name__} cannot answer a "
+                                   "ranking call (its `answers(Rank)` is False); use "
+                                   "group_size=2 (pairwise calls) with this judge")
 
 
 def check_hooks(cache: Any, on_progress: Any) -> None:

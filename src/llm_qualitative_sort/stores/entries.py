@@ -25,7 +25,9 @@ class CallPlace:
     """Where a call sits in a run, and which texts it showed (first, then second).
 
     `shown` joins the `text_digest`s of both texts; the journal checks it on replay, so a
-    journal entry is never applied to other texts.
+    journal entry is never applied to other texts. A ranking call (`Rank`) holds every
+    text it shows in `texts`, in the order shown (its first two also as `first` and
+    `second`); a comparison or a score holds none there.
     """
 
     run_id: str
@@ -35,6 +37,7 @@ class CallPlace:
     first: str
     second: str
     shown: str
+    texts: tuple[str, ...] = ()
 
 
 # Facts about one call beyond its answer, such as {"judge": "<model identity>"} when a panel

@@ -12,6 +12,7 @@ orders of a match's calls and its verdict. Plain functions on plain data
 
 from llm_qualitative_sort.tournament.base import (
     Note,
+    PlannedGroup,
     PlannedMatch,
     PlannedScore,
     RoundPlan,
@@ -59,6 +60,7 @@ __all__ = [
     "Pairing",
     "Pointwise",
     "PointwiseStrategy",
+    "PlannedGroup",
     "PlannedMatch",
     "PlannedScore",
     "RoundPlan",

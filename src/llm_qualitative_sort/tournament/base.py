@@ -57,16 +57,29 @@ class PlannedScore:
 
 
 @dataclass(frozen=True)
-class RoundPlan:
-    """The matches of one round, who sits out (at most one is recorded), the texts scored alone.
+class PlannedGroup:
+    """A ranking call to make: `items` shown in this order, asked for their order.
 
-    A round either plays matches or scores texts alone, never both: its calls share one
-    prompt.
+    `first_repetition` counts the earlier calls that showed these items in this order, so
+    that a repeat is a fresh judgement rather than a cached answer counted again.
+    """
+
+    items: tuple[int, ...]
+    first_repetition: int = 0
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """One round's matches, ranking calls and texts scored alone, and who sits out.
+
+    At most one item sitting out is recorded. A round either plays matches (or ranking
+    calls) or scores texts alone, never both: its calls share one prompt.
     """
 
     matches: list[PlannedMatch]
     bye: int | None = None
     scores: list[PlannedScore] = field(default_factory=list)
+    groups: list[PlannedGroup] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -152,3 +152,23 @@ def test_a_swiss_run_with_a_prepass_runs_in_batch_mode(
     assert scored["phases"]["prepass"] == {"texts": len(ITEMS), "calls": len(ITEMS),
                                            "scored": len(ITEMS)}
     assert scored["statistics"]["batch_calls"] == 24
+
+
+def test_a_swiss_run_of_ranking_calls_in_batch_mode_from_the_command_line(
+    tmp_path, items_file, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv(VARIABLE["openai"], KEY)
+    report = tmp_path / "report.json"
+    with batch_server("openai", hidden_scores(ITEMS)) as (fake, url):
+        code = main(sort_args("openai", url, tmp_path, items_file, "--strategy", "swiss",
+                              "--group-size", "4", "--budget", "6", "--progress", "none",
+                              "--out", str(report)))
+        out, err = capsys.readouterr()
+        batches = [b.requests for b in fake.batches.values()]
+    assert code == EXIT_OK, err
+    assert [len(b) for b in batches] == [2, 2, 2]  # one batch a round of two ranking calls
+    assert "6 ranking calls in 3 rounds" in err
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert len(data["ranking_calls"]) == 6
+    assert all(call["batch"] and call["order"] for call in data["ranking_calls"])
+    assert data["statistics"]["batch_calls"] == 6

@@ -13,9 +13,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from llm_qualitative_sort._calls import CallSettings, make_runner
+from llm_qualitative_sort._calls import make_runner
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
+from llm_qualitative_sort.graph.nodes._groups import GroupCalls
 from llm_qualitative_sort.graph.state import (
     MatchLog,
     RoundLog,
@@ -47,10 +48,24 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
               for index, (item, repetition) in enumerate(scores)]
     logs: list[MatchLog] = [[] for _ in matches]  # each filled when its match closes
     scored: list[ScoreLog] = [[] for _ in scores]
+    # Ranking calls follow the matches' and scores' calls, in the round's list and in the
+    # journal (a round of ranking calls scores no text alone).
+    first_group = len(calls)
+    groups = GroupCalls(state["items"], state.get("groups") or [], ctx.run_id, state["round"],
+                        len(matches) + len(scores), ctx.journal if events.listening else None)
+    calls += groups.calls
 
     def answered(
         index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
     ) -> None:
+        if index >= first_group:
+            number = index - first_group
+            log = groups.answer(number, result, cached, facts)
+            book.completed += 1  # one call: one unit of the bound on those left, as a match
+            book.bound = max(book.bound - 1, 0)
+            events.ranking_call(state["items"], state["round"], log, number in groups.journaled,
+                                book.completed, book.total)
+            return
         match = book.answer(index, result, cached, facts)
         if match is None:
             return
@@ -59,15 +74,9 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
         else:
             logs[match.key] = book.close(match)
 
-    settings = CallSettings(
-        provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
-        cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
-        max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
-        rates=ctx.rates,
-        name_judge=ctx.name_judge, events=events, rules=strategy.settings,
-        prompt=round_prompt(ctx.run_prompt(state), bool(scores)),
-        question=strategy.question(state["standing"]) if scores else None,
-    )
+    settings = ctx.call_settings(
+        state, strategy.settings, round_prompt(ctx.run_prompt(state), bool(scores)),
+        events=events, question=strategy.question(state["standing"]) if scores else None)
     if scores:  # a judge may place texts by the run's set (the mock)
         settings.provider.check_items(state["items"])
     with using_prompt(settings.prompt):  # the calls' tasks inherit the run's prompt
@@ -75,5 +84,7 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
     round_log: RoundLog = {"round": state["round"], "matches": logs, "bye": state.get("bye")}
     if scored:
         round_log["scores"] = scored
+    if groups.calls:
+        round_log["groups"] = groups.stored()
     # `settled`: once this checkpoint is on disk, the journal drops the round's rows.
     return {"history": [round_log], "settled": [state["round"]]}

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from llm_qualitative_sort._calls import CallSettings, make_runner
+from llm_qualitative_sort._calls import make_runner
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
 from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
@@ -49,14 +49,8 @@ async def ask_labelled(state: TournamentState,
         if match is not None:
             logs[match.key] = book.close(match)
 
-    settings = CallSettings(
-        provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
-        cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
-        max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
-        rates=ctx.rates, name_judge=ctx.name_judge, events=events,
-        rules=strategy.settings,
-        prompt=round_prompt(ctx.run_prompt(state), False),
-    )
+    settings = ctx.call_settings(state, strategy.settings,
+                                 round_prompt(ctx.run_prompt(state), False), events=events)
     with using_prompt(settings.prompt):
         await make_runner(settings).run(calls, answered)
     played: RoundLog = {"round": number, "matches": logs, "bye": None, "labelled": True}

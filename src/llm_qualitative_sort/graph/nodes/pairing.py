@@ -17,4 +17,6 @@ async def pair(state: TournamentState) -> dict[str, Any]:
     # every other run is checkpointed as it always was.
     if plan.scores or state.get("scores"):
         update["scores"] = [[s.item, s.repetition] for s in plan.scores]
+    if plan.groups or state.get("groups"):  # a pairwise run's state never holds the key
+        update["groups"] = [[g.first_repetition, *g.items] for g in plan.groups]
     return update

@@ -12,7 +12,6 @@ from typing import Any
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from llm_qualitative_sort._calls import CallSettings
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._pipeline import Pipeline
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
@@ -26,14 +25,7 @@ async def play(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
     pipeline = ctx.live.get(run_id)
     if not isinstance(pipeline, Pipeline):
         strategy = run_strategy(state)
-        settings = CallSettings(
-            provider=ctx.resolve_provider(state["rng_seed"]), criteria=state["criteria"],
-            cache=ctx.cache, journal=ctx.journal, retry=ctx.retry,
-            max_concurrent_requests=ctx.max_concurrent_requests, call_timeout=ctx.call_timeout,
-            rates=ctx.rates,
-            name_judge=ctx.name_judge, rules=strategy.settings,
-            prompt=ctx.run_prompt(state),
-        )
+        settings = ctx.call_settings(state, strategy.settings, ctx.run_prompt(state))
         pipeline = ctx.live[run_id] = Pipeline(state, strategy, settings, run_id,
                                                ctx.events())
     try:

@@ -54,7 +54,8 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         update["settings"] = settings.stored()
     # A built-in named by its language: its text (the pointwise one for a pointwise run).
     update.update(input_prompt(state, settings.scores_alone,
-                               getattr(settings, "scale", None)))
+                               getattr(settings, "scale", None),
+                               getattr(settings, "group_size", 2)))
     canonical = sorted(items)
     if state.get("human"):  # Studio's are as typed; a sorter's checked already
         checked = check_human(state["human"], items)

@@ -19,7 +19,7 @@ from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 from llm_qualitative_sort.results.from_state import counts, history_matches
 from llm_qualitative_sort.results.labelled import anchored_scores, state_labels
 from llm_qualitative_sort.results.rating import Rating
-from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
+from llm_qualitative_sort.tournament.swiss.groups import extra_calls
 
 
 async def rank(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
@@ -33,9 +33,10 @@ async def rank(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
         and (runtime.context or TournamentContext()).anchor
     if anchored or state.get("ranking") == "bradley_terry":  # asked for as by Studio
         # The strengths the sorter's `ranking="bradley_terry"` ranks by, from the same calls.
-        rating = Rating(items, history_matches(items, history),
-                        extra=prepass_calls(history, len(items),
-                                           getattr(strategy.settings, "prepass", None)))
+        extra, weight = extra_calls(history, len(items),
+                                    getattr(strategy.settings, "prepass", None))
+        rating = Rating(items, history_matches(items, history), extra=extra,
+                        extra_weight=weight)
         scores = rating.scores()
         if labels is not None and anchored:  # people's labels, and no order named
             scores = anchored_scores(labels, rating)

@@ -22,7 +22,8 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     history = state["history"]
     changed = strategy.update(state["standing"], history)
     scored = [score.item for score in round_scores(history[-1])]
-    played = len(round_matches(history[-1])) + len(scored)
+    ranked = len(history[-1].get("groups") or ())  # ranking calls: one call each
+    played = len(round_matches(history[-1])) + len(scored) + ranked
     completed = state["completed"] + played
     finished = strategy.finished(changed.standing)
     # A run that ends before its bound (a settled top K) ends its total here, so a bar fills.
@@ -35,7 +36,7 @@ async def update(state: TournamentState, runtime: Runtime[TournamentContext]) ->
     extra = {} if stop is None else {"early_stop": asdict(stop)}
     # Texts scored alone, each once per repetition (pointwise scoring, a pre-pass).
     events.round_end(f"round {state['round']}", played, left, completed, total, state["round"],
-                     len(scored), len(set(scored)), **extra)
+                     len(scored), len(set(scored)), ranked=ranked, **extra)
     return {"standing": changed.standing, "completed": completed}
 
 

@@ -3,7 +3,7 @@
 Example:
     >>> Swiss(budget=4000, top_k=10)
     Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=4000, top_k=10, \
-stop_when_settled=False, prepass=None, pairing='neighbours')
+stop_when_settled=False, prepass=None, group_size=2, pairing='neighbours')
     >>> Swiss(prepass="pointwise").prepass
     'pointwise'
     >>> Swiss(stop_when_settled=True)
@@ -20,6 +20,7 @@ from typing import ClassVar, Literal, Self
 from pydantic import Field, model_validator
 
 from llm_qualitative_sort.errors import InputError
+from llm_qualitative_sort.providers.questions import RANK_SIZES
 from llm_qualitative_sort.tournament.settings import CallsPerMatch, PairwiseSettings
 
 # A budget past this is a typo (and would keep a run going for years).
@@ -50,10 +51,16 @@ class Swiss(PairwiseSettings):
             or an even number (half in each order).
         ties: Let the judge answer that two texts are equally good (see `PairwiseSettings`).
         verdicts: "hard" (default) or "soft" (see `PairwiseSettings`).
+        group_size: Texts per call: 2 (default) compares two texts per call; 3 to 8 asks
+            each call for the order of that many texts (a ranking call), one call of the
+            budget each, every pair its order implies entering the fit (see
+            `tournament.swiss.groups`). Needs one call per match (`comparison_rounds=1`).
 
     Example:
         >>> Swiss(ties=True, verdicts="soft").soft_verdicts
         True
+        >>> Swiss(group_size=4).group_size
+        4
     """
 
     name: ClassVar[str] = "swiss"
@@ -65,6 +72,7 @@ class Swiss(PairwiseSettings):
     top_k: int | None = Field(default=None, ge=1, strict=True)
     stop_when_settled: bool = Field(default=False, strict=True)
     prepass: Literal["pointwise", "pointwise-inverse"] | None = None
+    group_size: int = Field(default=2, ge=2, le=RANK_SIZES[-1], strict=True)
     pairing: Literal["neighbours", "a-optimal"] = "neighbours"
 
     @model_validator(mode="after")
@@ -72,4 +80,20 @@ class Swiss(PairwiseSettings):
         if self.stop_when_settled and self.top_k is None:
             raise InputError("stop_when_settled needs top_k: the K whose separation ends "
                              "the run")
+        return self
+
+    @model_validator(mode="after")
+    def _one_call_per_group(self) -> Self:
+        if self.group_size > 2 and self.comparison_rounds != 1:
+            raise InputError(f"group_size={self.group_size} asks one ranking call per group: "
+                             f"comparison_rounds must be 1, got {self.comparison_rounds}")
+        return self
+
+    @model_validator(mode="after")
+    def _pairs_to_choose(self) -> Self:
+        # Ranking calls play groups of neighbours: there are no pairs for A-optimal to pick.
+        if self.group_size > 2 and self.pairing != "neighbours":
+            raise InputError(f"pairing={self.pairing!r} chooses pairs: with "
+                             f"group_size={self.group_size} the rounds are ranking calls of "
+                             "neighbours; leave pairing at 'neighbours'")
         return self

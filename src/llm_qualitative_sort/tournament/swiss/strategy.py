@@ -38,12 +38,21 @@ from llm_qualitative_sort.tournament.swiss.evidence import (
     pair_key,
     strength_order,
 )
+from llm_qualitative_sort.tournament.swiss.groups import (
+    extra_calls,
+    focus_groups,
+    gather_groups,
+    neighbour_groups,
+    planned,
+    shown,
+    sitting_out,
+)
 from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, orient
 from llm_qualitative_sort.tournament.swiss.prepass import (
     INVERSE,
+    Calls,
     expected_scores,
     label_spreads,
-    prepass_calls,
     question,
     score_calls,
     with_calls,
@@ -64,6 +73,11 @@ from llm_qualitative_sort.tournament.swiss.settle import (
 # Strengths are stored rounded: enough for pairing and warm starts, small in checkpoints.
 STORED_DIGITS = 6
 SHOWN_TOP = 10
+
+
+def ranking_calls(history: Sequence[Any]) -> int:
+    """The ranking calls of a run's rounds (one judgement of the budget each)."""
+    return sum(len(entry.get("groups") or ()) for entry in history)
 
 
 def default_budget(n_items: int, comparison_rounds: int = 2) -> int:
@@ -100,6 +114,9 @@ class SwissStrategy(Strategy[Swiss]):
         if settings.top_k is not None and settings.top_k >= n_items:
             raise InputError(f"top_k must be smaller than the number of items ({n_items}), "
                              f"got {settings.top_k}")
+        if settings.group_size > 2 and settings.group_size > n_items:
+            raise InputError(f"group_size must be at most the number of items ({n_items}), "
+                             f"got {settings.group_size}")
         one_match = f"{settings.calls} call" + ("s" if settings.calls != 1 else "")
         if cls._budget(settings, n_items) < settings.calls:
             raise InputError(f"budget must pay for one match ({one_match}), "
@@ -145,8 +162,10 @@ class SwissStrategy(Strategy[Swiss]):
         """The pre-pass, a Swiss round, or a refinement wave once the Swiss budget is spent."""
         if standing["phase"] == "prepass":  # every item alone, once
             return RoundPlan([], scores=[PlannedScore(item) for item in range(self.n_items)])
-        evidence = gather_evidence(history, self.n_items, self.soft)
         rng = self.rng(round_number)
+        if self.settings.group_size > 2:
+            return self._group_round(standing, history, rng)
+        evidence = gather_evidence(history, self.n_items, self.soft)
         view = self._view(standing, history, evidence, rng)
         bye = None
         if standing["phase"] == "swiss":
@@ -168,12 +187,31 @@ class SwissStrategy(Strategy[Swiss]):
 
     def _view(self, standing: Standing, history: Sequence[Any], evidence: Evidence,
               rng: random.Random) -> RoundView:
-        first, second, _ = with_calls(
-            (evidence.first, evidence.second, evidence.first_won),
-            prepass_calls(history, self.n_items, self.settings.prepass))
+        (first, second, _), _weights = self._fit_input(history, evidence)
         return RoundView(standing["strengths"], first, second, evidence.meetings, rng)
 
+    def _group_round(self, standing: Standing, history: Sequence[Any],
+                     rng: random.Random) -> RoundPlan:
+        """Ranking calls: groups of neighbours in the standing, each shown shuffled."""
+        size = self.settings.group_size
+        found = gather_groups(history)
+        order = strength_order(standing["strengths"], rng)
+        if standing["phase"] == "swiss":
+            sat = set(range(self.n_items)) - found.last if found.last else set()
+            out = sitting_out(order, size, sat, rng)
+            groups = neighbour_groups([i for i in order if i not in out], size)
+            groups = groups[: self._affordable(self.swiss_budget - standing["used"])]
+        else:
+            focus, calls = self._focus(standing)
+            groups = focus_groups(focus, order, size, calls)
+        return RoundPlan([], None, groups=planned(shown(groups, rng), found.seen))
+
     def _wave(self, standing: Standing, view: RoundView) -> list[tuple[int, int]]:
+        focus, calls = self._focus(standing)
+        return self.choice.wave_pairs(focus, self.settings.calls, calls, view)
+
+    def _focus(self, standing: Standing) -> tuple[list[int], int]:
+        """The items where the K-th place is decided, and the calls of this wave."""
         strengths = np.asarray(standing["strengths"])
         errors = np.asarray(standing["standard_errors"])
         assert self.settings.top_k is not None
@@ -181,8 +219,7 @@ class SwissStrategy(Strategy[Swiss]):
                             self.settings.top_k)
         left = self.budget - standing["used"]
         per_wave = math.ceil(left / max(self.refine_plan.waves - standing["waves"], 1))
-        calls = self._affordable(min(per_wave, left)) * self.settings.calls
-        return self.choice.wave_pairs(focus, self.settings.calls, calls, view)
+        return focus, self._affordable(min(per_wave, left)) * self.settings.calls
 
     def _affordable(self, calls: int) -> int:
         return max(calls, 0) // self.settings.calls
@@ -204,18 +241,18 @@ class SwissStrategy(Strategy[Swiss]):
         if standing["phase"] == "prepass":
             return self._after_prepass(standing, history)
         evidence = gather_evidence(history, self.n_items, self.soft)
+        used = evidence.calls + ranking_calls(history)
         k = self.settings.top_k
         cost = self.settings.calls
-        refining = k is not None and self.swiss_budget - evidence.calls < cost
+        refining = k is not None and self.swiss_budget - used < cost
         need_errors = k is not None and (refining or self.settings.stop_when_settled)
-        calls = with_calls((evidence.first, evidence.second, evidence.first_won),
-                           prepass_calls(history, self.n_items, self.settings.prepass))
+        calls, weight = self._fit_input(history, evidence)
         fit = fit_bradley_terry(self.n_items, *calls, start=np.asarray(standing["strengths"]),
-                                uncertainty=need_errors)
+                                uncertainty=need_errors, weight=weight)
         settled, expected = self._settled(fit)
         new: Standing = {
             "strengths": [round(float(s), STORED_DIGITS) for s in fit.strengths],
-            "used": evidence.calls,
+            "used": used,
             "phase": "refine" if refining else "swiss",
             "last_bye": history[-1].get("bye"),
             "waves": standing["waves"] + (standing["phase"] == "refine"),
@@ -226,6 +263,18 @@ class SwissStrategy(Strategy[Swiss]):
             new["standard_errors"] = [round(float(e), STORED_DIGITS)
                                       for e in fit.standard_errors]
         return Update(new, [self._standings_note(new, fit.position)])
+
+    def _fit_input(self, history: Sequence[Any], evidence: Evidence
+                   ) -> tuple[Calls, np.ndarray | None]:
+        """Every call for the fit (pairwise, pre-pass, ranking calls' pairs), with weights.
+
+        The weights are None for a run without ranking calls: every call counts once.
+        """
+        extra, weight = extra_calls(history, self.n_items, self.settings.prepass)
+        own = (evidence.first, evidence.second, evidence.first_won)
+        if weight is not None:
+            weight = np.concatenate([np.ones(len(own[0])), weight])
+        return with_calls(own, extra), weight
 
     def _after_prepass(self, standing: Standing, history: Sequence[Any]) -> Update:
         """After the pre-pass: strengths from its virtual calls (else its expected labels).
@@ -296,9 +345,8 @@ class SwissStrategy(Strategy[Swiss]):
     def rank(self, standing: Standing, history: Sequence[Any]) -> list[tuple[int, list[int]]]:
         """By Bradley–Terry strength, fitted afresh to every call (as `SortResult.scores`)."""
         evidence = gather_evidence(history, self.n_items, self.soft)
-        calls = with_calls((evidence.first, evidence.second, evidence.first_won),
-                           prepass_calls(history, self.n_items, self.settings.prepass))
-        fit = fit_bradley_terry(self.n_items, *calls, uncertainty=False)
+        calls, weight = self._fit_input(history, evidence)
+        fit = fit_bradley_terry(self.n_items, *calls, uncertainty=False, weight=weight)
         return competition_ranks([round(float(s), DIGITS) for s in fit.strengths])
 
     def match_bounds(self) -> tuple[int, int]:
