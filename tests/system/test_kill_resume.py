@@ -46,6 +46,8 @@ def _lines(path: Path) -> int:
 SWISS = {"strategy": "swiss", "comparison_rounds": 1, "top_k": 5}
 # A pointwise pre-pass: 40 calls scoring each item alone, then 80 in Swiss matches.
 PREPASS = {"strategy": "swiss", "comparison_rounds": 1, "budget": 120, "prepass": "pointwise"}
+# Pairs chosen by the posterior's A-criterion: the resumed rounds choose the same pairs.
+A_OPTIMAL = {**SWISS, "pairing": "a-optimal"}
 
 
 def _config(
@@ -99,6 +101,8 @@ CASES = [
     (40, 0.001, 5, False, 0.6, {"strategy": "swiss"}),  # two calls per match
     (40, 0.001, 5, False, 0.15, PREPASS),  # inside the pre-pass round
     (40, 0.001, 5, True, 0.6, PREPASS),  # in the Swiss rounds after it
+    (40, 0.001, 5, False, 0.3, A_OPTIMAL),
+    (40, 0.001, 5, True, 0.9, A_OPTIMAL),  # in the top-K refinement waves
 ]
 
 @pytest.mark.parametrize(("n", "latency", "concurrency", "cache", "share", "strategy"), CASES)

@@ -93,6 +93,7 @@ SAMPLES: dict[tuple[str, str], dict[str, Any]] = {
     ("swiss", "verdicts"): {"verdicts": "soft"},
     ("swiss", "prepass"): {"prepass": "pointwise"},
     ("swiss", "group_size"): {"group_size": 4},
+    ("swiss", "pairing"): {"pairing": "a-optimal"},
     ("pointwise", "scale"): {"scale": "0-5"},
     ("pointwise", "inverse"): {"inverse": True},
     ("pointwise", "repetitions"): {"repetitions": 2},

@@ -80,6 +80,10 @@ def test_settings_are_frozen_and_given_by_keyword() -> None:
      r'^verdicts must be "hard" or "soft", got \'x\'$'),
     (lambda: Swiss(prepass="x"), ValueError,
      r'^prepass must be None, "pointwise" or "pointwise-inverse", got \'x\'$'),
+    (lambda: Swiss(pairing="a-optimal", group_size=4), ValueError,
+     r"^pairing='a-optimal' chooses pairs: with group_size=4 the rounds are ranking calls"),
+    (lambda: Swiss(pairing="nearest"), ValueError,
+     r'^pairing must be "neighbours" or "a-optimal", got \'nearest\'$'),
     (lambda: Pointwise(repetitions=101), ValueError, r"^repetitions must be at most 100"),
     (lambda: Pointwise(inverse="yes"), TypeError, r"^inverse must be a bool, got str$"),
 ])
@@ -164,6 +168,7 @@ def test_a_shorthand_that_says_the_same_is_taken() -> None:
     ({"top_k": 3}, r"^top_k is a Swiss setting: strategy=Swiss\(top_k=3\)$"),
     ({"stop_when_settled": True}, r"^stop_when_settled is a Swiss setting"),
     ({"prepass": "pointwise"}, r"^prepass is a Swiss setting"),
+    ({"pairing": "a-optimal"}, r"^pairing is a Swiss setting"),
     ({"scale": "0-5"}, r"^scale is a Pointwise setting: strategy=Pointwise\(scale='0-5'\)$"),
     ({"inverse": True}, r"^inverse is a Pointwise setting"),
     ({"repetitions": 2}, r"^repetitions is a Pointwise setting"),
@@ -263,3 +268,13 @@ def test_calls_per_match_and_budget_messages_say_what_each_strategy_takes() -> N
         SwissStrategy.check(Swiss(budget=30, prepass="pointwise"), 40)
     with pytest.raises(ValueError, match=r"one match \(2 calls\), got 1"):
         SwissStrategy.check(Swiss(budget=1, comparison_rounds=2), 40)
+
+
+def test_a_run_stored_without_a_pairing_pairs_neighbours() -> None:
+    stored = Swiss(budget=40, pairing="a-optimal").stored()
+    assert stored["pairing"] == "a-optimal"
+    assert settings_from_state({"settings": stored}) == Swiss(budget=40, pairing="a-optimal")
+    del stored["pairing"]
+    assert settings_from_state({"settings": stored}) == Swiss(budget=40)
+    assert settings_from_state({"strategy": "swiss", "budget": 40}) == Swiss(
+        budget=40, comparison_rounds=2)

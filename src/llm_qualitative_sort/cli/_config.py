@@ -93,6 +93,7 @@ class RunConfig(BaseSettings):
     stop_when_settled: Annotated[bool | None, FIXED] = None
     prepass: Annotated[str | None, FIXED] = None
     group_size: Annotated[int | None, FIXED] = None
+    pairing: Annotated[str | None, FIXED] = None
     # Pointwise: "LOW-HIGH" or a JSON file of labels (kept as given: a resume reads it again;
     # a run stored with the labels themselves holds a list).
     scale: Annotated[Any, FIXED] = None

@@ -252,6 +252,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
                             help="swiss: texts per call: 2 (the default) compares two; 3-8 "
                             "asks each call for the order of K texts (a ranking call, one "
                             "judgement of the budget)")
+    tournament.add_argument("--pairing", choices=("neighbours", "a-optimal"),
+                            help="swiss: how each round chooses its pairs: neighbours (the "
+                            "default, nearest unmet neighbour in strength) or a-optimal (the "
+                            "pairs whose verdicts most shrink the strengths' uncertainty)")
     tournament.add_argument("--scale", metavar="LOW-HIGH|FILE",
                             help="pointwise: the labels, such as 0-5, or a JSON file "
                             '{"1": "useless", ...} of labels and descriptions (default: 1-4, '

@@ -33,6 +33,8 @@ def _settings_text(settings: dict[str, Any]) -> str:
             parts.append("stop-when-settled")
         if settings.get("prepass"):
             parts.append(f"prepass={settings['prepass']}")
+        if settings.get("pairing") not in (None, "neighbours"):
+            parts.append(f"pairing={settings['pairing']}")
     elif settings.get("strategy") == "pointwise":
         parts += ["pointwise", f"scale={_scale_text(settings.get('scale'))}",
                   f"repetitions={settings.get('repetitions') or 1}"]

@@ -3,7 +3,7 @@
 Example:
     >>> Swiss(budget=4000, top_k=10)
     Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=4000, top_k=10, \
-stop_when_settled=False, prepass=None, group_size=2)
+stop_when_settled=False, prepass=None, group_size=2, pairing='neighbours')
     >>> Swiss(prepass="pointwise").prepass
     'pointwise'
     >>> Swiss(stop_when_settled=True)
@@ -43,6 +43,10 @@ class Swiss(PairwiseSettings):
             (the default 1–4 scale, one parallel round); the Swiss rounds then start from
             those scores (see `tournament.swiss.prepass`). "pointwise-inverse": the same,
             asking the inverse question. None (default): no pre-pass.
+        pairing: How each round chooses its pairs: "neighbours" (default), every item
+            meets its nearest unmet neighbour in strength; "a-optimal", the pairs whose
+            verdicts most shrink the strengths' posterior variance (see
+            `tournament.swiss.choice`).
         comparison_rounds: Calls per match: 1 (the default, which ranks better per call),
             or an even number (half in each order).
         ties: Let the judge answer that two texts are equally good (see `PairwiseSettings`).
@@ -69,6 +73,7 @@ class Swiss(PairwiseSettings):
     stop_when_settled: bool = Field(default=False, strict=True)
     prepass: Literal["pointwise", "pointwise-inverse"] | None = None
     group_size: int = Field(default=2, ge=2, le=RANK_SIZES[-1], strict=True)
+    pairing: Literal["neighbours", "a-optimal"] = "neighbours"
 
     @model_validator(mode="after")
     def _settled_needs_k(self) -> Self:
@@ -82,4 +87,13 @@ class Swiss(PairwiseSettings):
         if self.group_size > 2 and self.comparison_rounds != 1:
             raise InputError(f"group_size={self.group_size} asks one ranking call per group: "
                              f"comparison_rounds must be 1, got {self.comparison_rounds}")
+        return self
+
+    @model_validator(mode="after")
+    def _pairs_to_choose(self) -> Self:
+        # Ranking calls play groups of neighbours: there are no pairs for A-optimal to pick.
+        if self.group_size > 2 and self.pairing != "neighbours":
+            raise InputError(f"pairing={self.pairing!r} chooses pairs: with "
+                             f"group_size={self.group_size} the rounds are ranking calls of "
+                             "neighbours; leave pairing at 'neighbours'")
         return self

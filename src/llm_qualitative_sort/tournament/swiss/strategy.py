@@ -31,6 +31,7 @@ from llm_qualitative_sort.tournament.base import (
     Update,
 )
 from llm_qualitative_sort.tournament.elimination.ranking import competition_ranks
+from llm_qualitative_sort.tournament.swiss.choice import PAIR_CHOICES, PairChoice, RoundView
 from llm_qualitative_sort.tournament.swiss.evidence import (
     Evidence,
     gather_evidence,
@@ -46,7 +47,7 @@ from llm_qualitative_sort.tournament.swiss.groups import (
     shown,
     sitting_out,
 )
-from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, neighbour_pairs, orient
+from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, orient
 from llm_qualitative_sort.tournament.swiss.prepass import (
     INVERSE,
     Calls,
@@ -61,7 +62,6 @@ from llm_qualitative_sort.tournament.swiss.refine import (
     UNTIL_SETTLED,
     RefinePlan,
     focus_items,
-    wave_pairs,
 )
 from llm_qualitative_sort.tournament.swiss.settings import Swiss
 from llm_qualitative_sort.tournament.swiss.settle import (
@@ -162,23 +162,33 @@ class SwissStrategy(Strategy[Swiss]):
         """The pre-pass, a Swiss round, or a refinement wave once the Swiss budget is spent."""
         if standing["phase"] == "prepass":  # every item alone, once
             return RoundPlan([], scores=[PlannedScore(item) for item in range(self.n_items)])
-        evidence = gather_evidence(history, self.n_items, self.soft)
         rng = self.rng(round_number)
         if self.settings.group_size > 2:
             return self._group_round(standing, history, rng)
         evidence = gather_evidence(history, self.n_items, self.soft)
+        view = self._view(standing, history, evidence, rng)
         bye = None
         if standing["phase"] == "swiss":
             order = strength_order(standing["strengths"], rng)
             bye = choose_bye(order, standing["last_bye"], rng)
-            pairs = neighbour_pairs([i for i in order if i != bye], evidence.meetings)
-            # The last Swiss round may be cut short by the budget: the strongest play.
+            pairs = self.choice.round_pairs([i for i in order if i != bye], view)
+            # The last Swiss round may be cut short by the budget: the first pairs play.
             pairs = pairs[: self._affordable(self.swiss_budget - standing["used"])]
         else:
-            pairs = self._wave(standing, evidence)
+            pairs = self._wave(standing, view)
         if self.settings.calls == 1:
             pairs = orient(pairs, list(evidence.shown_first), rng)
         return RoundPlan(self._fresh(pairs, evidence.meetings), bye)
+
+    @property
+    def choice(self) -> PairChoice:
+        """How rounds and refinement waves choose their pairs (`Swiss.pairing`)."""
+        return PAIR_CHOICES[self.settings.pairing]
+
+    def _view(self, standing: Standing, history: Sequence[Any], evidence: Evidence,
+              rng: random.Random) -> RoundView:
+        (first, second, _), _weights = self._fit_input(history, evidence)
+        return RoundView(standing["strengths"], first, second, evidence.meetings, rng)
 
     def _group_round(self, standing: Standing, history: Sequence[Any],
                      rng: random.Random) -> RoundPlan:
@@ -196,9 +206,9 @@ class SwissStrategy(Strategy[Swiss]):
             groups = focus_groups(focus, order, size, calls)
         return RoundPlan([], None, groups=planned(shown(groups, rng), found.seen))
 
-    def _wave(self, standing: Standing, evidence: Evidence) -> list[tuple[int, int]]:
+    def _wave(self, standing: Standing, view: RoundView) -> list[tuple[int, int]]:
         focus, calls = self._focus(standing)
-        return wave_pairs(focus, self.settings.calls, calls, evidence.meetings)
+        return self.choice.wave_pairs(focus, self.settings.calls, calls, view)
 
     def _focus(self, standing: Standing) -> tuple[list[int], int]:
         """The items where the K-th place is decided, and the calls of this wave."""
