@@ -144,7 +144,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     settings = config.strategy_settings()
     check_concurrency(config.concurrency)
     if texts is not None:
-        strategy_class(settings).check(settings, len(texts))
+        strategy_class(settings).check_texts(settings, texts, config.criteria)
     _check_numbers(config)
     _check_batch(config, dry_run)
     if config.out:
