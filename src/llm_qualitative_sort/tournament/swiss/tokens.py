@@ -129,6 +129,20 @@ def tokens_left_calls(budget_tokens: int, used: int, expected: float) -> int:
     return int(left // max(expected, 1.0))
 
 
+def calls_paid_for(budget_tokens: int, known: Estimates, n_items: int, group_size: int,
+                   prepass: bool) -> int:
+    """The calls a token budget pays for at the estimates: the pre-pass's, then the rounds'.
+
+    Example:
+        >>> calls_paid_for(1000, Estimates(50, 100, 180), 10, 2, prepass=True)
+        15
+    """
+    before = n_items if prepass else 0
+    left = budget_tokens - before * known.alone
+    each = known.group if group_size > 2 else known.pair
+    return before + max(left, 0) // each
+
+
 def first_round(n_items: int, group_size: int, calls_per_match: int) -> int:
     """The calls of a first Swiss round in full: n // k ranking calls, or n // 2 matches.
 
