@@ -156,3 +156,18 @@ def test_the_same_seed_plans_the_same_rounds() -> None:
     settings = Swiss(budget_tokens=15_000, group_size=3)
     assert _play(settings, TEXTS, 250) == _play(settings, TEXTS, 250)
     assert _play(settings, TEXTS, 250, seed=6) != _play(settings, TEXTS, 250)
+
+
+def test_the_standings_say_the_tokens_used_of_the_budget() -> None:
+    texts = TEXTS[:8]
+    strategy = strategy_for(Swiss(budget_tokens=90_000), len(texts), 5)
+    standing = strategy.opening(texts, "larger")
+    plan = strategy.plan(standing, [], 1)
+    history = [{"round": 1, "bye": None, "matches": [
+        [m.a, m.b, "A", [CallRecord("AB", "A", "", False, 1_000, 234).stored()]]
+        for m in plan.matches]}]
+    note = strategy.update(standing, history).notes[0]
+    assert note.message.startswith("4/30 judgements, 4,936/90,000 tokens, swiss")
+    assert note.data["tokens"] == 4_936 and note.data["budget_tokens"] == 90_000
+    assert "tokens" not in strategy_for(Swiss(), 8, 5).update(
+        strategy.start(), history).notes[0].data

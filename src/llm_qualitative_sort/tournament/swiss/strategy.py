@@ -367,7 +367,9 @@ class SwissStrategy(Strategy[Swiss]):
         shown = min(self.settings.top_k or SHOWN_TOP, self.n_items)
         top = strength_order(standing["strengths"])[:shown]
         expected = standing.get("expected")
-        message = (f"{standing['used']}/{self.budget} judgements, {standing['phase']}"
+        tokens = self.settings.budget_tokens
+        spent = "" if tokens is None else f", {standing['tokens']:,}/{tokens:,} tokens"
+        message = (f"{standing['used']}/{self.budget} judgements{spent}, {standing['phase']}"
                    + ("" if expected is None else
                       f", top {shown} expected {100 * expected:.0f} % right")
                    + (", top settled" if standing["settled"] else ""))
@@ -376,6 +378,7 @@ class SwissStrategy(Strategy[Swiss]):
             "used": standing["used"], "budget": self.budget, "phase": standing["phase"],
             "settled": standing["settled"], "expected": expected,
             "position": round(position, 4),
+            **({} if tokens is None else {"tokens": standing["tokens"], "budget_tokens": tokens}),
         }, item_lists=("top",))
 
     def finished(self, standing: Standing) -> bool:
