@@ -8,6 +8,7 @@ import pytest
 
 from llm_qualitative_sort import (
     InputError,
+    MockLLMProvider,
     PermanentProviderError,
     QualitativeSorter,
     RunStoppedError,
@@ -16,6 +17,7 @@ from llm_qualitative_sort import (
 from llm_qualitative_sort.providers.questions import RANK_LABELS
 from llm_qualitative_sort.testing import FunctionProvider
 from llm_qualitative_sort.tournament import settings_from_state
+from llm_qualitative_sort.tournament.swiss.tokens import calls_paid_for, estimates
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
 ITEMS = [str(i) for i in range(24)]
@@ -105,3 +107,21 @@ def test_a_run_stored_without_a_token_budget_reads_as_none() -> None:
     stored = {"settings": {"strategy": "swiss", "budget": 40, "top_k": 3}}
     assert settings_from_state(stored).budget_tokens is None  # type: ignore[attr-defined]
     assert Swiss(budget_tokens=5).stored()["budget_tokens"] == 5
+
+
+@pytest.mark.parametrize(("group_size", "prepass"), [(2, "pointwise"), (4, None)])
+async def test_a_judge_that_reports_no_tokens_is_counted_at_the_dry_runs_estimate(
+    group_size: int, prepass: str | None
+) -> None:
+    texts = [f"{i} " + "x" * (100 + 37 * i) for i in range(30)]
+    judge = MockLLMProvider(seed=2, score=lambda text: float(text.split()[0]),
+                            pointwise="calibrated")
+    swiss = Swiss(budget_tokens=40_000, group_size=group_size,
+                  prepass=prepass)  # type: ignore[arg-type]
+    sorter = QualitativeSorter(judge, criteria="larger", seed=2, checkpointer=None,
+                               strategy=swiss)
+    result = await sorter.sort(texts)
+    paid = calls_paid_for(40_000, estimates(texts, "larger", group_size), len(texts),
+                          group_size, prepass=prepass is not None)
+    # The pre-pass's 30 texts at the estimate of one text, then the rounds' calls at theirs.
+    assert judge.calls == result.statistics.total_api_calls == paid
