@@ -66,8 +66,7 @@ def test_the_dry_run_says_what_a_token_budget_pays_for_and_the_tokens_per_text(
     main(["sort", str(tmp_path / "a.txt"), "--criteria", "longer", "--strategy", "swiss",
           "--budget-tokens", str(60 * each + 5), "--dry-run", *flags])
     out = capsys.readouterr().out
-    assert f"tokens per call: about {each} (from the texts' mean length, {group_size} texts " \
-        "a call;" in out
+    assert f"tokens per call: about {each} (from the texts' mean length;" in out
     assert "budget_tokens pays for about 60 calls\n" in out
     assert f"tokens per text: about {each * 60 // 40:,}\n" in out
     # The rounds a run of those 60 calls plays (20 pairs or 10 groups a round).

@@ -102,10 +102,9 @@ def print_estimate(
               f"tournament: up to {2 * plan.labelled_pairs} LLM calls (none for a pair the "
               "strategy plays), counted above (within a Swiss budget)", file=out)
     if tokens_per_call is not None:
-        shown = "one text" if plan.repetitions else f"{plan.group_size} texts"
-        print(f"tokens per call: about {tokens_per_call} (from the texts' mean length, "
-              f"{shown} a call; about {tokens_per_call * plan.max_calls:,} for "
-              f"{plan.max_calls:,} calls)", file=out)
+        print(f"tokens per call: about {tokens_per_call} (from the texts' mean length; "
+              f"about {tokens_per_call * plan.max_calls:,} for {plan.max_calls:,} calls)",
+              file=out)
         calls = plan.max_calls
         if token_calls is not None:
             calls = min(token_calls, plan.max_calls)
