@@ -212,6 +212,22 @@ class SortResult:
                 f"{count(len(self.rankings), 'rank')}, {played}, "
                 f"{count(self.statistics.total_api_calls, 'call')}; best first: {shown}{more})")
 
+    @property
+    def tokens_per_text(self) -> float:
+        """The paid calls' input and output tokens per item ranked (0.0 for no item).
+
+        What the run cost per text, in the unit a token budget (`Swiss(budget_tokens=...)`)
+        and the provider's prices count.
+
+        Example:
+            >>> stats = Statistics(1, 2, 0, 0.1, input_tokens=900, output_tokens=100)
+            >>> SortResult([(1, ["b"]), (2, ["a"])], [], stats).tokens_per_text
+            500.0
+        """
+        items = sum(len(group) for _, group in self.rankings)
+        used = self.statistics.input_tokens + self.statistics.output_tokens
+        return used / items if items else 0.0
+
     @cached_property
     def scores(self) -> dict[str, float]:
         """Bradley–Terry log-strength of every item (mean 0), from the same calls."""

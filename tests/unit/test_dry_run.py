@@ -2,6 +2,7 @@
 
 import asyncio
 import io
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +51,37 @@ def test_the_simulated_rounds_of_a_pre_pass_are_those_a_run_plays(
                                strategy=settings)
     result = asyncio.run(sorter.sort([str(i) for i in range(n_items)]))
     assert simulated_rounds(settings, n_items) == result.statistics.rounds
+
+
+@pytest.mark.parametrize(("group_size", "flags"), [(2, []), (4, ["--group-size", "4"])])
+def test_the_dry_run_says_what_a_token_budget_pays_for_and_the_tokens_per_text(
+    group_size: int, flags: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from llm_qualitative_sort.cli import main
+    from llm_qualitative_sort.tournament.swiss.tokens import estimates
+
+    texts = [f"{i} " + "x" * (200 + 10 * i) for i in range(40)]
+    (tmp_path / "a.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+    each = estimates(texts, "longer", group_size).group
+    main(["sort", str(tmp_path / "a.txt"), "--criteria", "longer", "--strategy", "swiss",
+          "--budget-tokens", str(60 * each + 5), "--dry-run", *flags])
+    out = capsys.readouterr().out
+    assert f"tokens per call: about {each} (from the texts' mean length;" in out
+    assert "budget_tokens pays for about 60 calls\n" in out
+    assert f"tokens per text: about {each * 60 // 40:,}\n" in out
+    # The rounds a run of those 60 calls plays (20 pairs or 10 groups a round).
+    assert f"rounds: about {3 if group_size == 2 else 6} " in out
+
+
+def test_the_dry_run_refuses_a_token_budget_too_small_for_one_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from llm_qualitative_sort.cli import main
+
+    (tmp_path / "a.txt").write_text("".join(f"{i}\n" for i in range(40)), encoding="utf-8")
+    code = main(["sort", str(tmp_path / "a.txt"), "--criteria", "larger", "--strategy",
+                 "swiss", "--budget-tokens", "1000", "--dry-run"])
+    assert code == 2
+    assert ("budget_tokens must pay for one round: 20 calls of about 453 tokens each "
+            "(estimated from the texts' mean length): about 9060, got 1000"
+            in capsys.readouterr().err)

@@ -86,6 +86,8 @@ SAMPLES: dict[tuple[str, str], dict[str, Any]] = {
     ("elimination", "ties"): {"ties": True},
     ("elimination", "verdicts"): {"verdicts": "soft"},
     ("swiss", "budget"): {"budget": 30},
+    # About 17 calls at the 13 short texts' estimate (453 tokens each, mostly the prompt).
+    ("swiss", "budget_tokens"): {"budget_tokens": 8000},
     ("swiss", "top_k"): {"top_k": 2},
     ("swiss", "stop_when_settled"): {"stop_when_settled": True, "top_k": 2},
     ("swiss", "comparison_rounds"): {"comparison_rounds": 2},

@@ -9,6 +9,7 @@ Example:
     matches: 4 … 5 (fewer when matches are drawn)
     LLM calls: 8 … 10 (2 per match; cache hits cost nothing)
     tokens per call: about 453 (from the texts' mean length; about 4,530 for 10 calls)
+    tokens per text: about 1,510
     rounds: about 4 (with --batch, each is one batch turnaround: up to 24 h)
     dry run: nothing was called
     0

@@ -89,6 +89,7 @@ class RunConfig(BaseSettings):
     strategy: Annotated[str, FIXED] = "elimination"
     schedule: Annotated[str, FIXED] = "rounds"
     budget: Annotated[int | None, FIXED] = None
+    budget_tokens: Annotated[int | None, FIXED] = None
     top_k: Annotated[int | None, FIXED] = None
     stop_when_settled: Annotated[bool | None, FIXED] = None
     prepass: Annotated[str | None, FIXED] = None

@@ -68,11 +68,14 @@ def print_estimate(
     rounds: int = 0,
     batch_discount: float = 0.5,
     tokens_per_call: int | None = None,
+    token_calls: int | None = None,
 ) -> None:
     """The estimate as a few lines of text; `rounds` as simulated (see `cli._rounds`).
 
     `tokens_per_call` is the estimate a judge paces its calls by under a tokens-per-minute
-    limit (`providers._tokens.mean_call_tokens`).
+    limit (`providers._tokens.mean_call_tokens`), for the texts a call shows.
+    `token_calls`: the calls a token budget pays for at that estimate (Swiss's
+    `budget_tokens`; see `tournament.swiss.tokens.calls_paid_for`).
     """
     print(f"items: {plan.items}", file=out)
     if plan.repetitions:  # pointwise: no matches, each call scores one text
@@ -102,6 +105,14 @@ def print_estimate(
         print(f"tokens per call: about {tokens_per_call} (from the texts' mean length; "
               f"about {tokens_per_call * plan.max_calls:,} for {plan.max_calls:,} calls)",
               file=out)
+        calls = plan.max_calls
+        if token_calls is not None:
+            calls = min(token_calls, plan.max_calls)
+            print(f"budget_tokens pays for about {calls:,} calls"
+                  + (" (the calls budget ends the run first)"
+                     if token_calls >= plan.max_calls else ""), file=out)
+        if plan.items:
+            print(f"tokens per text: about {tokens_per_call * calls // plan.items:,}", file=out)
     if rounds:
         print(f"rounds: about {rounds} (with --batch, each is one batch turnaround: "
               "up to 24 h)", file=out)

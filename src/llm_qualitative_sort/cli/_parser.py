@@ -239,6 +239,10 @@ def _add_sort(sort: argparse.ArgumentParser) -> None:
     tournament.add_argument("--budget", type=int, metavar="CALLS",
                             help="swiss: judgements to spend, cache hits included (default: "
                             "what elimination N=2 would make, 2·(2n−1))")
+    tournament.add_argument("--budget-tokens", type=int, metavar="N",
+                            help="swiss: input and output tokens to spend, beside --budget "
+                            "(the run stops at whichever it reaches first; no round is "
+                            "started that is expected to go past it)")
     tournament.add_argument("--top-k", type=int, metavar="K",
                             help="swiss: refine the top K with part of the budget")
     tournament.add_argument("--stop-when-settled", action="store_const", const=True,

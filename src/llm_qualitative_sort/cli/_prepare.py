@@ -144,7 +144,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
     settings = config.strategy_settings()
     check_concurrency(config.concurrency)
     if texts is not None:
-        strategy_class(settings).check(settings, len(texts))
+        strategy_class(settings).check_texts(settings, texts, config.criteria)
     _check_numbers(config)
     _check_batch(config, dry_run)
     if config.out:
@@ -182,17 +182,29 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
             shared = within_budget(settings, len(texts), human)
             plan = dataclasses.replace(estimate(len(texts), shared),
                                        labelled_pairs=len(labelled_pairs(human)))
-        rounds = simulated_rounds(settings, len(texts))
+        rounds = simulated_rounds(settings, len(texts), texts=texts, criteria=config.criteria)
         from llm_qualitative_sort.providers._tokens import mean_call_tokens
 
         print_estimate(plan, args.price_per_call, sys.stdout, rounds, config.batch_discount,
                        mean_call_tokens(list(texts), config.criteria,
                                         alone=settings.scores_alone,
-                                        shown=getattr(settings, "group_size", 2)))
+                                        shown=getattr(settings, "group_size", 2)),
+                       _token_calls(settings, texts, config.criteria))
         return None
     adjust, adjust_fields = _adjust(args, texts, records, settings.name)
     return Plan(config, provider, open_cache(config.cache_dir), texts, ids, prompt=prompt,
                 fields=fields, human=human, adjust=adjust, adjust_fields=adjust_fields)
+
+
+def _token_calls(settings: Any, texts: list[str], criteria: str) -> int | None:
+    """The calls Swiss's `budget_tokens` pays for at the texts' estimates (None: no such)."""
+    budget_tokens = getattr(settings, "budget_tokens", None)
+    if budget_tokens is None:
+        return None
+    from llm_qualitative_sort.tournament.swiss.tokens import calls_paid_for, estimates
+
+    return calls_paid_for(budget_tokens, estimates(texts, criteria, settings.group_size),
+                          len(texts), settings.group_size, settings.prepass is not None)
 
 
 def _human(config: RunConfig, texts: list[str] | None, records: list[Record] | None) -> Any:

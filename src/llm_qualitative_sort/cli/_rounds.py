@@ -11,6 +11,7 @@ mode guide). Pure and fast: 1000 items with N=10 take about half a second.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from llm_qualitative_sort.tournament import StrategySettings, presentation_orders, strategy_for
@@ -18,8 +19,12 @@ from llm_qualitative_sort.tournament.records import CallRecord, ScoreRecord
 from llm_qualitative_sort.verdicts import Side
 
 
-def simulated_rounds(settings: StrategySettings, n_items: int, seed: int = 0) -> int:
+def simulated_rounds(settings: StrategySettings, n_items: int, seed: int = 0,
+                     texts: Sequence[str] | None = None, criteria: str = "") -> int:
     """The rounds of a run without draws (0 for fewer than two items).
+
+    `texts` and `criteria` size the calls for a token budget (each simulated call counts
+    at the estimate from them); without them, empty texts.
 
     Example:
         >>> from llm_qualitative_sort.tournament import Elimination
@@ -34,7 +39,7 @@ def simulated_rounds(settings: StrategySettings, n_items: int, seed: int = 0) ->
     strategy = strategy_for(settings, n_items, seed)
     strength = random.Random(seed).sample(range(n_items), n_items)
     orders = presentation_orders(settings.calls)
-    standing = strategy.start()
+    standing = strategy.opening([""] * n_items if texts is None else texts, criteria)
     history: list[dict[str, Any]] = []
     while not strategy.finished(standing):
         plan = strategy.plan(standing, history, len(history) + 1)

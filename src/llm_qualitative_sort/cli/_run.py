@@ -259,6 +259,9 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     stats = result.statistics
     err = sys.stderr
     cost = "" if stats.estimated_cost is None else f", cost {stats.estimated_cost:.4f}"
+    used = stats.input_tokens + stats.output_tokens
+    if used:  # a judge that reports none (the mock) leaves the line as it was
+        cost = f", {used:,} tokens ({result.tokens_per_text:,.0f} per text){cost}"
     found = phases(result)  # a pre-pass: its texts scored alone are one-call matches
     played = (f"{plural(len(result.pointwise), 'text')} scored alone" if result.pointwise
               else f"{plural(found['prepass']['texts'], 'text')} scored alone and "

@@ -188,6 +188,10 @@ def _statistics(result: SortResult, words: Words, both: dict[str, Any] | None
              if f.name not in _AUDIT_FIELDS}
     stats["elapsed_time"] = f"{stats['elapsed_time']:.2f} s"
     stats["rate_wait"] = f"{stats['rate_wait']:.1f} s"
+    # Beside the tokens it divides: what the run cost per text.
+    at = list(stats).index("output_tokens") + 1
+    stats = dict([*stats.items()][:at] + [("tokens_per_text", f"{result.tokens_per_text:,.0f}")]
+                 + [*stats.items()][at:])
     cost = stats["estimated_cost"]
     stats["estimated_cost"] = "—" if cost is None else f"{cost:.4f}"  # no prices given
     if result.pointwise:  # texts scored alone: no match, no draw, no tie

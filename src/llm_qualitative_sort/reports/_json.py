@@ -69,7 +69,9 @@ def to_json_dict(
         "uncertainty": {"level": 0.95, "top_k": k, "method": method_of(result)},
         "standings": [_standing(s, ids, figures.get(s.item)) for s in table],
         "match_history": [asdict(match) for match in result.match_history],
-        "statistics": asdict(result.statistics),
+        # With the paid tokens per item ranked, which reading back leaves out (derived).
+        "statistics": {**asdict(result.statistics),
+                       "tokens_per_text": round(result.tokens_per_text, 1)},
         # The audit's estimate of the judge's preference for longer texts (None: untold).
         "length_preference": length_json(result),
         # The order with covariates taken out, when the run was asked to `adjust`.
@@ -144,6 +146,7 @@ def _ranking_call(entry: Mapping[str, Any]) -> RankingCall:
 def statistics_from_dict(data: Mapping[str, Any]) -> Statistics:
     """`Statistics` from its JSON form, the audit's records rebuilt."""
     fields = dict(data)
+    fields.pop("tokens_per_text", None)  # derived from the tokens and the items
     if fields.get("position_bias") is not None:
         fields["position_bias"] = PositionBias(**fields["position_bias"])
     if fields.get("order_consistency") is not None:

@@ -53,7 +53,8 @@ EN: Mapping[str, str] = {
     "total_matches": "total matches", "total_api_calls": "total api calls",
     "cache_hits": "cache hits", "elapsed_time": "elapsed time", "failed_calls": "failed calls",
     "draws": "draws", "rounds": "rounds", "input_tokens": "input tokens",
-    "output_tokens": "output tokens", "estimated_cost": "estimated cost",
+    "output_tokens": "output tokens", "tokens_per_text": "tokens per text",
+    "estimated_cost": "estimated cost",
     "batch_calls": "batch calls", "tied_calls": "tied calls", "tie_col": "Ties",
     "rate_limited": "429s (rate limit)", "rate_wait": "waiting for the rate limit",
     "early_stop": "Stopped early: the top {k} were settled{sure} after {used} of {budget} "
@@ -227,6 +228,7 @@ JA: Mapping[str, str] = {
     "total_matches": "対戦数", "total_api_calls": "API呼び出し", "cache_hits": "キャッシュ利用",
     "elapsed_time": "所要時間", "failed_calls": "判定失敗", "draws": "引き分け",
     "rounds": "回戦数", "input_tokens": "入力トークン", "output_tokens": "出力トークン",
+    "tokens_per_text": "テキストあたりのトークン",
     "estimated_cost": "推定コスト", "batch_calls": "バッチ呼び出し",
     "tied_calls": "引き分け判定", "tie_col": "引き分け判定",
     "rate_limited": "429（レート制限）", "rate_wait": "レート制限の待ち時間",

@@ -45,7 +45,7 @@ async def sort_items(setup: RunSetup, items: Sequence[str], run_id: str | None,
     run_id = check_run_id(run_id) if run_id is not None else uuid.uuid4().hex
     if len(texts) < 2:
         return trivial_result(texts, run_id, time.perf_counter() - started)
-    strategy_class(setup.settings).check(setup.settings, len(texts))
+    strategy_class(setup.settings).check_texts(setup.settings, texts, setup.criteria)
     within_budget(setup.settings, len(texts), worker.human)  # refused before any call
     plan = worker.plan()
     async with setup.store.open(run_id, wait=setup.wait_for_run) as (saver, journal):

@@ -141,9 +141,20 @@ class Strategy(ABC, Generic[S]):
         """Raise `ValueError` naming the argument when `settings` cannot play `n_items`."""
         del settings, n_items  # every setting is fine unless a strategy says otherwise
 
+    @classmethod
+    def check_texts(cls, settings: S, texts: Sequence[str], criteria: str) -> None:
+        """`check`, and what the texts themselves decide (Swiss: a token budget's first round)."""
+        del criteria
+        cls.check(settings, len(texts))
+
     @abstractmethod
     def start(self) -> Standing:
         """The standing before the first round."""
+
+    def opening(self, texts: Sequence[str], criteria: str) -> Standing:
+        """The standing before the first round of `texts`: `start`, unless plans read their size."""
+        del texts, criteria
+        return self.start()
 
     @abstractmethod
     def plan(self, standing: Standing, history: Sequence[Any], round_number: int) -> RoundPlan:

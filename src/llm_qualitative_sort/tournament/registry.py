@@ -107,8 +107,9 @@ def settings_from_state(state: Mapping[str, Any]) -> StrategySettings:
 
     Example:
         >>> settings_from_state({"settings": {"strategy": "swiss", "top_k": 3}})
-        Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=None, top_k=3, \
-stop_when_settled=False, prepass=None, group_size=2, pairing='neighbours')
+        Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=None, \
+budget_tokens=None, top_k=3, stop_when_settled=False, prepass=None, group_size=2, \
+pairing='neighbours')
         >>> settings_from_state({"elimination_count": 1})
         Elimination(comparison_rounds=2, ties=False, verdicts='hard', elimination_count=1)
     """

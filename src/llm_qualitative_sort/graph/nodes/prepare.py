@@ -34,7 +34,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     check_seed(seed)
     rng_seed = secrets.randbits(63) if seed is None else seed
     strategy = strategy_for(settings, len(items), rng_seed)
-    strategy.check(settings, len(items))
+    strategy.check_texts(settings, items, state["criteria"])
     schedule = check_schedule(state.get("schedule", "rounds"), type(strategy), provider=None)
     # Checked now, not when the last round is played: a bad value must cost no call.
     ranking = state.get("ranking")
@@ -44,7 +44,7 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
         "rng_seed": rng_seed,
         "schedule": schedule,
         "item_count": len(items),
-        "standing": strategy.start(),
+        "standing": strategy.opening(items, state["criteria"]),
         "round": 0,
         "completed": 0,
     }

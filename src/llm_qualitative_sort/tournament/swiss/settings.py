@@ -2,8 +2,8 @@
 
 Example:
     >>> Swiss(budget=4000, top_k=10)
-    Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=4000, top_k=10, \
-stop_when_settled=False, prepass=None, group_size=2, pairing='neighbours')
+    Swiss(comparison_rounds=1, ties=False, verdicts='hard', budget=4000, budget_tokens=None, \
+top_k=10, stop_when_settled=False, prepass=None, group_size=2, pairing='neighbours')
     >>> Swiss(prepass="pointwise").prepass
     'pointwise'
     >>> Swiss(stop_when_settled=True)
@@ -25,6 +25,8 @@ from llm_qualitative_sort.tournament.settings import CallsPerMatch, PairwiseSett
 
 # A budget past this is a typo (and would keep a run going for years).
 MAX_BUDGET = 10**9
+# The same in tokens: a thousand times the calls' bound, about what a call takes.
+MAX_BUDGET_TOKENS = 10**12
 # What a pre-pass can be: every item scored alone once on the default scale, asked
 # directly or the inverse question (how far the text is from meeting the criterion).
 PREPASSES = ("pointwise", "pointwise-inverse")
@@ -36,6 +38,11 @@ class Swiss(PairwiseSettings):
     Attributes:
         budget: The judgements a run may use (paid calls and cache hits); None (default)
             takes what elimination with N=2 and two calls per match would make, 2·(2n−1).
+        budget_tokens: The input and output tokens a run may use, beside `budget`; the run
+            stops at whichever it reaches first. No round is planned whose calls would be
+            expected to take the tokens past it (expected from the mean tokens per call so
+            far; before any call, from the texts' mean length: see
+            `tournament.swiss.tokens`). None (default): no token budget.
         top_k: Refine the top K with the last part of the budget (None: no refinement).
         stop_when_settled: With `top_k`: stop before the budget once the top K are
             separated from the rest (see `tournament.swiss.settle`).
@@ -61,6 +68,8 @@ class Swiss(PairwiseSettings):
         True
         >>> Swiss(group_size=4).group_size
         4
+        >>> Swiss(budget_tokens=2_000_000).budget_tokens
+        2000000
     """
 
     name: ClassVar[str] = "swiss"
@@ -69,6 +78,7 @@ class Swiss(PairwiseSettings):
     strategy: Literal["swiss"] = Field(default="swiss", repr=False)
     comparison_rounds: CallsPerMatch = 1
     budget: int | None = Field(default=None, ge=1, le=MAX_BUDGET, strict=True)
+    budget_tokens: int | None = Field(default=None, ge=1, le=MAX_BUDGET_TOKENS, strict=True)
     top_k: int | None = Field(default=None, ge=1, strict=True)
     stop_when_settled: bool = Field(default=False, strict=True)
     prepass: Literal["pointwise", "pointwise-inverse"] | None = None

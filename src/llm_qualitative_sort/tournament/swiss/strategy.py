@@ -69,6 +69,14 @@ from llm_qualitative_sort.tournament.swiss.settle import (
     expected_top_k_share,
     top_k_settled,
 )
+from llm_qualitative_sort.tournament.swiss.tokens import (
+    Estimates,
+    check_budget_tokens,
+    estimates,
+    per_call,
+    spent,
+    tokens_left_calls,
+)
 
 # Strengths are stored rounded: enough for pairing and warm starts, small in checkpoints.
 STORED_DIGITS = 6
@@ -127,6 +135,15 @@ class SwissStrategy(Strategy[Swiss]):
                              f"item) and one match ({one_match}): at least "
                              f"{needed}, got {settings.budget}")
 
+    @classmethod
+    def check_texts(cls, settings: Swiss, texts: Sequence[str], criteria: str) -> None:
+        """`check`, and that a token budget pays for the first round (see `swiss.tokens`)."""
+        cls.check(settings, len(texts))
+        if settings.budget_tokens is not None:
+            check_budget_tokens(settings.budget_tokens,
+                                estimates(texts, criteria, settings.group_size), len(texts),
+                                settings.group_size, settings.calls, settings.prepass is not None)
+
     @staticmethod
     def _budget(settings: Swiss, n_items: int) -> int:
         return settings.budget if settings.budget is not None else default_budget(n_items)
@@ -148,11 +165,48 @@ class SwissStrategy(Strategy[Swiss]):
             return self.budget
         return self.budget - int(self.budget * self.refine_plan.share)
 
+    @property
+    def swiss_tokens(self) -> int | None:
+        """Tokens for the Swiss rounds (the refinement's share kept back, as of calls)."""
+        total = self.settings.budget_tokens
+        if total is None or self.settings.top_k is None:
+            return total
+        return total - int(total * self.refine_plan.share)
+
     def start(self) -> Standing:
         """Everyone at strength 0, nothing used yet (the pre-pass first, with one)."""
         phase = "swiss" if self.settings.prepass is None else "prepass"
         return {"strengths": [0.0] * self.n_items, "used": 0, "phase": phase,
                 "last_bye": None, "waves": 0, "settled": False, "expected": None}
+
+    def opening(self, texts: Sequence[str], criteria: str) -> Standing:
+        """`start`; with a token budget, no token used and the estimates from the texts."""
+        standing = self.start()
+        if self.settings.budget_tokens is not None:
+            known = estimates(texts, criteria, self.settings.group_size)
+            standing.update(tokens=0, per_call=float(self._kind_estimate(known)),
+                            estimates=list(known))
+        return standing
+
+    def _kind_estimate(self, known: Estimates) -> int:
+        return known.group if self.settings.group_size > 2 else known.pair
+
+    def _spent(self, history: Sequence[Any], standing: Standing) -> Standing:
+        """With a token budget: the tokens used and expected per call (else nothing)."""
+        if self.settings.budget_tokens is None:
+            return {}
+        known = Estimates(*standing["estimates"])
+        found = spent(history, known, groups=self.settings.group_size > 2)
+        return {"tokens": found.tokens, "per_call": per_call(found, self._kind_estimate(known))}
+
+    def _left(self, standing: Standing, swiss: bool = False) -> int:
+        """Judgements the rest pays for: of the calls and, with one, of the tokens budget."""
+        calls = (self.swiss_budget if swiss else self.budget) - int(standing["used"])
+        tokens = self.swiss_tokens if swiss else self.settings.budget_tokens
+        if tokens is None:
+            return calls
+        return min(calls, tokens_left_calls(tokens, int(standing["tokens"]),
+                                            float(standing["per_call"])))
 
     def question(self, standing: Standing) -> ScoreQuestion | None:
         """The pre-pass's question during the pre-pass round, else None (pairs)."""
@@ -173,7 +227,7 @@ class SwissStrategy(Strategy[Swiss]):
             bye = choose_bye(order, standing["last_bye"], rng)
             pairs = self.choice.round_pairs([i for i in order if i != bye], view)
             # The last Swiss round may be cut short by the budget: the first pairs play.
-            pairs = pairs[: self._affordable(self.swiss_budget - standing["used"])]
+            pairs = pairs[: self._affordable(self._left(standing, swiss=True))]
         else:
             pairs = self._wave(standing, view)
         if self.settings.calls == 1:
@@ -200,7 +254,7 @@ class SwissStrategy(Strategy[Swiss]):
             sat = set(range(self.n_items)) - found.last if found.last else set()
             out = sitting_out(order, size, sat, rng)
             groups = neighbour_groups([i for i in order if i not in out], size)
-            groups = groups[: self._affordable(self.swiss_budget - standing["used"])]
+            groups = groups[: self._affordable(self._left(standing, swiss=True))]
         else:
             focus, calls = self._focus(standing)
             groups = focus_groups(focus, order, size, calls)
@@ -217,7 +271,7 @@ class SwissStrategy(Strategy[Swiss]):
         assert self.settings.top_k is not None
         focus = focus_items(strengths, strengths - 1.96 * errors, strengths + 1.96 * errors,
                             self.settings.top_k)
-        left = self.budget - standing["used"]
+        left = self._left(standing)
         per_wave = math.ceil(left / max(self.refine_plan.waves - standing["waves"], 1))
         return focus, self._affordable(min(per_wave, left)) * self.settings.calls
 
@@ -244,7 +298,8 @@ class SwissStrategy(Strategy[Swiss]):
         used = evidence.calls + ranking_calls(history)
         k = self.settings.top_k
         cost = self.settings.calls
-        refining = k is not None and self.swiss_budget - used < cost
+        tokens = self._spent(history, standing)
+        refining = k is not None and self._left({"used": used, **tokens}, swiss=True) < cost
         need_errors = k is not None and (refining or self.settings.stop_when_settled)
         calls, weight = self._fit_input(history, evidence)
         fit = fit_bradley_terry(self.n_items, *calls, start=np.asarray(standing["strengths"]),
@@ -258,7 +313,10 @@ class SwissStrategy(Strategy[Swiss]):
             "waves": standing["waves"] + (standing["phase"] == "refine"),
             "settled": settled,
             "expected": expected,
+            **tokens,
         }
+        if tokens:
+            new["estimates"] = standing["estimates"]
         if need_errors:
             new["standard_errors"] = [round(float(e), STORED_DIGITS)
                                       for e in fit.standard_errors]
@@ -290,7 +348,8 @@ class SwissStrategy(Strategy[Swiss]):
         scored = sum(s is not None for s in spreads)
         new: Standing = {**standing, "phase": "swiss",
                          "used": gather_evidence(history, self.n_items).calls,
-                         "strengths": [round(float(s), STORED_DIGITS) for s in strengths]}
+                         "strengths": [round(float(s), STORED_DIGITS) for s in strengths],
+                         **self._spent(history, standing)}
         top = strength_order(new["strengths"])[:min(SHOWN_TOP, self.n_items)]
         note = Note(EventType.STANDINGS,
                     f"pre-pass: scored {scored} of {self.n_items} items alone, "
@@ -318,7 +377,9 @@ class SwissStrategy(Strategy[Swiss]):
         shown = min(self.settings.top_k or SHOWN_TOP, self.n_items)
         top = strength_order(standing["strengths"])[:shown]
         expected = standing.get("expected")
-        message = (f"{standing['used']}/{self.budget} judgements, {standing['phase']}"
+        tokens = self.settings.budget_tokens
+        spent = "" if tokens is None else f", {standing['tokens']:,}/{tokens:,} tokens"
+        message = (f"{standing['used']}/{self.budget} judgements{spent}, {standing['phase']}"
                    + ("" if expected is None else
                       f", top {shown} expected {100 * expected:.0f} % right")
                    + (", top settled" if standing["settled"] else ""))
@@ -327,17 +388,17 @@ class SwissStrategy(Strategy[Swiss]):
             "used": standing["used"], "budget": self.budget, "phase": standing["phase"],
             "settled": standing["settled"], "expected": expected,
             "position": round(position, 4),
+            **({} if tokens is None else {"tokens": standing["tokens"], "budget_tokens": tokens}),
         }, item_lists=("top",))
 
     def finished(self, standing: Standing) -> bool:
-        """Over when the budget cannot pay for another match, or the top K are settled."""
-        left = self.budget - standing["used"]
-        return bool(standing["settled"]) or left < self.settings.calls
+        """Over when the budgets cannot pay for another match, or the top K are settled."""
+        return bool(standing["settled"]) or self._left(standing) < self.settings.calls
 
     def early_stop(self, standing: Standing) -> EarlyStop | None:
         """The top K settled while the budget could still pay for a match."""
         used = int(standing["used"])
-        if not standing["settled"] or self.budget - used < self.settings.calls:
+        if not standing["settled"] or self._left(standing) < self.settings.calls:
             return None
         assert self.settings.top_k is not None  # settling needs a top K
         return EarlyStop(self.settings.top_k, used, self.budget, standing.get("expected"))
@@ -369,4 +430,4 @@ class SwissStrategy(Strategy[Swiss]):
         """What the rest of the budget pays for (the pre-pass's items, before it is played)."""
         if standing["phase"] == "prepass":
             return self.n_items + self._affordable(self.budget - self.n_items)
-        return self._affordable(self.budget - standing["used"])
+        return self._affordable(self._left(standing))
