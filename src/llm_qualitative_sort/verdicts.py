@@ -74,6 +74,12 @@ def answer_problem(result: Any) -> str:
         return f"expected a ComparisonResult, got {type(result).__name__}"
     if result.winner not in ("A", "B", TIE, None):
         return f'winner must be "A", "B", "tie" or None, got {result.winner!r}'
+    return (_fields_problem(result)
+            or _probability_problem(result.probability, result.winner))
+
+
+def _fields_problem(result: ComparisonResult | RankingResult) -> str:
+    # What every answer carries besides its verdict: the reasoning, the raw answer, tokens.
     if not isinstance(result.reasoning, str):
         return f"reasoning must be a str, got {type(result.reasoning).__name__}"
     if not isinstance(result.raw_response, dict):
@@ -84,7 +90,7 @@ def answer_problem(result: Any) -> str:
             return f"{name} must be an int >= 0, got {value!r}"
         if value > TOKENS_LIMIT:  # no store holds more than a signed 64-bit integer
             return f"{name} must be at most 2**63 - 1, got {value!r}"
-    return _probability_problem(result.probability, result.winner)
+    return ""
 
 
 def _probability_problem(value: Any, winner: Any) -> str:
@@ -140,14 +146,9 @@ class RankingResult:
 
 
 def _ranking_result_problem(result: RankingResult) -> str:
-    if not isinstance(result.reasoning, str):
-        return f"reasoning must be a str, got {type(result.reasoning).__name__}"
-    if not isinstance(result.raw_response, dict):
-        return f"raw_response must be a dict, got {type(result.raw_response).__name__}"
-    for name in ("input_tokens", "output_tokens"):
-        value = getattr(result, name)
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= TOKENS_LIMIT:
-            return f"{name} must be an int in [0, 2**63 - 1], got {value!r}"
+    problem = _fields_problem(result)
+    if problem:
+        return problem
     order = result.order
     if order is None:
         return ""
