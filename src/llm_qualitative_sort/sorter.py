@@ -256,7 +256,7 @@ class QualitativeSorter:
             self._setup(), allow_human_change=check_flag("allow_human_change",
                                                          allow_human_change))
         adjusting = None if adjust is None else check_adjust(
-            adjust, check_items(items), fields, pairwise=self.strategy != "pointwise")
+            adjust, check_items(items), fields, pairwise=not self.settings.scores_alone)
         if adjusting is not None and adjusting.reads_fields and \
                 not self.prompt.template.field_keys:
             fields = None  # given for `adjust` alone: the prompt shows none of them

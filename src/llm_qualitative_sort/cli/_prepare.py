@@ -175,7 +175,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
 
         assert texts is not None
         plan = estimate(len(texts), settings)
-        if human is not None and settings.name != "pointwise":  # pointwise asks no pair
+        if human is not None and not settings.scores_alone:  # pointwise asks no pair
             from llm_qualitative_sort.results.labelled import labelled_pairs, within_budget
 
             # A budget pays for them (Swiss): the tournament's share of it is what is left.
@@ -191,7 +191,7 @@ def _checked_plan(config: RunConfig, texts: list[str] | None, ids: list[Any],
                                         shown=getattr(settings, "group_size", 2)),
                        _token_calls(settings, texts, config.criteria))
         return None
-    adjust, adjust_fields = _adjust(args, texts, records, settings.name)
+    adjust, adjust_fields = _adjust(args, texts, records, pairwise=not settings.scores_alone)
     return Plan(config, provider, open_cache(config.cache_dir), texts, ids, prompt=prompt,
                 fields=fields, human=human, adjust=adjust, adjust_fields=adjust_fields)
 
@@ -223,7 +223,7 @@ def _human(config: RunConfig, texts: list[str] | None, records: list[Record] | N
 
 
 def _adjust(args: argparse.Namespace, texts: list[str] | None, records: list[Record] | None,
-            strategy: str) -> tuple[list[str] | None, list[dict[str, Any]] | None]:
+            *, pairwise: bool) -> tuple[list[str] | None, list[dict[str, Any]] | None]:
     """`--adjust`, checked against the records before any call: (covariates, fields)."""
     adjust = getattr(args, "adjust", None)
     if not adjust:
@@ -236,7 +236,7 @@ def _adjust(args: argparse.Namespace, texts: list[str] | None, records: list[Rec
     by_text = {record.text: record for record in records}
     fields = [by_text[text].fields for text in texts]
     try:
-        checked = check_adjust(adjust, texts, fields, pairwise=strategy != "pointwise")
+        checked = check_adjust(adjust, texts, fields, pairwise=pairwise)
     except ValueError as exc:
         raise UsageError(f"--adjust: {exc}") from None
     return adjust, fields if checked is not None and checked.reads_fields else None

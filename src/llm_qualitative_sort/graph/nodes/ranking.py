@@ -29,7 +29,7 @@ async def rank(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
     history = state.get("history", [])
     labels = state_labels(state.get("human"))
     anchored = labels is not None and state.get("ranking") is None \
-        and strategy.native_ranking != "pointwise" \
+        and not strategy.settings.scores_alone \
         and (runtime.context or TournamentContext()).anchor
     if anchored or state.get("ranking") == "bradley_terry":  # asked for as by Studio
         # The strengths the sorter's `ranking="bradley_terry"` ranks by, from the same calls.

@@ -52,5 +52,5 @@ def after_play(state: TournamentState) -> str:
 
     A pointwise run asks no pair: its judge has scored every text alone already.
     """
-    asks = state.get("human") and run_strategy(state).native_ranking != "pointwise"
+    asks = state.get("human") and not run_strategy(state).settings.scores_alone
     return "labelled" if asks else "ranking"
