@@ -19,7 +19,6 @@ from llm_qualitative_sort.models import ProgressEvent, SortResult
 from llm_qualitative_sort.prompts._run import check_prompt
 from llm_qualitative_sort.prompts.template import PromptTemplate
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.results.adjusted import check_adjust, with_adjusted
 from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.results.human import HumanLabels
 from llm_qualitative_sort.running.arguments import (
@@ -255,8 +254,13 @@ class QualitativeSorter:
         setup = dataclasses.replace(
             self._setup(), allow_human_change=check_flag("allow_human_change",
                                                          allow_human_change))
-        adjusting = None if adjust is None else check_adjust(
-            adjust, check_items(items), fields, pairwise=not self.settings.scores_alone)
+        if adjust is None:
+            return await sort_items(setup, items, run_id, fields, human)
+        # Imported here: the covariates' fits load SciPy's optimizers, which only `adjust` needs.
+        from llm_qualitative_sort.results.adjusted import check_adjust, with_adjusted
+
+        adjusting = check_adjust(adjust, check_items(items), fields,
+                                 pairwise=not self.settings.scores_alone)
         if adjusting is not None and adjusting.reads_fields and \
                 not self.prompt.template.field_keys:
             fields = None  # given for `adjust` alone: the prompt shows none of them

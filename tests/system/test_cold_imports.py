@@ -73,3 +73,23 @@ def test_every_module_imports_cold_in_a_fresh_interpreter() -> None:
     failures = json.loads(done.stdout.splitlines()[-1])
     assert not failures, "modules that fail to import on their own:\n" + "\n".join(
         f"  {module}: {error.splitlines()[-1]}" for module, error in failures.items())
+
+
+RUN_WITHOUT_LABELS = r"""
+import asyncio, json, sys
+from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss
+sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="c", checkpointer=None,
+                           strategy=Swiss(budget=40))
+result = asyncio.run(sorter.sort([str(i) for i in range(20)]))
+result.scores, result.intervals
+print(json.dumps(sorted({m for m in sys.modules
+                         if m.startswith(("scipy.stats", "scipy.optimize"))})))
+"""
+
+
+def test_a_run_without_labels_or_adjust_loads_no_statistics_or_optimizers() -> None:
+    # SciPy's statistics and optimizers add some 30 MB to every process that imports them;
+    # only people's labels, `adjust` and the length audit need them.
+    found = subprocess.run([sys.executable, "-c", RUN_WITHOUT_LABELS], capture_output=True,
+                           text=True, check=True)
+    assert json.loads(found.stdout.splitlines()[-1]) == []

@@ -35,7 +35,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from llm_qualitative_sort.errors import InputError
 
@@ -262,6 +261,9 @@ def _spearman(calls: Sequence[LabelledCall], judge: Sequence[float] | None,
     pairs = pairs[np.isfinite(pairs).all(axis=1)]
     if len(pairs) < 3:
         return Interval(None, None, None)
+
+    # Imported here: SciPy's statistics cost every run some 30 MB, and few runs have labels.
+    from scipy import stats
 
     def rho(rows: np.ndarray) -> float | None:
         if np.ptp(rows[:, 0]) == 0 or np.ptp(rows[:, 1]) == 0:

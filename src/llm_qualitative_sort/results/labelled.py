@@ -29,12 +29,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats
 
 from llm_qualitative_sort.bradley_terry import DIGITS, rank_by_score
 from llm_qualitative_sort.errors import InputError, SettingTypeError
-from llm_qualitative_sort.rating.anchored import AnchoredFit, fit_anchored
-from llm_qualitative_sort.results.adjusted import human_length_preference
 from llm_qualitative_sort.results.agreement import Agreement, LabelledCall, judge_agreement
 from llm_qualitative_sort.results.audit import ties
 from llm_qualitative_sort.results.human import (
@@ -53,6 +50,7 @@ from llm_qualitative_sort.tournament.settings import StrategySettings
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.models import SortResult
+    from llm_qualitative_sort.rating.anchored import AnchoredFit
     from llm_qualitative_sort.results.rating import Rating
     from llm_qualitative_sort.scoring import ItemScore
     from llm_qualitative_sort.verdicts import MatchResult
@@ -229,6 +227,9 @@ def score_verdicts(labels: HumanLabels) -> list[HumanVerdict]:
 def anchored_fit(labels: HumanLabels, strengths: Sequence[float],
                  errors: Sequence[float]) -> AnchoredFit:
     """The judge's strengths (and their standard errors) anchored by people's labels."""
+    # Imported here: the fit loads SciPy's optimizers, which a run without labels never needs.
+    from llm_qualitative_sort.rating.anchored import fit_anchored
+
     verdicts = score_verdicts(labels)
     return fit_anchored(np.asarray(strengths, dtype=float), np.asarray(errors, dtype=float),
                         first=[v.a for v in verdicts], second=[v.b for v in verdicts],
@@ -278,6 +279,9 @@ def kendall_tau(judge: Sequence[float], human: Sequence[float]) -> float | None:
                         if np.isfinite(j) and np.isfinite(h)], dtype=float)
     if len(pairs) < 2 or np.ptp(pairs[:, 0]) == 0 or np.ptp(pairs[:, 1]) == 0:
         return None
+    # Imported here: SciPy's statistics cost every run some 30 MB, and few runs have labels.
+    from scipy import stats
+
     return float(stats.kendalltau(pairs[:, 0], pairs[:, 1], variant="b").statistic)
 
 
@@ -343,6 +347,10 @@ def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
         anchor: Rank by the anchored fit (False: keep the judge's own order).
         scale: A pointwise run's labels, when higher is better (for `label_confusion`).
     """
+    # Imported here: the length fit loads SciPy's optimizers, which a run without labels
+    # never needs.
+    from llm_qualitative_sort.results.adjusted import human_length_preference
+
     judge = [result.scores[text] for text in items]
     people = human_strengths(labels, len(items)).tolist()
     calls = (pointwise_calls(labels, items, result.pointwise) if result.pointwise else
