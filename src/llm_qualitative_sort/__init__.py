@@ -13,13 +13,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort.cache import (
-        CacheError,
-        CacheKey,
-        ComparisonCache,
-        FileCache,
-        MemoryCache,
-    )
     from llm_qualitative_sort.errors import (
         Error,
         InputError,
@@ -61,6 +54,13 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.scale import Scale
     from llm_qualitative_sort.scoring import ItemScore, PointwiseResult, ScoredCall
     from llm_qualitative_sort.sorter import QualitativeSorter
+    from llm_qualitative_sort.stores.cache import (
+        CacheError,
+        CacheKey,
+        ComparisonCache,
+        FileCache,
+        MemoryCache,
+    )
     from llm_qualitative_sort.stores.default import default_checkpoint_path
     from llm_qualitative_sort.stores.postgres_cache import PostgresCache
     from llm_qualitative_sort.tournament.elimination.settings import Elimination
@@ -125,7 +125,7 @@ __all__ = [
 # import; the real providers must not need their extras until they are chosen.
 _HOMES = {
     "llm_qualitative_sort.stores.default": ("default_checkpoint_path",),
-    "llm_qualitative_sort.cache": (
+    "llm_qualitative_sort.stores.cache": (
         "CacheError", "CacheKey", "ComparisonCache", "FileCache", "MemoryCache",
     ),
     "llm_qualitative_sort.errors": (

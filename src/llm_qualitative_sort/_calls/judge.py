@@ -31,7 +31,6 @@ from llm_qualitative_sort._calls.rate_gate import (
 )
 from llm_qualitative_sort._calls.retrying import backoff_delay, retryable
 from llm_qualitative_sort._calls.storable import storable_raw
-from llm_qualitative_sort.cache import CallKeys, ComparisonCache
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     RateLimitedError,
@@ -52,6 +51,7 @@ from llm_qualitative_sort.scoring import (
     pointwise_problem,
 )
 from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.cache import CallKeys, ComparisonCache
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.tournament import Elimination, StrategySettings
 from llm_qualitative_sort.verdicts import (

@@ -246,13 +246,13 @@ def open_cache(where: str | None) -> Any:
     """A `FileCache` in a directory, or a `PostgresCache` for a postgresql:// URI."""
     if not where:
         return None
-    from llm_qualitative_sort._postgres import is_dsn
+    from llm_qualitative_sort.stores.postgres_connect import is_dsn
 
     if is_dsn(where):
         from llm_qualitative_sort.stores.postgres_cache import PostgresCache
 
         return PostgresCache(where)
-    from llm_qualitative_sort.cache import FileCache
+    from llm_qualitative_sort.stores.cache import FileCache
 
     return FileCache(where)
 

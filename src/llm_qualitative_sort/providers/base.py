@@ -208,7 +208,7 @@ class LLMProvider(metaclass=_ProviderType):
         """Whether this judge's calls ask for log-probabilities now, for soft verdicts.
 
         Its answers are then cached apart from those asked without them (see
-        `cache.CallKeys`). False by default: a judge that gives its probabilities without
+        `stores.cache.CallKeys`). False by default: a judge that gives its probabilities without
         being asked (the mock) names them in its `model_identity` instead.
         """
         return False
