@@ -51,8 +51,8 @@ if TYPE_CHECKING:
         OpenAIProvider,
         PanelProvider,
     )
-    from llm_qualitative_sort.scale import Scale
-    from llm_qualitative_sort.scoring import ItemScore, PointwiseResult, ScoredCall
+    from llm_qualitative_sort.rating.scale import Scale
+    from llm_qualitative_sort.rating.scoring import ItemScore, PointwiseResult, ScoredCall
     from llm_qualitative_sort.sorter import QualitativeSorter
     from llm_qualitative_sort.stores.cache import (
         CacheError,
@@ -150,8 +150,8 @@ _HOMES = {
     "llm_qualitative_sort.tournament.elimination.settings": ("Elimination",),
     "llm_qualitative_sort.tournament.swiss.settings": ("Swiss",),
     "llm_qualitative_sort.tournament.pointwise.settings": ("Pointwise",),
-    "llm_qualitative_sort.scale": ("Scale",),
-    "llm_qualitative_sort.scoring": ("ItemScore", "PointwiseResult", "ScoredCall"),
+    "llm_qualitative_sort.rating.scale": ("Scale",),
+    "llm_qualitative_sort.rating.scoring": ("ItemScore", "PointwiseResult", "ScoredCall"),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -43,13 +43,13 @@ from llm_qualitative_sort.providers._rate_signals import listen
 from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
-from llm_qualitative_sort.results.stops import name_judge
-from llm_qualitative_sort.scoring import (
+from llm_qualitative_sort.rating.scoring import (
     PointwiseResult,
     ScoreQuestion,
     as_comparison,
     pointwise_problem,
 )
+from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.cache import CallKeys, ComparisonCache
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace

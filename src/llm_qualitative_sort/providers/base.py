@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from llm_qualitative_sort.errors import PermanentProviderError
 from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
-from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
 if TYPE_CHECKING:
