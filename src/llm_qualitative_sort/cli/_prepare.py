@@ -25,7 +25,7 @@ from llm_qualitative_sort.cli._report import check_report_path
 from llm_qualitative_sort.cli._run import Plan, checkpoint_path, has_runs
 from llm_qualitative_sort.cli._settings import conflicts, layered
 from llm_qualitative_sort.cli._terminal import one_line
-from llm_qualitative_sort.registry import BATCH_PROVIDERS
+from llm_qualitative_sort.providers.registry import BATCH_PROVIDERS
 from llm_qualitative_sort.tournament import strategy_class
 from llm_qualitative_sort.tournament.checks import check_concurrency
 

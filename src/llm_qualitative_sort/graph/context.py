@@ -18,7 +18,7 @@ from llm_qualitative_sort.prompts._run import stored_prompt
 from llm_qualitative_sort.prompts.setup import PromptSetup
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
-from llm_qualitative_sort.registry import NAMED_PROVIDERS, ProviderName, build_provider
+from llm_qualitative_sort.providers.registry import NAMED_PROVIDERS, ProviderName, build_provider
 from llm_qualitative_sort.results.events import Emit, EventSink, event_sink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.cache import ComparisonCache
