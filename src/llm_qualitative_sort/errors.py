@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort.leases.holder import LeaseHolder
+    from llm_qualitative_sort.stores.leases.holder import LeaseHolder
 
 
 class Error(Exception):

@@ -39,9 +39,9 @@ from llm_qualitative_sort.verdicts import answer_problem as answer_problem
 from llm_qualitative_sort.verdicts import refused_tie as refused_tie
 
 if TYPE_CHECKING:
+    from llm_qualitative_sort.rating.scoring import ItemScore
     from llm_qualitative_sort.results.agreement import Agreement
     from llm_qualitative_sort.results.rating import Rating
-    from llm_qualitative_sort.scoring import ItemScore
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import numpy as np
 from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_bradley_terry
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, EventType
-from llm_qualitative_sort.scoring import ScoreQuestion
+from llm_qualitative_sort.rating.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,
