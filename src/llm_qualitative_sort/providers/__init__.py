@@ -1,7 +1,8 @@
-"""LLM providers: the interface and its requests, the mock and replay judges, the clients.
+"""LLM providers: the interface and its requests, the real clients, panels and batches.
 
 The real clients are imported on first use, so that importing this package never requires
-langchain-openai or langchain-google-genai.
+langchain-openai or langchain-google-genai. The judges for tests and experiments (the mock,
+the replay judge, `FunctionProvider`) live in `llm_qualitative_sort.testing`.
 """
 
 from __future__ import annotations
@@ -11,10 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
-from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.providers.google import GoogleProvider
@@ -26,6 +25,12 @@ _LAZY = {
     "LangChainProvider": "llm_qualitative_sort.providers.langchain",
     "OpenAIProvider": "llm_qualitative_sort.providers.openai",
 }
+# The judges for tests live in `llm_qualitative_sort.testing`; code that imports them from
+# here still finds them, loaded only when asked for (not this package's own: not in `__all__`).
+_MOVED = {
+    name: "llm_qualitative_sort.testing"
+    for name in ("MockLLMProvider", "ReplayProvider", "ReplayTopic", "load_replay_topic")
+}
 
 __all__ = [
     "BatchOptions",
@@ -33,20 +38,17 @@ __all__ = [
     "GoogleProvider",
     "LLMProvider",
     "LangChainProvider",
-    "MockLLMProvider",
     "OpenAIProvider",
     "PanelProvider",
     "Question",
     "Rank",
-    "ReplayProvider",
-    "ReplayTopic",
     "Request",
     "Score",
-    "load_replay_topic",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
+    home = _LAZY.get(name) or _MOVED.get(name)
+    if home is not None:
+        return getattr(import_module(home), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

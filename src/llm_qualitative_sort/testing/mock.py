@@ -160,6 +160,10 @@ class MockLLMProvider(LLMProvider):
         'A'
     """
 
+    # Its calls only sleep and draw: a cancel ends them at once (the engine then awaits them
+    # without a shielding task; a subclass says so again, see `LLMProvider`).
+    cancels_promptly = True
+
     def __init__(
         self,
         seed: int | None = None,
