@@ -45,9 +45,9 @@ from scipy.optimize import brentq
 from scipy.stats import spearmanr
 
 from llm_qualitative_sort.bradley_terry import BradleyTerryFit, fit_bradley_terry
-from llm_qualitative_sort.providers import ReplayTopic, load_replay_topic
 from llm_qualitative_sort.rating.anchored import fit_anchored
 from llm_qualitative_sort.rating.covariates import covariate_effects, length_feature
+from llm_qualitative_sort.testing import ReplayTopic, load_replay_topic
 
 SHARES = (0.05, 0.10, 0.20)
 LENGTH = 0.5  # the judge's length preference beyond the crowd's, logit per sd

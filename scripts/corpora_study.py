@@ -59,8 +59,8 @@ from corpora_build import default_cache
 from llm_qualitative_sort import ComparisonResult, PromptTemplate, QualitativeSorter, Swiss
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry
 from llm_qualitative_sort.errors import InputError
-from llm_qualitative_sort.providers import ReplayProvider, ReplayTopic, load_replay_topic
 from llm_qualitative_sort.rating.design import choose_pairs, pair_gains, posterior_covariance
+from llm_qualitative_sort.testing import ReplayProvider, ReplayTopic, load_replay_topic
 
 MULTIPLES = (1, 2, 4)
 SHARE = {"1": 1.0, "2": 0.0, "=": 0.5}

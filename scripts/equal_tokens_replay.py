@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import spearmanr
 
-from llm_qualitative_sort.providers import load_replay_topic
+from llm_qualitative_sort.testing import load_replay_topic
 from llm_qualitative_sort.tournament.swiss.tokens import estimates
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -47,13 +47,13 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry
-from llm_qualitative_sort.providers import ReplayTopic, load_replay_topic
 from llm_qualitative_sort.rating.design import (
     choose_groups,
     choose_pairs,
     pair_gains,
     posterior_covariance,
 )
+from llm_qualitative_sort.testing import ReplayTopic, load_replay_topic
 from llm_qualitative_sort.tournament.swiss.groups import pair_weight
 
 MULTIPLES = (1, 2, 4)

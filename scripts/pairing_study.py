@@ -45,7 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss  # noqa: E402
 from llm_qualitative_sort.metrics import kendall_tau  # noqa: E402
-from llm_qualitative_sort.providers import (  # noqa: E402
+from llm_qualitative_sort.testing import (  # noqa: E402
     ReplayProvider,
     ReplayTopic,
     load_replay_topic,

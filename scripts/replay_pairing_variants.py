@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry  # noqa: E402
-from llm_qualitative_sort.providers import (  # noqa: E402
+from llm_qualitative_sort.testing import (  # noqa: E402
     ReplayProvider,
     ReplayTopic,
     load_replay_topic,

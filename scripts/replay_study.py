@@ -49,7 +49,7 @@ from scipy.stats import kendalltau, spearmanr  # noqa: E402
 
 from llm_qualitative_sort import Elimination, QualitativeSorter, Swiss  # noqa: E402
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry  # noqa: E402
-from llm_qualitative_sort.providers import (  # noqa: E402
+from llm_qualitative_sort.testing import (  # noqa: E402
     ReplayProvider,
     ReplayTopic,
     load_replay_topic,

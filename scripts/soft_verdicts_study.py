@@ -4,8 +4,8 @@ For each judge noise (the default mock's sd 3.33, and a noisier sd 33.3 on the s
 items "0".."n-1"), each budget (1n, 2n and 2(2n−1) calls, the last what elimination N=2
 costs) and each seed s, Swiss (one call per match, sorter seed s, judge seed s) plays
 twice on the same judge: `verdicts="hard"` and `verdicts="soft"`. The mock's verdicts do
-not depend on its log-probability mode (see `providers/_mock_logprobs.py`), so one hard run
-serves both modes; soft runs on the calibrated mode and on the over-confident one (k = 3).
+not depend on its log-probability mode (see `judged_probability` in `testing/mock.py`), so one
+hard run serves both modes; soft runs on the calibrated mode and on the over-confident one (k = 3).
 Kendall's τ-b against the true order; mean ± sd over seeds, and the paired per-seed
 difference soft − hard. Also the Brier score of the judge's stated probabilities against
 its own verdicts on the soft runs' calls (the calibration the audit reports).

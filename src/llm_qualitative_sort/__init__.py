@@ -47,7 +47,6 @@ if TYPE_CHECKING:
         GoogleProvider,
         LangChainProvider,
         LLMProvider,
-        MockLLMProvider,
         OpenAIProvider,
         PanelProvider,
     )
@@ -63,6 +62,7 @@ if TYPE_CHECKING:
     )
     from llm_qualitative_sort.stores.default import default_checkpoint_path
     from llm_qualitative_sort.stores.postgres_cache import PostgresCache
+    from llm_qualitative_sort.testing import MockLLMProvider
     from llm_qualitative_sort.tournament.elimination.settings import Elimination
     from llm_qualitative_sort.tournament.pointwise.settings import Pointwise
     from llm_qualitative_sort.tournament.swiss.settings import Swiss
@@ -141,12 +141,13 @@ _HOMES = {
         "RoundResult", "SortResult", "Statistics",
     ),
     "llm_qualitative_sort.providers": (
-        "BatchOptions", "GoogleProvider", "LLMProvider", "LangChainProvider",
-        "MockLLMProvider", "OpenAIProvider", "PanelProvider",
+        "BatchOptions", "GoogleProvider", "LLMProvider", "LangChainProvider", "OpenAIProvider",
+        "PanelProvider",
     ),
     "llm_qualitative_sort.prompts": ("PromptTemplate", "PromptTemplateError"),
     "llm_qualitative_sort.stores.postgres_cache": ("PostgresCache",),
     "llm_qualitative_sort.sorter": ("QualitativeSorter",),
+    "llm_qualitative_sort.testing": ("MockLLMProvider",),
     "llm_qualitative_sort.tournament.elimination.settings": ("Elimination",),
     "llm_qualitative_sort.tournament.swiss.settings": ("Swiss",),
     "llm_qualitative_sort.tournament.pointwise.settings": ("Pointwise",),

@@ -12,7 +12,7 @@ import pytest
 
 from llm_qualitative_sort import PermanentProviderError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
-from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.testing import MockLLMProvider
 
 ITEMS = [str(n) for n in range(10, 200, 10)]  # 19 items
 

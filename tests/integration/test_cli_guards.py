@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE, main
-from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.testing import MockLLMProvider
 
 
 @pytest.fixture

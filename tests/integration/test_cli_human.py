@@ -11,7 +11,7 @@ import pytest
 
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_USAGE, main
 from llm_qualitative_sort.models import ComparisonResult
-from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.testing import MockLLMProvider
 
 IDS = [f"e{i}" for i in range(12)]
 LABELS = "a,b,winner\ne0,e11,B\ne3,e4,a\ne5,e9,tie\n"

@@ -11,8 +11,8 @@ from typing import Any
 from _suite import cli as _call
 from _suite import items_file
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE
-from llm_qualitative_sort.providers import MockLLMProvider
 from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.testing import MockLLMProvider
 
 ITEMS = [str(n) for n in range(0, 200, 10)]  # 20 items
 

@@ -12,7 +12,7 @@ import pytest
 from llm_qualitative_sort import PermanentProviderError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
 from llm_qualitative_sort.models import ComparisonResult
-from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.testing import MockLLMProvider
 
 ITEMS = [str(v) for v in range(0, 200, 7)] + ["{{ context.rubric }} {{ 6 * 7 }}"]
 TEMPLATE = "---system---\nRubric: {{ context.rubric }}\n---user---\n{{ text_a }}\n{{ text_b }}\n"

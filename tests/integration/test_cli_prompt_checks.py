@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from llm_qualitative_sort.cli import EXIT_USAGE, main
-from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.testing import MockLLMProvider
 
 PAIRWISE = "---system---\n{system}\n---user---\n{{{{ text_a }}}}\n{{{{ text_b }}}}\n"
 POINTWISE = "---system---\nRate.\n---user---\n{% if high == 4 %}{{ text }}{% endif %}\n"

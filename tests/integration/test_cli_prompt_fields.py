@@ -15,7 +15,7 @@ from llm_qualitative_sort import PermanentProviderError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
 from llm_qualitative_sort.models import ComparisonResult
 from llm_qualitative_sort.prompts._comparison import build_messages
-from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.testing import MockLLMProvider
 
 TEXTS = [str(v) for v in range(0, 120, 7)]
 TEMPLATE = ("---system---\nJudge answers to their questions.\n---user---\n{{ text_a }}\n"

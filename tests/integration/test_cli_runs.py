@@ -12,7 +12,7 @@ import pytest
 from _suite import cli as _call
 from llm_qualitative_sort import PermanentProviderError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE
-from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.testing import MockLLMProvider
 
 ITEMS = [str(n) for n in range(5, 200, 5)]  # 39 items
 

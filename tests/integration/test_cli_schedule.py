@@ -14,7 +14,7 @@ from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE, main
 from llm_qualitative_sort.cli._parser import SCHEDULES
 from llm_qualitative_sort.cli._providers import mock_score
 from llm_qualitative_sort.graph.schedules import SCHEDULES as GRAPH_SCHEDULES
-from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.testing import MockLLMProvider
 
 ITEMS = [str(n) for n in range(3, 60, 3)]  # 19 items
 

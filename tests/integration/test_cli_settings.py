@@ -247,7 +247,7 @@ def test_a_resumed_run_keeps_its_settings_over_the_environment_and_the_file(
         capsys, tmp_path, monkeypatch) -> None:
     from llm_qualitative_sort import PermanentProviderError
     from llm_qualitative_sort.cli import EXIT_STOPPED
-    from llm_qualitative_sort.providers import MockLLMProvider
+    from llm_qualitative_sort.testing import MockLLMProvider
 
     async def revoked(self, item_a, item_b, criteria, *, repetition):
         raise PermanentProviderError("401 invalid api key")

@@ -11,7 +11,7 @@ import pytest
 from llm_qualitative_sort import PermanentProviderError
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, main
 from llm_qualitative_sort.models import ComparisonResult
-from llm_qualitative_sort.providers import MockLLMProvider
+from llm_qualitative_sort.testing import MockLLMProvider
 
 ITEMS = [str(v) for v in range(0, 200, 7)]
 

@@ -95,7 +95,7 @@ async def test_the_stop_names_the_row_and_the_way_on_before_the_resume(tmp_path:
 def _stopped_cli_run(tmp_path: Path, monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
     """A run `r` stopped by its judge in its second round; the common flags."""
     from llm_qualitative_sort.cli import EXIT_STOPPED, main
-    from llm_qualitative_sort.providers import MockLLMProvider
+    from llm_qualitative_sort.testing import MockLLMProvider
 
     items = tmp_path / "items.txt"
     items.write_text("\n".join(ITEMS) + "\n", encoding="utf-8")

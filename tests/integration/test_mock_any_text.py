@@ -10,7 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, SortResult
 from llm_qualitative_sort.cli._providers import demo_set, mock_score
 from llm_qualitative_sort.graph import build_graph
-from llm_qualitative_sort.providers.mock import default_score
+from llm_qualitative_sort.testing.mock import default_score
 
 # Lengths 3, 12, 27, 45, 70 characters: far apart next to the noise (sd 3.33).
 JAPANESE = [

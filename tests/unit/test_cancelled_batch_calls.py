@@ -18,11 +18,11 @@ from llm_qualitative_sort.providers._batch import (
     BatchStatus,
     Outcome,
 )
-from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.questions import Request
 from llm_qualitative_sort.stores import store_for
 from llm_qualitative_sort.stores.cache import CacheKey, MemoryCache
 from llm_qualitative_sort.stores.entries import CallPlace
+from llm_qualitative_sort.testing.mock import MockLLMProvider
 
 RETRY = RetryPolicy(initial_interval=0.001, max_interval=0.001, max_attempts=3, jitter=False,
                     retry_on=TransientProviderError)

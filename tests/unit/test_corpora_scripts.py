@@ -13,7 +13,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from llm_qualitative_sort.providers import ReplayTopic
+from llm_qualitative_sort.testing import ReplayTopic
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 REQUIRE_VARIABLE = "LLM_QUALITATIVE_SORT_REQUIRE_SHARED_DATA"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from llm_qualitative_sort import ComparisonResult, MockLLMProvider
-from llm_qualitative_sort.providers.mock import REFUSAL, default_score
+from llm_qualitative_sort.testing.mock import REFUSAL, default_score
 
 Call = tuple[str, str, int]
 

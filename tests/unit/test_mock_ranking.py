@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from llm_qualitative_sort import MockLLMProvider
 from llm_qualitative_sort.errors import InputError
-from llm_qualitative_sort.providers._mock_flaws import KeyedDraws
-from llm_qualitative_sort.providers._mock_ranking import (
+from llm_qualitative_sort.testing._draws import KeyedDraws
+from llm_qualitative_sort.testing.mock import (
     list_stddev,
     mock_order,
     noisy_values,

@@ -5,7 +5,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llm_qualitative_sort.providers._mock_flaws import KeyedDraws, keyed_rng
+from llm_qualitative_sort.testing._draws import KeyedDraws, keyed_rng
 from llm_qualitative_sort.tournament.elimination import (
     apply_match,
     apply_round,

@@ -29,3 +29,29 @@ def test_the_prompts_package_exports_its_concept_sorted() -> None:
     assert public <= set(prompts.__all__)
     assert llm_qualitative_sort.PromptTemplate is prompts.PromptTemplate
     assert llm_qualitative_sort.PromptTemplateError is prompts.PromptTemplateError
+
+
+def test_the_testing_package_exports_the_judges_for_tests_sorted() -> None:
+    """The judges for tests live in `testing`; the top level and providers hand out the same."""
+    from llm_qualitative_sort import providers, testing
+
+    assert list(testing.__all__) == sorted(testing.__all__)
+    public = {name for name in vars(testing) if not name.startswith("_")
+              and getattr(getattr(testing, name), "__module__", "").startswith(testing.__name__)}
+    assert public <= set(testing.__all__)
+    assert llm_qualitative_sort.MockLLMProvider is testing.MockLLMProvider
+    for name in ("MockLLMProvider", "ReplayProvider", "ReplayTopic", "load_replay_topic"):
+        assert getattr(providers, name) is getattr(testing, name)
+        assert name not in providers.__all__
+
+
+def test_the_provider_seam_loads_no_judge_for_tests() -> None:
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, llm_qualitative_sort.providers; "
+         "print(sorted(m for m in sys.modules if m.startswith('llm_qualitative_sort.') and "
+         "any(word in m for word in ('testing', 'mock', 'replay'))))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"

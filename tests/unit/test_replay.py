@@ -17,7 +17,7 @@ import pytest
 
 from llm_qualitative_sort import QualitativeSorter, Swiss
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry
-from llm_qualitative_sort.providers import ReplayProvider, ReplayTopic, load_replay_topic
+from llm_qualitative_sort.testing import ReplayProvider, ReplayTopic, load_replay_topic
 
 CRITERIA = "more convincing"
 

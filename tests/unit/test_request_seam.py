@@ -34,7 +34,6 @@ from llm_qualitative_sort._calls._batch_requests import (
 from llm_qualitative_sort.providers._batch import BatchClient, BatchOptions, BatchRequest
 from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
 from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
-from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Rank, Request, Score
 from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale, ScoreQuestion
 from llm_qualitative_sort.stores.batch_journal import (
@@ -46,6 +45,7 @@ from llm_qualitative_sort.stores.batch_journal import (
 )
 from llm_qualitative_sort.stores.entries import CallPlace
 from llm_qualitative_sort.stores.journal import Journal
+from llm_qualitative_sort.testing.mock import MockLLMProvider
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
 SCALE = Scale.parse(None)

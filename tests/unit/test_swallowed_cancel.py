@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from llm_qualitative_sort.graph import TournamentContext
-from llm_qualitative_sort.providers import MockLLMProvider
 from llm_qualitative_sort.running import drive as drive_module
+from llm_qualitative_sort.testing import MockLLMProvider
 
 
 async def _swallowing_stream(*args: Any) -> dict[str, Any]:

@@ -15,12 +15,7 @@ import functools
 from collections.abc import Awaitable
 
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.verdicts import ComparisonResult
-
-# Providers of this library whose calls end as soon as they are cancelled (exactly these
-# classes: a subclass may override a call with code that swallows the cancel).
-_CANCEL_PROMPTLY: frozenset[type[LLMProvider]] = frozenset({MockLLMProvider})
 
 
 class CallCancelled(RuntimeError):
@@ -34,13 +29,12 @@ class CallCancelled(RuntimeError):
 def cancels_promptly(provider: LLMProvider) -> bool:
     """Whether `provider`'s calls may be awaited without a task of their own to shield the wait.
 
-    Only for providers whose calls end as soon as they are cancelled: the library's own
-    mock, by its exact class, and a class that says so in its own body
-    (`LLMProvider.cancels_promptly`). Every other provider (a user's, a subclass that does
-    not say so, the hosted ones) runs in a task of its own, awaited through a shield.
+    Only for providers whose calls end as soon as they are cancelled: a class that says so
+    in its own body (`LLMProvider.cancels_promptly`), as the library's mock does. Every
+    other provider (a user's, a subclass that does not say so, the hosted ones) runs in a
+    task of its own, awaited through a shield.
     """
-    kind = type(provider)
-    return kind in _CANCEL_PROMPTLY or vars(kind).get("cancels_promptly") is True
+    return vars(type(provider)).get("cancels_promptly") is True
 
 
 def cancel_requests() -> int:

@@ -280,8 +280,8 @@ def _check_mock_options(config: RunConfig, provider: Any) -> None:
     A cap on requests when every judge is a mock (it sends none); a mock's option without
     a mock.
     """
-    from llm_qualitative_sort.providers import MockLLMProvider
     from llm_qualitative_sort.providers.panel import leaf_judges
+    from llm_qualitative_sort.testing import MockLLMProvider
 
     mocks = [isinstance(judge, MockLLMProvider) for judge in leaf_judges(provider)]
     if config.requests_per_second is not None and all(mocks):

@@ -59,7 +59,8 @@ _PROVIDERS = "llm_qualitative_sort.providers."
 REGISTRY: dict[str, ProviderSpec] = {
     spec.name: spec
     for spec in (
-        ProviderSpec("mock", _PROVIDERS + "mock", "MockLLMProvider"),
+        # By name, as the others: the provider seam never imports the judges for tests.
+        ProviderSpec("mock", "llm_qualitative_sort.testing.mock", "MockLLMProvider"),
         ProviderSpec("openai", _PROVIDERS + "openai", "OpenAIProvider", "langchain_openai",
                      "openai", "OPENAI_API_KEY", batch=True),
         ProviderSpec("google", _PROVIDERS + "google", "GoogleProvider", "langchain_google_genai",

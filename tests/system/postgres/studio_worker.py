@@ -14,8 +14,8 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
 from llm_qualitative_sort import ComparisonResult
 from llm_qualitative_sort.graph import TournamentContext
-from llm_qualitative_sort.providers import MockLLMProvider
 from llm_qualitative_sort.studio import graph
+from llm_qualitative_sort.testing import MockLLMProvider
 
 ITEMS = [str(i) for i in range(0, 600, 3)]
 START = {"items": ITEMS, "criteria": "larger number", "elimination_count": 2, "seed": 7}

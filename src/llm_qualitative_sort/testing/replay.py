@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from llm_qualitative_sort.errors import InputError, PermanentProviderError
-from llm_qualitative_sort.providers._mock_flaws import keyed_rng
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.testing._draws import keyed_rng
 from llm_qualitative_sort.verdicts import ComparisonResult, Side
 
 # A stored vote in the terms of the call that replays it: a side, or equally good.

@@ -1,20 +1,7 @@
-"""Judges for tests and experiments: no network, no API key, the same engine as a real run.
+"""A judge made from plain functions, for the tests of code that uses this library.
 
-- `FunctionProvider`: a judge made from plain functions, for a user's own tests (as httpx's
-  `MockTransport` and pydantic-ai's `FunctionModel` serve theirs).
-- `MockLLMProvider`: the seeded simulated judge (a latent score per text and Gaussian
-  noise; position bias, refusals and other flaws as options).
-- `ReplayProvider`, `ReplayTopic`, `load_replay_topic`: a judge that replays stored human
-  votes, for measuring strategies on real judgements.
-
-Example:
-    >>> import asyncio
-    >>> from llm_qualitative_sort import QualitativeSorter
-    >>> from llm_qualitative_sort.testing import FunctionProvider
-    >>> judge = FunctionProvider(lambda a, b, criteria: "A" if len(a) >= len(b) else "B")
-    >>> sorter = QualitativeSorter(judge, criteria="longer", seed=0, checkpointer=None)
-    >>> asyncio.run(sorter.sort(["aa", "a", "aaa"])).rankings[0]
-    (1, ['aaa'])
+As httpx's `MockTransport` and pydantic-ai's `FunctionModel` serve their users' tests:
+every call runs through the engine a real judge's would, with no network and no key.
 """
 
 from __future__ import annotations
@@ -26,20 +13,10 @@ from typing import Any, TypeAlias
 
 from llm_qualitative_sort.errors import PermanentProviderError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
-from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
 from llm_qualitative_sort.rating.scale import Scale
 from llm_qualitative_sort.rating.scoring import PointwiseResult
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult, ranking_order
-
-__all__ = [
-    "FunctionProvider",
-    "MockLLMProvider",
-    "ReplayProvider",
-    "ReplayTopic",
-    "load_replay_topic",
-]
 
 # What a compare function may answer: the verdict in the call's terms ("A" is the text
 # shown first), None for no verdict, or a whole `ComparisonResult` (reasoning, tokens, a
