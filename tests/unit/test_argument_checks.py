@@ -66,8 +66,8 @@ def test_good_values_are_kept(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("check", "value", "error", "message"), [
-    (check_seed, "7", TypeError, "seed must be an int"),
-    (check_seed, True, TypeError, "seed must be an int"),
+    (check_seed, "7", TypeError, "^seed must be an int or None, got str$"),
+    (check_seed, True, TypeError, "seed must be an int or None, got bool"),
     (check_seed, 7.0, TypeError, "seed must be an int"),
     (check_seed, np.int64(7), TypeError, "seed must be an int"),
     (check_seed, 2**63, ValueError, r"seed must fit in 64 bits .*, got 9223372036854775808"),

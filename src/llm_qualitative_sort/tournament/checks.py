@@ -41,10 +41,14 @@ def _check(name: str, value: Any) -> None:
     try:
         _Counts(**{name: value})
     except ValidationError as exc:
-        if name == "seed" and exc.errors()[0]["type"] != "int_type":
-            low, high = SEED_RANGE
-            raise InputError(f"seed must fit in 64 bits ({low} … {high}), got {value}") from None
-        raise refusal(_Counts, exc) from None
+        if name != "seed":
+            raise refusal(_Counts, exc) from None
+        # The seed's own words: None is taken too, and the bound is the stores' 64 bits.
+        if exc.errors()[0]["type"] == "int_type":
+            raise SettingTypeError(f"seed must be an int or None, got {type(value).__name__}"
+                                   ) from None
+        low, high = SEED_RANGE
+        raise InputError(f"seed must fit in 64 bits ({low} … {high}), got {value}") from None
 
 
 def check_strategy(strategy: Any = "elimination", *, elimination_count: int | None = None,
