@@ -6,16 +6,49 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from llm_qualitative_sort.errors import InputError, SettingTypeError, cut
 from llm_qualitative_sort.tournament.registry import STRATEGIES, settings_class
-from llm_qualitative_sort.tournament.settings import StrategySettings, positive_int
+from llm_qualitative_sort.tournament.settings import StrategySettings, refusal
 
 Ranking = Literal["wins", "bradley_terry", "pointwise"]
 
 # The seed must fit the 64-bit integers checkpoints store.
 SEED_RANGE = (-(2**63), 2**63 - 1)
+
+
+class _Counts(BaseModel):
+    """The sorter's integer arguments, each checked alone by `_check` as it is given.
+
+    Strict, as the strategies' settings: neither a bool, a float nor a string passes for an
+    int. The sorter's other arguments keep hand-written checks: pydantic's strict float
+    still takes a Decimal, a Fraction or numpy's bool for seconds, and its strings drop
+    neither the blanks `str.strip` drops (U+001C) nor take a lone surrogate as a str.
+    """
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+    seed: Annotated[int, Field(ge=SEED_RANGE[0], le=SEED_RANGE[1])] | None = None
+    max_concurrent_requests: Annotated[int, Field(ge=1)] = 1
+    max_attempts: Annotated[int, Field(ge=1, alias="retry_policy.max_attempts")] = 1
+
+
+def _check(name: str, value: Any) -> None:
+    """Refuse `value` for the argument `name`, worded as the strategies' settings are."""
+    try:
+        _Counts(**{name: value})
+    except ValidationError as exc:
+        if name != "seed":
+            raise refusal(_Counts, exc) from None
+        # The seed's own words: None is taken too, and the bound is the stores' 64 bits.
+        if exc.errors()[0]["type"] == "int_type":
+            raise SettingTypeError(f"seed must be an int or None, got {type(value).__name__}"
+                                   ) from None
+        low, high = SEED_RANGE
+        raise InputError(f"seed must fit in 64 bits ({low} … {high}), got {value}") from None
 
 
 def check_strategy(strategy: Any = "elimination", *, elimination_count: int | None = None,
@@ -87,18 +120,12 @@ def _owners(name: str) -> list[type[StrategySettings]]:
 
 def check_concurrency(value: Any) -> None:
     """Refuse a `max_concurrent_requests` that is not a positive int."""
-    positive_int("max_concurrent_requests", value)
+    _check("max_concurrent_requests", value)
 
 
 def check_seed(seed: Any) -> None:
     """Raise for a seed that is not an int or does not fit in 64 bits."""
-    if seed is None:
-        return
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise SettingTypeError(f"seed must be an int or None, got {type(seed).__name__}")
-    low, high = SEED_RANGE
-    if not low <= seed <= high:
-        raise InputError(f"seed must fit in 64 bits ({low} … {high}), got {seed}")
+    _check("seed", seed)
 
 
 def check_criteria(criteria: Any) -> None:
@@ -222,7 +249,7 @@ def check_retry_policy(policy: Any) -> None:
     if not isinstance(policy, RetryPolicy):
         raise SettingTypeError("retry_policy must be a langgraph.types.RetryPolicy, got "
                                f"{type(policy).__name__}: {policy!r}")
-    positive_int("retry_policy.max_attempts", policy.max_attempts)
+    _check("retry_policy.max_attempts", policy.max_attempts)
     for name in ("initial_interval", "max_interval"):
         _seconds(f"retry_policy.{name}", getattr(policy, name), zero=True)
     factor = policy.backoff_factor

@@ -143,10 +143,11 @@ class PairwiseSettings(StrategySettings):
         return self
 
 
-def refusal(model: type[StrategySettings], exc: ValidationError) -> Error:
+def refusal(model: type[BaseModel], exc: ValidationError) -> Error:
     """The `InputError` (or `SettingTypeError`) that says what pydantic refused, readably.
 
-    A refusal raised by a validator of ours is returned as it was raised.
+    A refusal raised by a validator of ours is returned as it was raised. `model` is a
+    strategy's settings, or another model of arguments checked the same way.
     """
     errors = exc.errors()
     made = [_refused(model, error) for error in errors]
@@ -156,7 +157,7 @@ def refusal(model: type[StrategySettings], exc: ValidationError) -> Error:
     return kind("; ".join(str(error) for error in made))
 
 
-def _refused(model: type[StrategySettings], error: Any) -> Error:
+def _refused(model: type[BaseModel], error: Any) -> Error:
     kind, value, name = error["type"], error.get("input"), model.__name__
     ctx = error.get("ctx") or {}
     field = ".".join(str(part) for part in error["loc"]) or name
@@ -182,7 +183,7 @@ def _refused(model: type[StrategySettings], error: Any) -> Error:
     return InputError(f"{field} of {name}: {error['msg']}, got {value!r}")
 
 
-def _unknown(model: type[StrategySettings], field: str, value: Any) -> SettingTypeError:
+def _unknown(model: type[BaseModel], field: str, value: Any) -> SettingTypeError:
     """A field `model` does not have: its name now, or the strategies that have it."""
     name = model.__name__
     if RENAMED.get(field) in model.model_fields:
@@ -201,12 +202,3 @@ def _strategies(base: type[StrategySettings]) -> list[type[StrategySettings]]:
         found += [model] * ("name" in vars(model) and model.offered) + _strategies(model)
     return found
 
-
-def positive_int(name: str, value: Any, most: int | None = None) -> None:
-    """Refuse anything but an int >= 1 (and <= `most`), naming it `name`."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SettingTypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise InputError(f"{name} must be >= 1, got {value}")
-    if most is not None and value > most:
-        raise InputError(f"{name} must be at most {most}, got {value}")
