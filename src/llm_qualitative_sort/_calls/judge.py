@@ -25,7 +25,6 @@ from llm_qualitative_sort._calls.rate_control import Pause
 from llm_qualitative_sort._calls.rate_gate import (
     RateBook,
     RateGate,
-    RateNews,
     RateWaitTooLong,
     span,
 )
@@ -44,6 +43,7 @@ from llm_qualitative_sort.providers._rate_signals import listen
 from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
+from llm_qualitative_sort.results.events import RateNews
 from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.scoring import (
     PointwiseResult,
