@@ -1,9 +1,9 @@
-"""Turning the graph's stored state into the public result types."""
+"""Turning a run's stored state into the public result types."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
@@ -18,6 +18,8 @@ from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 from llm_qualitative_sort.tournament.match import match_winner
 from llm_qualitative_sort.tournament.records import (
     CallRecord,
+    MatchLog,
+    RoundLog,
     ScoreRecord,
     call_results,
     read_calls,
@@ -28,10 +30,6 @@ from llm_qualitative_sort.tournament.records import (
 from llm_qualitative_sort.tournament.registry import settings_from_state
 from llm_qualitative_sort.tournament.swiss.groups import extra_calls
 from llm_qualitative_sort.verdicts import MatchResult, RankingCall, RoundResult
-
-if TYPE_CHECKING:
-    # Types only: importing the graph here would close an import cycle through the nodes.
-    from llm_qualitative_sort.graph.state import MatchLog, RoundLog
 
 
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
