@@ -9,11 +9,11 @@ from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.rating.result import Rating
 from llm_qualitative_sort.results.audit import audit, ties
 from llm_qualitative_sort.results.calibration import calibration
 from llm_qualitative_sort.results.listwise import ranking_calls, slot_shares
 from llm_qualitative_sort.results.pointwise import pointwise_result
-from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 from llm_qualitative_sort.tournament.match import match_winner
 from llm_qualitative_sort.tournament.records import (

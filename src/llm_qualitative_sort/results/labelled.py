@@ -51,7 +51,7 @@ from llm_qualitative_sort.tournament.settings import StrategySettings
 if TYPE_CHECKING:
     from llm_qualitative_sort.models import SortResult
     from llm_qualitative_sort.rating.anchored import AnchoredFit
-    from llm_qualitative_sort.results.rating import Rating
+    from llm_qualitative_sort.rating.result import Rating
     from llm_qualitative_sort.scoring import ItemScore
     from llm_qualitative_sort.verdicts import MatchResult
 
