@@ -10,7 +10,7 @@ from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.rating.result import Rating
-from llm_qualitative_sort.results.audit import audit, ties
+from llm_qualitative_sort.results.audit import audit, shared_places
 from llm_qualitative_sort.results.calibration import calibration
 from llm_qualitative_sort.results.listwise import ranking_calls, slot_shares
 from llm_qualitative_sort.results.pointwise import pointwise_result
@@ -141,7 +141,7 @@ def statistics(
         cost = _panel_cost(found.judges)
     else:
         cost = _cost((input_tokens, output_tokens), batch, estimate_cost, batch_discount)
-    tied_items, largest_tie = ties(rankings)
+    tied_items, largest_tie = shared_places(rankings)
     return Statistics(
         total_matches=len(matches),
         total_api_calls=paid,
