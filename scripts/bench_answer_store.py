@@ -25,7 +25,7 @@ from typing import Any
 from langgraph.store.sqlite import SqliteStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
-from llm_qualitative_sort.cache import CacheKey, FileCache, result_from_dict, result_to_dict
+from llm_qualitative_sort.stores.cache import CacheKey, FileCache, result_from_dict, result_to_dict
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 NAMESPACE = ("answers",)

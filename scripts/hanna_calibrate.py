@@ -34,7 +34,7 @@ from hanna_study import CRITERIA, PROMPTS, overall, stored_answer
 from llm_qualitative_sort import Pointwise, PointwiseResult, calibrate
 from llm_qualitative_sort.judge_choice import JudgeChoice, choice_json
 from llm_qualitative_sort.judge_choice.pairs import verdict
-from llm_qualitative_sort.scale import Scale
+from llm_qualitative_sort.rating.scale import Scale
 from llm_qualitative_sort.testing import FunctionProvider
 
 

@@ -41,8 +41,8 @@ from scipy.stats import spearmanr
 
 from llm_qualitative_sort import Pointwise, PointwiseResult, QualitativeSorter
 from llm_qualitative_sort.rating.covariates import length_feature
+from llm_qualitative_sort.rating.scale import Scale
 from llm_qualitative_sort.results.agreement import LabelledCall, judge_agreement
-from llm_qualitative_sort.scale import Scale
 from llm_qualitative_sort.testing import FunctionProvider
 
 PROMPTS = ("EP1", "EP2", "EP3", "EP4")

@@ -13,13 +13,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort.cache import (
-        CacheError,
-        CacheKey,
-        ComparisonCache,
-        FileCache,
-        MemoryCache,
-    )
     from llm_qualitative_sort.errors import (
         Error,
         InputError,
@@ -58,9 +51,16 @@ if TYPE_CHECKING:
         OpenAIProvider,
         PanelProvider,
     )
-    from llm_qualitative_sort.scale import Scale
-    from llm_qualitative_sort.scoring import ItemScore, PointwiseResult, ScoredCall
+    from llm_qualitative_sort.rating.scale import Scale
+    from llm_qualitative_sort.rating.scoring import ItemScore, PointwiseResult, ScoredCall
     from llm_qualitative_sort.sorter import QualitativeSorter
+    from llm_qualitative_sort.stores.cache import (
+        CacheError,
+        CacheKey,
+        ComparisonCache,
+        FileCache,
+        MemoryCache,
+    )
     from llm_qualitative_sort.stores.default import default_checkpoint_path
     from llm_qualitative_sort.stores.postgres_cache import PostgresCache
     from llm_qualitative_sort.tournament.elimination.settings import Elimination
@@ -125,7 +125,7 @@ __all__ = [
 # import; the real providers must not need their extras until they are chosen.
 _HOMES = {
     "llm_qualitative_sort.stores.default": ("default_checkpoint_path",),
-    "llm_qualitative_sort.cache": (
+    "llm_qualitative_sort.stores.cache": (
         "CacheError", "CacheKey", "ComparisonCache", "FileCache", "MemoryCache",
     ),
     "llm_qualitative_sort.errors": (
@@ -150,8 +150,8 @@ _HOMES = {
     "llm_qualitative_sort.tournament.elimination.settings": ("Elimination",),
     "llm_qualitative_sort.tournament.swiss.settings": ("Swiss",),
     "llm_qualitative_sort.tournament.pointwise.settings": ("Pointwise",),
-    "llm_qualitative_sort.scale": ("Scale",),
-    "llm_qualitative_sort.scoring": ("ItemScore", "PointwiseResult", "ScoredCall"),
+    "llm_qualitative_sort.rating.scale": ("Scale",),
+    "llm_qualitative_sort.rating.scoring": ("ItemScore", "PointwiseResult", "ScoredCall"),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

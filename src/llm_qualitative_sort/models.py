@@ -41,7 +41,7 @@ from llm_qualitative_sort.verdicts import refused_tie as refused_tie
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.rating.result import Rating
-    from llm_qualitative_sort.scoring import ItemScore
+    from llm_qualitative_sort.rating.scoring import ItemScore
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from typing import Any, Literal
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.graph.context import DEFAULT_CALL_TIMEOUT, DEFAULT_RETRY
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.models import ProgressEvent, SortResult
@@ -34,6 +33,7 @@ from llm_qualitative_sort.running.arguments import (
 from llm_qualitative_sort.running.drive import Tee
 from llm_qualitative_sort.running.runs import resume_run, sort_items
 from llm_qualitative_sort.running.setup import ProgressCallback, RunSetup
+from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.tournament import StrategySettings, strategy_class
 from llm_qualitative_sort.tournament.checks import (
     check_concurrency,

@@ -15,10 +15,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from llm_qualitative_sort._postgres import is_dsn
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph import TournamentGraph, build_graph
 from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE
+from llm_qualitative_sort.stores.postgres_connect import is_dsn
 
 __all__ = ["graph", "postgres_checkpointer"]
 

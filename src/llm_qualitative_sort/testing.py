@@ -29,8 +29,8 @@ from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
 from llm_qualitative_sort.providers.replay import ReplayProvider, ReplayTopic, load_replay_topic
-from llm_qualitative_sort.scale import Scale
-from llm_qualitative_sort.scoring import PointwiseResult
+from llm_qualitative_sort.rating.scale import Scale
+from llm_qualitative_sort.rating.scoring import PointwiseResult
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult, ranking_order
 
 __all__ = [

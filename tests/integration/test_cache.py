@@ -154,9 +154,9 @@ async def test_corrupt_entry_is_a_clear_error(tmp_path: Path) -> None:
 async def test_a_cache_another_process_keeps_locked_stops_the_run_after_one_wait(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from llm_qualitative_sort import _sqlite
+    from llm_qualitative_sort.stores import sqlite_files
 
-    monkeypatch.setattr(_sqlite, "BUSY_SECONDS", 0.2)
+    monkeypatch.setattr(sqlite_files, "BUSY_SECONDS", 0.2)
     cache = FileCache(tmp_path / "c")
     statements: list[str] = []
     cache._table._conn.set_trace_callback(statements.append)

@@ -22,7 +22,7 @@ from llm_qualitative_sort import (
     calibrate,
 )
 from llm_qualitative_sort.judge_choice import choice_html, choice_json, text_table
-from llm_qualitative_sort.scale import Scale
+from llm_qualitative_sort.rating.scale import Scale
 from llm_qualitative_sort.testing import FunctionProvider
 
 ITEMS = [str(n) for n in range(3, 400, 7)]  # 57 numbers; people prefer the larger

@@ -21,7 +21,7 @@ from llm_qualitative_sort import (
     SortResult,
     TransientProviderError,
 )
-from llm_qualitative_sort.cache import CacheKey, MemoryCache
+from llm_qualitative_sort.stores.cache import CacheKey, MemoryCache
 
 ITEMS = list("abcdefgh")
 FAST_RETRY = RetryPolicy(initial_interval=0.001, max_interval=0.001, max_attempts=3,

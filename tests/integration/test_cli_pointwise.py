@@ -12,7 +12,7 @@ from _suite import cli as _call
 from _suite import items_file
 from llm_qualitative_sort.cli import EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 from llm_qualitative_sort.providers import MockLLMProvider
-from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 
 ITEMS = [str(n) for n in range(0, 200, 10)]  # 20 items
 

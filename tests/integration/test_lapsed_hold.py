@@ -29,9 +29,9 @@ from llm_qualitative_sort import (
 )
 from llm_qualitative_sort._calls.judge import Judge
 from llm_qualitative_sort._calls.rate_gate import RateBook
-from llm_qualitative_sort.leases import SqliteRunLease
-from llm_qualitative_sort.leases._fence import Fence
 from llm_qualitative_sort.stores.entries import CallPlace
+from llm_qualitative_sort.stores.leases import SqliteRunLease
+from llm_qualitative_sort.stores.leases._fence import Fence
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 from llm_qualitative_sort.testing import FunctionProvider
 

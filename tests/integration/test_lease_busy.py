@@ -24,8 +24,8 @@ from llm_qualitative_sort import (
     RunStoppedError,
     StorageError,
 )
-from llm_qualitative_sort.leases import SqliteRunLease
 from llm_qualitative_sort.stores import journal as journal_module
+from llm_qualitative_sort.stores.leases import SqliteRunLease
 from llm_qualitative_sort.stores.sqlite_saver import OneTripSqliteSaver
 
 ITEMS = [str(i * 7 % 101) for i in range(8)]

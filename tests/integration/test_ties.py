@@ -18,12 +18,12 @@ from llm_qualitative_sort import (
     Swiss,
 )
 from llm_qualitative_sort.bradley_terry import shown_calls
-from llm_qualitative_sort.cache import FileCache
 from llm_qualitative_sort.errors import RunMismatchError, RunStoppedError
 from llm_qualitative_sort.graph import TournamentContext, build_graph
 from llm_qualitative_sort.models import SortResult
 from llm_qualitative_sort.reports import to_json_dict
 from llm_qualitative_sort.reports._json import from_json_dict
+from llm_qualitative_sort.stores.cache import FileCache
 from llm_qualitative_sort.tournament import match_winner
 
 ITEMS = [str(v) for v in range(0, 300, 10)]

@@ -30,7 +30,7 @@ from llm_qualitative_sort import (
     RunStoppedError,
 )
 from llm_qualitative_sort.graph import build_graph
-from llm_qualitative_sort.leases import base as lease_base
+from llm_qualitative_sort.stores.leases import base as lease_base
 from llm_qualitative_sort.tournament import parse_settings
 
 

@@ -13,9 +13,9 @@ from _suite import items_file
 from llm_qualitative_sort import PermanentProviderError
 from llm_qualitative_sort.cli import EXIT_STOPPED, EXIT_USAGE
 from llm_qualitative_sort.cli._exits import EXIT_LOCKED
-from llm_qualitative_sort.leases import SqliteRunLease
 from llm_qualitative_sort.providers import MockLLMProvider
 from llm_qualitative_sort.stores.default import journal_path
+from llm_qualitative_sort.stores.leases import SqliteRunLease
 
 ITEMS = [str(n) for n in range(0, 300, 10)]  # 30 items
 

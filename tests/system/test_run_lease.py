@@ -26,8 +26,8 @@ from llm_qualitative_sort import (
     QualitativeSorter,
     RunLockedError,
 )
-from llm_qualitative_sort.leases import LeaseHolder, SqliteRunLease
-from llm_qualitative_sort.leases import base as lease_base
+from llm_qualitative_sort.stores.leases import LeaseHolder, SqliteRunLease
+from llm_qualitative_sort.stores.leases import base as lease_base
 
 WORKER = Path(__file__).with_name("resume_worker.py")
 N_ITEMS, CONCURRENCY = 20, 4

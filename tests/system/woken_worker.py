@@ -29,9 +29,9 @@ from llm_qualitative_sort import (
     RunStoppedError,
 )
 from llm_qualitative_sort.graph import build_graph
-from llm_qualitative_sort.leases import base as lease_base
 from llm_qualitative_sort.stores import store_for
 from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
+from llm_qualitative_sort.stores.leases import base as lease_base
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 
 

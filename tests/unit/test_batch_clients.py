@@ -21,8 +21,8 @@ from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
 from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer
 from llm_qualitative_sort.providers.questions import Compare, Request, Score
+from llm_qualitative_sort.rating.scoring import Scale, ScoreQuestion
 from llm_qualitative_sort.results.from_state import match_from_log, statistics
-from llm_qualitative_sort.scoring import Scale, ScoreQuestion
 
 KEY = "sk-unit-SECRET-0042"
 

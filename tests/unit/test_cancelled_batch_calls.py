@@ -11,7 +11,6 @@ from llm_qualitative_sort._calls import Call, CallSettings
 from llm_qualitative_sort._calls._patient import PatientClient
 from llm_qualitative_sort._calls.batch import BatchRunner
 from llm_qualitative_sort._calls.judge import CallCancelled
-from llm_qualitative_sort.cache import CacheKey, MemoryCache
 from llm_qualitative_sort.providers._batch import (
     BatchClient,
     BatchOptions,
@@ -22,6 +21,7 @@ from llm_qualitative_sort.providers._batch import (
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.questions import Request
 from llm_qualitative_sort.stores import store_for
+from llm_qualitative_sort.stores.cache import CacheKey, MemoryCache
 from llm_qualitative_sort.stores.entries import CallPlace
 
 RETRY = RetryPolicy(initial_interval=0.001, max_interval=0.001, max_attempts=3, jitter=False,

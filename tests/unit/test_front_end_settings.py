@@ -21,7 +21,7 @@ from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
 from llm_qualitative_sort.cli import main
 from llm_qualitative_sort.cli._parser import build_parser
 from llm_qualitative_sort.graph import TournamentContext, build_graph
-from llm_qualitative_sort.registry import NAMED_PROVIDERS
+from llm_qualitative_sort.providers.registry import NAMED_PROVIDERS
 from llm_qualitative_sort.tournament import STRATEGIES, StrategySettings, setting_names
 
 # Parameters that are not a run setting, or that a front end gives in its own way. Each is

@@ -184,13 +184,6 @@ def test_no_module_imports_another_modules_private_names() -> None:
     assert not taken, "\n".join(taken)
 
 
-# Rooms that still import each other, with why; each pair's arrows are left out of the check.
-ALLOWED_ROOM_CIRCLES = {
-    frozenset({"registry", "providers"}):
-        "the provider registry is a module of its own beside providers/ until it moves in",
-}
-
-
 def _room(module: str) -> str | None:
     """The room of a module: its top-level module or sub-package (None: the package itself)."""
     parts = module.split(".")
@@ -222,8 +215,7 @@ def test_rooms_import_one_way() -> None:
                 room = _room(target)
                 if room is None:
                     front_door.append(f"{module}:{node.lineno}")
-                if room is None or room == source or \
-                        frozenset({source, room}) in ALLOWED_ROOM_CIRCLES:
+                if room is None or room == source:
                     continue
                 graph[source].add(room)
                 arrows.setdefault((source, room), set()).add(f"{module} -> {target}")

@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 
 from llm_qualitative_sort import InputError, SettingTypeError
+from llm_qualitative_sort.rating.scoring import ItemScore, ScoredCall
 from llm_qualitative_sort.results.human import HumanLabels, HumanScore, HumanVerdict
 from llm_qualitative_sort.results.labelled import (
     checked_human,
@@ -20,7 +21,6 @@ from llm_qualitative_sort.results.labelled import (
     score_verdicts,
     state_labels,
 )
-from llm_qualitative_sort.scoring import ItemScore, ScoredCall
 from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
 LABELS = HumanLabels((HumanVerdict(0, 1, "A"), HumanVerdict(1, 0, "tie"),

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from llm_qualitative_sort import RunLockedError, StorageError
-from llm_qualitative_sort.leases import LeaseHolder, LocalRunLease, SqliteRunLease, is_stale
-from llm_qualitative_sort.leases.base import this_process
+from llm_qualitative_sort.stores.leases import LeaseHolder, LocalRunLease, SqliteRunLease, is_stale
+from llm_qualitative_sort.stores.leases.base import this_process
 
 
 def _dead_pid() -> int:

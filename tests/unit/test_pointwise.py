@@ -19,7 +19,7 @@ from llm_qualitative_sort import (
     SettingTypeError,
     Swiss,
 )
-from llm_qualitative_sort.scoring import (
+from llm_qualitative_sort.rating.scoring import (
     as_comparison,
     call_score,
     expected_label,

@@ -136,10 +136,10 @@ def test_batch_calls_with_a_template_are_cached_apart() -> None:
 
     from llm_qualitative_sort._calls import Call, CallSettings
     from llm_qualitative_sort._calls.batch import _Round
-    from llm_qualitative_sort.cache import CacheKey
     from llm_qualitative_sort.providers._batch import BatchOptions
     from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
     from llm_qualitative_sort.providers.mock import MockLLMProvider
+    from llm_qualitative_sort.stores.cache import CacheKey
     from llm_qualitative_sort.stores.entries import CallPlace
 
     client = OpenAIBatchClient(BatchOptions(), "gpt-5.1", "sk-x", "http://127.0.0.1:1/v1", 5.0)

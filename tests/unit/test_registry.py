@@ -8,7 +8,7 @@ import pytest
 
 from llm_qualitative_sort.cli._parser import build_parser
 from llm_qualitative_sort.providers import GoogleProvider, LLMProvider, OpenAIProvider
-from llm_qualitative_sort.registry import (
+from llm_qualitative_sort.providers.registry import (
     BATCH_PROVIDERS,
     NAMED_PROVIDERS,
     PROVIDER_NAMES,

@@ -10,8 +10,8 @@ import pytest
 
 from llm_qualitative_sort import MatchResult, RoundResult, SortResult, Statistics
 from llm_qualitative_sort.audit import JudgeAudit, OrderConsistency
+from llm_qualitative_sort.rating.scoring import ItemScore, ScoredCall
 from llm_qualitative_sort.reports import to_html
-from llm_qualitative_sort.scoring import ItemScore, ScoredCall
 
 # Each breaks out of a different place: text, a double- or single-quoted attribute, a
 # comment, a table, and a template's own syntax (which must stay text, never be evaluated).

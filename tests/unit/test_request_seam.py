@@ -36,7 +36,7 @@ from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
 from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
 from llm_qualitative_sort.providers.mock import MockLLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Rank, Request, Score
-from llm_qualitative_sort.scoring import PointwiseResult, Scale, ScoreQuestion
+from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale, ScoreQuestion
 from llm_qualitative_sort.stores.batch_journal import (
     BatchJob,
     BatchJournal,

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from llm_qualitative_sort._sqlite import open_sqlite
-from llm_qualitative_sort.cache import CacheError
+from llm_qualitative_sort.stores.cache import CacheError
+from llm_qualitative_sort.stores.sqlite_files import open_sqlite
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS t (k TEXT)"
 

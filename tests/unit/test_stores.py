@@ -10,11 +10,11 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
-from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.stores import MemoryStore, SqliteStore, store_for
 from llm_qualitative_sort.stores.default import default_checkpoint_path, default_checkpointer
 from llm_qualitative_sort.stores.postgres import PostgresStore
+from llm_qualitative_sort.stores.postgres_connect import is_dsn, redact
 
 DSN = "postgresql://sorter:s3cret@db.internal:6543/runs?sslmode=require"
 

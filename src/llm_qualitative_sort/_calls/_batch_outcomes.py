@@ -6,7 +6,7 @@ verdict is final; one without is asked again in the next batch until the provide
 `answers_result`); a request the batch did not answer goes into the next batch, unless the provider
 refused it for good. A pointwise answer follows the same rules with its label for a verdict
 (through the live path's `scored_result`), and is final in the carrier form the journal and
-the cache keep (`scoring.as_comparison`); so does a ranking call's answer, with its order for
+the cache keep (`rating.scoring.as_comparison`); so does a ranking call's answer, with its order for
 a verdict (`ranked_result`, then the ranking carrier of `_calls.ranking`).
 """
 
@@ -23,7 +23,7 @@ from llm_qualitative_sort.providers._answer import AskedAnswer, answers_result
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
 from llm_qualitative_sort.providers._rank_answer import RankedAnswer, ranked_result
 from llm_qualitative_sort.providers._score_answer import ScoredAnswer, scored_result
-from llm_qualitative_sort.scoring import as_comparison
+from llm_qualitative_sort.rating.scoring import as_comparison
 from llm_qualitative_sort.stores.batch_journal import BatchJob
 from llm_qualitative_sort.stores.entries import CallPlace
 from llm_qualitative_sort.verdicts import ComparisonResult

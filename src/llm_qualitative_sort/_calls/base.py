@@ -17,12 +17,12 @@ from typing import Any, Protocol
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort._calls.rate_gate import RateBook
-from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.prompts.setup import PromptSetup
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.rating.scoring import ScoreQuestion
 from llm_qualitative_sort.results.events import EventSink, QuietSink
-from llm_qualitative_sort.scoring import ScoreQuestion
 from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace
 from llm_qualitative_sort.tournament import Elimination, StrategySettings
 from llm_qualitative_sort.tournament.records import CallRecord

@@ -36,7 +36,6 @@ from llm_qualitative_sort._calls.base import (
 )
 from llm_qualitative_sort._calls.judge import storable
 from llm_qualitative_sort._calls.ranking import RANKING_MARK, key_texts
-from llm_qualitative_sort.cache import CallKeys
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     RunDetached,
@@ -49,6 +48,7 @@ from llm_qualitative_sort.providers.questions import Request
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job
+from llm_qualitative_sort.stores.cache import CallKeys
 from llm_qualitative_sort.stores.entries import CallFacts
 
 

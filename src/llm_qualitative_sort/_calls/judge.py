@@ -30,7 +30,6 @@ from llm_qualitative_sort._calls.rate_gate import (
 )
 from llm_qualitative_sort._calls.retrying import backoff_delay, retryable
 from llm_qualitative_sort._calls.storable import storable_raw
-from llm_qualitative_sort.cache import CallKeys, ComparisonCache
 from llm_qualitative_sort.errors import (
     PermanentProviderError,
     RateLimitedError,
@@ -43,15 +42,16 @@ from llm_qualitative_sort.providers._rate_signals import listen
 from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
-from llm_qualitative_sort.results.events import RateNews
-from llm_qualitative_sort.results.stops import name_judge
-from llm_qualitative_sort.scoring import (
+from llm_qualitative_sort.rating.scoring import (
     PointwiseResult,
     ScoreQuestion,
     as_comparison,
     pointwise_problem,
 )
+from llm_qualitative_sort.results.events import RateNews
+from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.cache import CallKeys, ComparisonCache
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.tournament import Elimination, StrategySettings
 from llm_qualitative_sort.verdicts import (

@@ -74,7 +74,7 @@ def _judges(args: argparse.Namespace) -> dict[str, Any]:
     from llm_qualitative_sort.cli._exits import UsageError
     from llm_qualitative_sort.cli._providers import make_provider
     from llm_qualitative_sort.providers.panel import parse_judge
-    from llm_qualitative_sort.registry import NAMED_PROVIDERS
+    from llm_qualitative_sort.providers.registry import NAMED_PROVIDERS
 
     judges: dict[str, Any] = {}
     for index, spec in enumerate(args.judges):

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.cli._parser import PROGRAM
 from llm_qualitative_sort.errors import InputError
+from llm_qualitative_sort.stores.postgres_connect import is_dsn, redact
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.tournament import StrategySettings

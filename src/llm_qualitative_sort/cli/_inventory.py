@@ -21,9 +21,9 @@ from langchain_core.runnables import RunnableConfig
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.graph.state import SETTINGS_KEYS
-from llm_qualitative_sort.leases import RunLease
 from llm_qualitative_sort.results.from_state import history_matches, statistics
 from llm_qualitative_sort.stores import StorageError, StoredRuns, store_for
+from llm_qualitative_sort.stores.leases import RunLease
 from llm_qualitative_sort.tournament import settings_from_state
 from llm_qualitative_sort.tournament.records import round_scores
 
@@ -52,7 +52,7 @@ class Liveness(Protocol):
 
 
 class LeaseLiveness:
-    """Liveness from the run lease kept beside the checkpoint (see `leases`)."""
+    """Liveness from the run lease kept beside the checkpoint (see `stores.leases`)."""
 
     def __init__(self, lease: RunLease) -> None:
         self._lease = lease

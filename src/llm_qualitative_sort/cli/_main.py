@@ -36,12 +36,12 @@ if TYPE_CHECKING:
 
 def usage_errors() -> tuple[type[BaseException], ...]:
     """Errors that mean "nothing ran, fix the command": exit 2, one line, no traceback."""
-    from llm_qualitative_sort._postgres import MissingExtra
-    from llm_qualitative_sort.cache import CacheError
     from llm_qualitative_sort.cli._inventory import StorageError
     from llm_qualitative_sort.cli._providers import ProviderUnavailable
     from llm_qualitative_sort.cli._settings import SettingsError
     from llm_qualitative_sort.errors import RunMismatchError
+    from llm_qualitative_sort.stores.cache import CacheError
+    from llm_qualitative_sort.stores.postgres_connect import MissingExtra
 
     return (UsageError, InputError, SettingsError, ReportPathError, ProviderUnavailable,
             StorageError, CacheError, RunMismatchError, MissingExtra, ValueError, TypeError,

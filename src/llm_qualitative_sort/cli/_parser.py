@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 from llm_qualitative_sort.cli._inputs import FORMATS
 from llm_qualitative_sort.cli._terminal import one_line
 from llm_qualitative_sort.errors import InputError
-from llm_qualitative_sort.registry import NAMED_PROVIDERS, PROVIDER_NAMES
+from llm_qualitative_sort.providers.registry import NAMED_PROVIDERS, PROVIDER_NAMES
 
 PROGRAM = "llm-qualitative-sort"
 PROVIDERS = PROVIDER_NAMES

@@ -25,7 +25,7 @@ from llm_qualitative_sort.cli._report import check_report_path
 from llm_qualitative_sort.cli._run import Plan, checkpoint_path, has_runs
 from llm_qualitative_sort.cli._settings import conflicts, layered
 from llm_qualitative_sort.cli._terminal import one_line
-from llm_qualitative_sort.registry import BATCH_PROVIDERS
+from llm_qualitative_sort.providers.registry import BATCH_PROVIDERS
 from llm_qualitative_sort.tournament import strategy_class
 from llm_qualitative_sort.tournament.checks import check_concurrency
 
@@ -246,13 +246,13 @@ def open_cache(where: str | None) -> Any:
     """A `FileCache` in a directory, or a `PostgresCache` for a postgresql:// URI."""
     if not where:
         return None
-    from llm_qualitative_sort._postgres import is_dsn
+    from llm_qualitative_sort.stores.postgres_connect import is_dsn
 
     if is_dsn(where):
         from llm_qualitative_sort.stores.postgres_cache import PostgresCache
 
         return PostgresCache(where)
-    from llm_qualitative_sort.cache import FileCache
+    from llm_qualitative_sort.stores.cache import FileCache
 
     return FileCache(where)
 

@@ -15,7 +15,7 @@ from llm_qualitative_sort.errors import Error, InputError, install_hint
 from llm_qualitative_sort.providers import LLMProvider
 from llm_qualitative_sort.providers.mock import default_score
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
-from llm_qualitative_sort.registry import REGISTRY, build_provider
+from llm_qualitative_sort.providers.registry import REGISTRY, build_provider
 
 # Credentials come from the environment: an argument named like one would end up in the
 # shell history, the process list and the run's stored settings.

@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from llm_qualitative_sort._postgres import is_dsn, redact
-from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.cli import _elapsed
 from llm_qualitative_sort.cli._config import RunConfig, setting_names
 from llm_qualitative_sort.cli._inventory import RunInventory, RunSummary
@@ -31,7 +29,9 @@ from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.results.from_state import Ranking
 from llm_qualitative_sort.results.phases import phases, phases_text
 from llm_qualitative_sort.sorter import QualitativeSorter
+from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.stores.default import default_checkpoint_path
+from llm_qualitative_sort.stores.postgres_connect import is_dsn, redact
 from llm_qualitative_sort.tournament import STRATEGIES, scores_alone
 from llm_qualitative_sort.tournament.checks import checkpoint_problem
 

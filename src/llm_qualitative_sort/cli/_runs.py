@@ -9,7 +9,6 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from llm_qualitative_sort._postgres import is_dsn, redact
 from llm_qualitative_sort.cli import _inventory
 from llm_qualitative_sort.cli._config import RunConfig
 from llm_qualitative_sort.cli._exits import EXIT_OK, UsageError
@@ -21,6 +20,7 @@ from llm_qualitative_sort.cli._settings import layered
 from llm_qualitative_sort.cli._terminal import escaped, json_text, one_line
 from llm_qualitative_sort.results.events import plural
 from llm_qualitative_sort.stores import store_for
+from llm_qualitative_sort.stores.postgres_connect import is_dsn, redact
 from llm_qualitative_sort.tournament import scores_alone
 
 Target = Path | str  # an SQLite file or a PostgreSQL URI

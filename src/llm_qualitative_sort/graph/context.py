@@ -13,15 +13,15 @@ from pydantic_core import core_schema
 
 from llm_qualitative_sort._calls.base import CallSettings
 from llm_qualitative_sort._calls.rate_gate import RateBook
-from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import TransientProviderError
 from llm_qualitative_sort.prompts._run import stored_prompt
 from llm_qualitative_sort.prompts.setup import PromptSetup
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import PanelProvider, parse_judge
-from llm_qualitative_sort.registry import NAMED_PROVIDERS, ProviderName, build_provider
+from llm_qualitative_sort.providers.registry import NAMED_PROVIDERS, ProviderName, build_provider
 from llm_qualitative_sort.results.events import Emit, EventSink, event_sink
 from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 from llm_qualitative_sort.tournament.settings import StrategySettings
 

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.judge_choice.figures import (
     Ranked,
@@ -40,6 +39,7 @@ from llm_qualitative_sort.results.human import HumanLabels, check_human, read_hu
 from llm_qualitative_sort.running.arguments import DEFAULT_CHECKPOINTER, Checkpointer
 from llm_qualitative_sort.running.setup import ProgressCallback
 from llm_qualitative_sort.sorter import QualitativeSorter
+from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.tournament.labelled import Labelled
 from llm_qualitative_sort.tournament.pointwise import Pointwise
 from llm_qualitative_sort.tournament.settings import StrategySettings

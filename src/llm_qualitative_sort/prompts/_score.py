@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from llm_qualitative_sort.errors import InputError
-from llm_qualitative_sort.scoring import Scale
+from llm_qualitative_sort.rating.scoring import Scale
 
 _EN_SYSTEM = """\
 You are a careful, impartial judge. You rate one text against a criterion on a labelled \

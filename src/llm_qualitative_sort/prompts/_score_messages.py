@@ -6,7 +6,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from llm_qualitative_sort.prompts._score import ACTIVE_SCORE_PROMPT
 from llm_qualitative_sort.prompts.template import PromptTemplate
-from llm_qualitative_sort.scoring import Scale
+from llm_qualitative_sort.rating.scoring import Scale
 
 DEFAULT_SCORE_PROMPT = PromptTemplate.builtin("en", kind="pointwise")
 

@@ -15,7 +15,7 @@ from llm_qualitative_sort.prompts._comparison import ACTIVE_PROMPT
 from llm_qualitative_sort.prompts._score import ACTIVE_SCORE_PROMPT
 from llm_qualitative_sort.prompts._source import sha256
 from llm_qualitative_sort.prompts.template import PromptTemplate
-from llm_qualitative_sort.scoring import Scale
+from llm_qualitative_sort.rating.scoring import Scale
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ from llm_qualitative_sort.prompts._source import (
     split_sections,
     template_line,
 )
-from llm_qualitative_sort.scoring import Scale
+from llm_qualitative_sort.rating.scoring import Scale
 
 _FENCES = {"text_a": "TEXT A", "text_b": "TEXT B", "criteria": "CRITERION"}
 _SCORE_FENCES = {"text": "TEXT", "criteria": "CRITERION"}

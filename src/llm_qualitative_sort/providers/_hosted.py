@@ -19,7 +19,7 @@ from llm_qualitative_sort.errors import InputError, install_hint
 from llm_qualitative_sort.providers._batch import BatchOptions, PerLoop, batch_options
 from llm_qualitative_sort.providers._knobs import check_knobs
 from llm_qualitative_sort.providers.langchain import LangChainProvider, Method
-from llm_qualitative_sort.registry import REGISTRY, spec_for_extra
+from llm_qualitative_sort.providers.registry import REGISTRY, spec_for_extra
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

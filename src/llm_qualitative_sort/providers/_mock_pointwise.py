@@ -35,7 +35,7 @@ from typing import Literal
 
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.providers._mock_flaws import keyed_rng
-from llm_qualitative_sort.scoring import PointwiseResult, Scale, label_distribution
+from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale, label_distribution
 
 PointwiseMode = Literal["calibrated", "overconfident", "lenient"]
 POINTWISE_MODES: tuple[PointwiseMode, ...] = ("calibrated", "overconfident", "lenient")

@@ -17,7 +17,7 @@ from llm_qualitative_sort.prompts._score import ScoreAnswer, score_answer
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers._score_logprobs import score_distribution
 from llm_qualitative_sort.providers.logprobs import Token
-from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 
 
 @dataclass

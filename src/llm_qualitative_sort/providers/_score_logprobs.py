@@ -4,7 +4,7 @@ The judge answers `{"reason": ..., "label": 3}`. The token that carries the labe
 one where the last "label" value begins; its alternatives that spell a label of the scale
 (a digit, optionally quoted, optionally followed by the closing characters) give each
 label's log-probability z_k, and the distribution is softmax(z) over the labels found
-(`scoring.label_distribution`). No label token, no label among its alternatives, or a
+(`rating.scoring.label_distribution`). No label token, no label among its alternatives, or a
 label's log-probability that is none (NaN, +inf; -inf for the token written): no
 distribution, and the call counts as its label.
 """
@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from llm_qualitative_sort.providers.logprobs import Token, usable_logprob, value_token
-from llm_qualitative_sort.scoring import Scale, label_distribution
+from llm_qualitative_sort.rating.scoring import Scale, label_distribution
 
 _LABEL = re.compile(r'"label"\s*:\s*')
 _PIECE = re.compile(r'"?(\d)"?[\s,}\]]*')

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from llm_qualitative_sort.errors import PermanentProviderError
 from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
-from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ class LLMProvider(metaclass=_ProviderType):
         """Whether this judge's calls ask for log-probabilities now, for soft verdicts.
 
         Its answers are then cached apart from those asked without them (see
-        `cache.CallKeys`). False by default: a judge that gives its probabilities without
+        `stores.cache.CallKeys`). False by default: a judge that gives its probabilities without
         being asked (the mock) names them in its `model_identity` instead.
         """
         return False

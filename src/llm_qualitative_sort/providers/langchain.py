@@ -76,7 +76,7 @@ from llm_qualitative_sort.providers._score_answer import ScoredAnswer, read_scor
 from llm_qualitative_sort.providers._structured import Asking, split
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
-from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
 Method = Literal["json_schema", "function_calling", "json_mode", "text"]

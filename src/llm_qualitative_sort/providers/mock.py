@@ -51,7 +51,7 @@ from llm_qualitative_sort.providers._mock_pointwise import (
 from llm_qualitative_sort.providers._mock_ranking import mock_order, ranking_key
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.questions import RANK_LABELS, Question, Rank, Request
-from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult, Side, Verdict
 
 REFUSAL = "I can't help with comparing these texts, so I decline to pick one."

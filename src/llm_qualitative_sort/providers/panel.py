@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request
-from llm_qualitative_sort.scoring import PointwiseResult, Scale
+from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from llm_qualitative_sort.errors import InputError
-from llm_qualitative_sort.scale import Scale
+from llm_qualitative_sort.rating.scale import Scale
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ from dataclasses import asdict
 from typing import Any
 
 from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.rating.scoring import ItemScore, ScoredCall
 from llm_qualitative_sort.reports._standings import rank_rows
-from llm_qualitative_sort.scoring import ItemScore, ScoredCall
 
 Words = Mapping[str, str]
 

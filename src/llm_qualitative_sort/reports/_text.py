@@ -11,7 +11,7 @@ import unicodedata
 
 from markupsafe import Markup
 
-from llm_qualitative_sort.registry import REGISTRY
+from llm_qualitative_sort.providers.registry import REGISTRY
 
 ELLIPSIS = "…"
 

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from llm_qualitative_sort.models import SortResult
     from llm_qualitative_sort.rating.anchored import AnchoredFit
     from llm_qualitative_sort.rating.result import Rating
-    from llm_qualitative_sort.scoring import ItemScore
+    from llm_qualitative_sort.rating.scoring import ItemScore
     from llm_qualitative_sort.verdicts import MatchResult
 
 # A call's verdict in the other orientation of its pair.

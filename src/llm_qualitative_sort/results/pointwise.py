@@ -10,8 +10,14 @@ import numpy as np
 
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import SortResult, Statistics
+from llm_qualitative_sort.rating.scoring import (
+    ItemScore,
+    Scale,
+    ScoredCall,
+    call_score,
+    stored_value,
+)
 from llm_qualitative_sort.results.audit import shared_places
-from llm_qualitative_sort.scoring import ItemScore, Scale, ScoredCall, call_score, stored_value
 from llm_qualitative_sort.tournament.pointwise import Pointwise
 from llm_qualitative_sort.tournament.pointwise.ranking import DIGITS
 from llm_qualitative_sort.tournament.records import CallRecord, round_scores

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from llm_qualitative_sort._sqlite import held_lock, is_busy
 from llm_qualitative_sort.errors import DamagedJournalError, describe
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.stores import sqlite as sqlite_store
 from llm_qualitative_sort.stores.base import RunJournal
+from llm_qualitative_sort.stores.sqlite_files import held_lock, is_busy
 
 
 def name_judge(exc: BaseException, judge: LLMProvider) -> None:

@@ -11,12 +11,12 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.errors import SettingTypeError, StorageError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.panel import leaf_judges
 from llm_qualitative_sort.providers.questions import Compare, Rank, Score
 from llm_qualitative_sort.stores import Store, store_for
+from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.stores.default import CHECKPOINT_VARIABLE, default_checkpointer
 from llm_qualitative_sort.tournament.checks import checkpoint_problem
 from llm_qualitative_sort.tournament.settings import StrategySettings

@@ -14,7 +14,6 @@ from typing import Any
 
 from langgraph.types import RetryPolicy
 
-from llm_qualitative_sort.cache import ComparisonCache
 from llm_qualitative_sort.models import ProgressEvent
 from llm_qualitative_sort.prompts._run import with_fields
 from llm_qualitative_sort.prompts.setup import PromptSetup
@@ -24,6 +23,7 @@ from llm_qualitative_sort.results.human import HumanLabels
 from llm_qualitative_sort.results.labelled import label_state, reindexed
 from llm_qualitative_sort.running.stored import RunPlan
 from llm_qualitative_sort.stores import Store
+from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.tournament import StrategySettings
 
 ProgressCallback = Callable[[ProgressEvent], Awaitable[None] | None]

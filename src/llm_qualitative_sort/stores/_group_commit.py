@@ -12,9 +12,9 @@ import asyncio
 from abc import ABC, abstractmethod
 
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.leases._fence import Fence
-from llm_qualitative_sort.leases.base import LeaseHolder
 from llm_qualitative_sort.stores.entries import Answer, CallPlace
+from llm_qualitative_sort.stores.leases._fence import Fence
+from llm_qualitative_sort.stores.leases.base import LeaseHolder
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 # Renewals `confirm` sends before it gives up on a hold whose renewals all come back past

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from llm_qualitative_sort._postgres import BATCH_ANSWERS, BATCH_JOBS
 from llm_qualitative_sort.stores.batch_journal import BatchJob, requests_from, requests_text
+from llm_qualitative_sort.stores.postgres_connect import BATCH_ANSWERS, BATCH_JOBS
 
 _SAVE = (f"INSERT INTO {BATCH_JOBS} VALUES (%s, %s, %s, %s, %s, %s, %s) "
          "ON CONFLICT (run_id, round, seq) DO UPDATE SET tag = excluded.tag, "

@@ -20,7 +20,13 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from llm_qualitative_sort._postgres import (
+from llm_qualitative_sort.errors import DamagedJournalError, StorageError
+from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
+from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
+from llm_qualitative_sort.stores.base import BatchRecords
+from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, Record, decode, record
+from llm_qualitative_sort.stores.leases.postgres import IDLE_IN_TRANSACTION_MS, holder_from_row
+from llm_qualitative_sort.stores.postgres_connect import (
     BATCH_ANSWERS,
     BATCH_JOBS,
     JOURNAL,
@@ -31,12 +37,6 @@ from llm_qualitative_sort._postgres import (
     require,
     unusable,
 )
-from llm_qualitative_sort.errors import DamagedJournalError, StorageError
-from llm_qualitative_sort.leases.postgres import IDLE_IN_TRANSACTION_MS, holder_from_row
-from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
-from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
-from llm_qualitative_sort.stores.base import BatchRecords
-from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, Record, decode, record
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 _PURPOSE = "a run journal"

@@ -22,9 +22,9 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
 )
 
-from llm_qualitative_sort.leases import RunLease
-from llm_qualitative_sort.leases._fence import Fence
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.stores.leases import RunLease
+from llm_qualitative_sort.stores.leases._fence import Fence
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 if TYPE_CHECKING:

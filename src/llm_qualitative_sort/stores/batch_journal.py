@@ -18,9 +18,9 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from llm_qualitative_sort._sqlite import open_sqlite
-from llm_qualitative_sort.cache import CacheError
+from llm_qualitative_sort.stores.cache import CacheError
 from llm_qualitative_sort.stores.journal import Journal
+from llm_qualitative_sort.stores.sqlite_files import open_sqlite
 
 _JOBS = """CREATE TABLE IF NOT EXISTS batch_jobs (
     run_id TEXT NOT NULL, round INTEGER NOT NULL, seq INTEGER NOT NULL, tag TEXT NOT NULL,

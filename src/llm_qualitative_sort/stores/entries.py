@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from llm_qualitative_sort.cache import result_from_dict
+from llm_qualitative_sort.stores.cache import result_from_dict
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 

@@ -19,15 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort._sqlite import (
-    OneWait,
-    held_lock,
-    is_busy,
-    open_sqlite,
-    unusable_sqlite,
-)
 from llm_qualitative_sort.errors import DamagedJournalError, StorageError, describe
-from llm_qualitative_sort.leases.sqlite import SqliteRunLease
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores._journal_rows import JournalRounds, load_run, write_pending
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, Record, record
@@ -43,6 +35,14 @@ from llm_qualitative_sort.stores.journal_file import (
     WAL_PAGES,
     compact,
     file_identity,
+)
+from llm_qualitative_sort.stores.leases.sqlite import SqliteRunLease
+from llm_qualitative_sort.stores.sqlite_files import (
+    OneWait,
+    held_lock,
+    is_busy,
+    open_sqlite,
+    unusable_sqlite,
 )
 from llm_qualitative_sort.verdicts import ComparisonResult
 

@@ -10,8 +10,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.leases import LocalRunLease
 from llm_qualitative_sort.stores.base import Store, settling_saver
+from llm_qualitative_sort.stores.leases import LocalRunLease
 from llm_qualitative_sort.stores.sqlite import SqliteJournal
 
 

@@ -2,7 +2,7 @@
 
 LangGraph's `AsyncPostgresSaver` keeps the checkpoints; the run journal, the leases, the
 catalog of settings and the batch records are the library's own tables in the same
-database (see `_postgres.MIGRATIONS`).
+database (see `postgres_connect.MIGRATIONS`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from llm_qualitative_sort._postgres import (
+from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
+from llm_qualitative_sort.stores.base import Store, StoredRuns, settling_saver
+from llm_qualitative_sort.stores.catalog import VERSION
+from llm_qualitative_sort.stores.leases.base import RunLease
+from llm_qualitative_sort.stores.leases.postgres import PostgresRunLease
+from llm_qualitative_sort.stores.postgres_connect import (
     BATCH_ANSWERS,
     BATCH_JOBS,
     CATALOG,
@@ -28,12 +34,6 @@ from llm_qualitative_sort._postgres import (
     require,
     unusable,
 )
-from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.leases.base import RunLease
-from llm_qualitative_sort.leases.postgres import PostgresRunLease
-from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
-from llm_qualitative_sort.stores.base import Store, StoredRuns, settling_saver
-from llm_qualitative_sort.stores.catalog import VERSION
 from llm_qualitative_sort.stores.sqlite import note_unsaved
 
 _PURPOSE = "a checkpoint database"

@@ -5,15 +5,21 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from llm_qualitative_sort._postgres import CACHE, connect_async, migrate, redact, require
-from llm_qualitative_sort.cache import (
+from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.stores.cache import (
     CacheError,
     CacheKey,
     ComparisonCache,
     result_from_record,
     result_to_record,
 )
-from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.stores.postgres_connect import (
+    CACHE,
+    connect_async,
+    migrate,
+    redact,
+    require,
+)
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 _PURPOSE = "a comparison cache"

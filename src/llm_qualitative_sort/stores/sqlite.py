@@ -14,9 +14,7 @@ from typing import Any
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from llm_qualitative_sort._sqlite import is_busy, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.leases import RunLease, SqliteRunLease
 from llm_qualitative_sort.stores.base import (
     BatchRecords,
     Store,
@@ -27,6 +25,8 @@ from llm_qualitative_sort.stores.batch_journal import BatchJournal, batches_in_f
 from llm_qualitative_sort.stores.catalog import RunCatalog
 from llm_qualitative_sort.stores.journal import Journal
 from llm_qualitative_sort.stores.journal_file import WAL_LIMIT, journal_counts
+from llm_qualitative_sort.stores.leases import RunLease, SqliteRunLease
+from llm_qualitative_sort.stores.sqlite_files import is_busy, unusable_sqlite
 from llm_qualitative_sort.stores.sqlite_saver import OneTripSqliteSaver
 
 _PURPOSE = "a checkpoint file"
@@ -266,7 +266,7 @@ async def _connect(path: Path) -> aiosqlite.Connection:
 
 
 async def _wal_mode(conn: aiosqlite.Connection) -> None:
-    """As `_sqlite.wal_mode`, without blocking the event loop while another process writes."""
+    """As `sqlite_files.wal_mode`, without blocking the event loop while another process writes."""
     deadline = asyncio.get_running_loop().time() + BUSY_SECONDS
     while True:
         try:

@@ -29,7 +29,7 @@ from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMet
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from llm_qualitative_sort._sqlite import OneWait
+from llm_qualitative_sort.stores.sqlite_files import OneWait
 
 
 class OneTripSqliteSaver(AsyncSqliteSaver):

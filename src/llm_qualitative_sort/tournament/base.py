@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from llm_qualitative_sort.models import EarlyStop, EventType
-from llm_qualitative_sort.scoring import ScoreQuestion
+from llm_qualitative_sort.rating.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.settings import StrategySettings
 from llm_qualitative_sort.verdicts import Side
 

@@ -158,7 +158,7 @@ async def test_every_answer_leaves_its_rate_headers_for_the_engine(limited: Any,
                                                                    pointwise: bool) -> None:
     # Pointwise calls pace by the same headers as verdicts: both reach the call's note.
     from llm_qualitative_sort.providers._rate_signals import listen
-    from llm_qualitative_sort.scale import Scale
+    from llm_qualitative_sort.rating.scale import Scale
 
     items = make_items(4)
     _, url = limited("openai", items, rate=100.0, burst=50.0)

@@ -14,9 +14,9 @@ from _fakes import FakeJudge
 from _setup import make_provider
 
 from llm_qualitative_sort import QualitativeSorter, Swiss
-from llm_qualitative_sort import cache as cache_module
-from llm_qualitative_sort.cache import FileCache
 from llm_qualitative_sort.models import SortResult
+from llm_qualitative_sort.stores import cache as cache_module
+from llm_qualitative_sort.stores.cache import FileCache
 
 
 def _sorted(provider: object, items: list[str], tmp_path: Path, name: str,

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from llm_qualitative_sort import RunLockedError
-from llm_qualitative_sort.leases.postgres import PostgresRunLease
 from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
+from llm_qualitative_sort.stores.leases.postgres import PostgresRunLease
 
 
 def stop_after_renewal() -> None:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from llm_qualitative_sort import RunLockedError
-from llm_qualitative_sort.leases.postgres import PostgresRunLease
+from llm_qualitative_sort.stores.leases.postgres import PostgresRunLease
 
 
 async def main(dsn: str, run_id: str, ttl: float, ready: str) -> int:

@@ -8,10 +8,10 @@ import psycopg
 import pytest
 
 from llm_qualitative_sort import ComparisonResult, StorageError
-from llm_qualitative_sort._postgres import MIGRATIONS
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.entries import CallPlace, text_digest
 from llm_qualitative_sort.stores.postgres import PostgresStore
+from llm_qualitative_sort.stores.postgres_connect import MIGRATIONS
 
 COUNT = ("SELECT count(*), COALESCE(SUM(jsonb_array_length(calls::jsonb)), 0)::int "
          "FROM llm_qualitative_sort_journal")

@@ -19,12 +19,12 @@ import pytest
 
 from llm_qualitative_sort import RunLockedError
 from llm_qualitative_sort._calls.judge import Judge
-from llm_qualitative_sort._postgres import LEASES
 from llm_qualitative_sort.graph.context import DEFAULT_RETRY
-from llm_qualitative_sort.leases.postgres import PostgresRunLease
 from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
 from llm_qualitative_sort.stores.entries import CallPlace
+from llm_qualitative_sort.stores.leases.postgres import PostgresRunLease
 from llm_qualitative_sort.stores.postgres import PostgresStore
+from llm_qualitative_sort.stores.postgres_connect import LEASES
 from llm_qualitative_sort.testing import FunctionProvider
 
 TTL = 60.0  # the heartbeat task sleeps through the test: only the journal renews the lease

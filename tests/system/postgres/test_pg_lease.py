@@ -13,7 +13,7 @@ import _forked as forked
 import pytest
 
 from llm_qualitative_sort import RunLockedError
-from llm_qualitative_sort.leases.postgres import PostgresRunLease
+from llm_qualitative_sort.stores.leases.postgres import PostgresRunLease
 from llm_qualitative_sort.stores.postgres import PostgresStore
 
 HOLDER = Path(__file__).with_name("lease_holder.py")

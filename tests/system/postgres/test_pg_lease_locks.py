@@ -20,8 +20,8 @@ import _forked as forked
 import psycopg
 import pytest
 
-from llm_qualitative_sort.leases.postgres import PostgresRunLease
 from llm_qualitative_sort.stores._postgres_journal import PostgresJournal
+from llm_qualitative_sort.stores.leases.postgres import PostgresRunLease
 from llm_qualitative_sort.stores.postgres import PostgresStore
 
 STOPPER = Path(__file__).with_name("commit_stopper.py")

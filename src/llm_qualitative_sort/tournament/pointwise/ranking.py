@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from llm_qualitative_sort.scoring import Scale, call_score, stored_value
+from llm_qualitative_sort.rating.scoring import Scale, call_score, stored_value
 from llm_qualitative_sort.tournament.records import round_scores
 
 # Scores are means of a few floats: equal ones may differ in their last bits.

@@ -18,7 +18,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BeforeValidator, Field, PlainSerializer, WithJsonSchema
 
 from llm_qualitative_sort.errors import InputError, SettingTypeError
-from llm_qualitative_sort.scoring import Scale, ScoreQuestion
+from llm_qualitative_sort.rating.scoring import Scale, ScoreQuestion
 from llm_qualitative_sort.tournament.settings import StrategySettings
 
 # More scorings of one text than this is never what anyone meant.

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_qualitative_sort.models import EventType
-from llm_qualitative_sort.scoring import ScoreQuestion
+from llm_qualitative_sort.rating.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedScore,

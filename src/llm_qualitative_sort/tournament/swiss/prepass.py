@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from llm_qualitative_sort.rating.played import Calls
-from llm_qualitative_sort.scoring import Scale, ScoreQuestion
+from llm_qualitative_sort.rating.scoring import Scale, ScoreQuestion
 from llm_qualitative_sort.tournament.records import round_scores
 
 # The pre-pass question: the default scale, asked directly (or inverse).

@@ -21,7 +21,7 @@ from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_brad
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, EventType
 from llm_qualitative_sort.rating.played import Calls, with_calls
-from llm_qualitative_sort.scoring import ScoreQuestion
+from llm_qualitative_sort.rating.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.base import (
     Note,
     PlannedMatch,

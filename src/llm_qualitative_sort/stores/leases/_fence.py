@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from llm_qualitative_sort.errors import RunLockedError
-from llm_qualitative_sort.leases.holder import LeaseHolder
+from llm_qualitative_sort.stores.leases.holder import LeaseHolder
 
 
 @dataclass(slots=True)

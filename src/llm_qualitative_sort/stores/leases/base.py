@@ -21,9 +21,9 @@ from pathlib import Path
 
 from llm_qualitative_sort.errors import InputError, RunLockedError, StorageError
 from llm_qualitative_sort.errors import LeaseStoreBusyError as LeaseStoreBusyError
-from llm_qualitative_sort.leases._fence import Fence as Fence
-from llm_qualitative_sort.leases._fence import taken_over_error
-from llm_qualitative_sort.leases.holder import LeaseHolder as LeaseHolder
+from llm_qualitative_sort.stores.leases._fence import Fence as Fence
+from llm_qualitative_sort.stores.leases._fence import taken_over_error
+from llm_qualitative_sort.stores.leases.holder import LeaseHolder as LeaseHolder
 
 DEFAULT_TTL = 60.0
 # How often a waiting process asks again whether the run is free.

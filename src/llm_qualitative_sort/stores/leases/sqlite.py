@@ -10,14 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort._sqlite import open_sqlite, unusable_sqlite
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.leases.base import (
+from llm_qualitative_sort.stores.leases.base import (
     LeaseHolder,
     LeaseStoreBusyError,
     RunLease,
     is_stale,
 )
+from llm_qualitative_sort.stores.sqlite_files import open_sqlite, unusable_sqlite
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS leases (
     run_id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started REAL NOT NULL,

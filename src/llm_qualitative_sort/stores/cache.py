@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_qualitative_sort._sqlite import OneWait, held_lock, is_busy, open_sqlite
 from llm_qualitative_sort.errors import CacheError as CacheError
+from llm_qualitative_sort.stores.sqlite_files import OneWait, held_lock, is_busy, open_sqlite
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 

@@ -4,9 +4,9 @@ One table serves the command line (`--provider`, `--judge`, `--batch`), LangGrap
 (the run context's `provider` and `judges`), the hosted providers' key lookup and the
 reports' provider names. A new provider is one more `ProviderSpec`.
 
-It holds names and strings only, and lives outside `providers/` on purpose: that package
-loads pydantic and langchain-core when imported, and `llm-qualitative-sort --help` must not
-(the provider classes are imported by `build_provider`, when one is chosen).
+It holds names and strings only, so that `llm-qualitative-sort --help` can read it without
+loading pydantic or langchain-core (the `providers` package loads its names on first use; the
+provider classes are imported by `build_provider`, when one is chosen).
 
 Example:
     >>> build_provider("mock", seed=3).model_identity

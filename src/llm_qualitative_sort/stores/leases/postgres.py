@@ -19,13 +19,19 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from llm_qualitative_sort._postgres import LEASES, connect_async, redact, require, unusable
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.leases.base import (
+from llm_qualitative_sort.stores.leases.base import (
     LeaseHolder,
     LeaseStoreBusyError,
     RunLease,
     is_stale,
+)
+from llm_qualitative_sort.stores.postgres_connect import (
+    LEASES,
+    connect_async,
+    redact,
+    require,
+    unusable,
 )
 
 _COLUMNS = "run_id, host, pid, started, heartbeat, token, space"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from llm_qualitative_sort.leases.base import LeaseHolder, RunLease, is_stale
+from llm_qualitative_sort.stores.leases.base import LeaseHolder, RunLease, is_stale
 
 # (id of the scope, run id) -> holder. Entries live only while held: a scope (checkpointer)
 # cannot be collected while a sorter holding one of its runs still refers to it.

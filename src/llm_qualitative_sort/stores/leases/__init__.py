@@ -5,10 +5,10 @@ default store), `PostgresRunLease` in the PostgreSQL database that keeps the run
 `LocalRunLease` in process memory (in-memory runs and custom checkpointers).
 """
 
-from llm_qualitative_sort.leases.base import LeaseHolder, RunLease, is_stale
-from llm_qualitative_sort.leases.local import LocalRunLease
-from llm_qualitative_sort.leases.postgres import PostgresRunLease
-from llm_qualitative_sort.leases.sqlite import SqliteRunLease
+from llm_qualitative_sort.stores.leases.base import LeaseHolder, RunLease, is_stale
+from llm_qualitative_sort.stores.leases.local import LocalRunLease
+from llm_qualitative_sort.stores.leases.postgres import PostgresRunLease
+from llm_qualitative_sort.stores.leases.sqlite import SqliteRunLease
 
 __all__ = [
     "LeaseHolder", "LocalRunLease", "PostgresRunLease", "RunLease", "SqliteRunLease", "is_stale",

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from llm_qualitative_sort.scale import Scale as Scale
+from llm_qualitative_sort.rating.scale import Scale as Scale
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 
