@@ -34,10 +34,7 @@ stops a run, into a `RunStoppedError` that carries the run id and says how to re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from llm_qualitative_sort.stores.leases.holder import LeaseHolder
+from typing import Protocol
 
 
 class Error(Exception):
@@ -144,6 +141,36 @@ class RunStoppedError(Error, RuntimeError):
         self.first = first
 
 
+class RunHolder(Protocol):
+    """Who holds a run, as `RunLockedError` reports it: a lease's `LeaseHolder`.
+
+    Named by its shape here, so that the error tree stays below the leases that raise it.
+    """
+
+    @property
+    def run_id(self) -> str:
+        """The run."""
+
+    @property
+    def host(self) -> str:
+        """The holder's host name."""
+
+    @property
+    def pid(self) -> int:
+        """The holder's process id."""
+
+    @property
+    def started(self) -> float:
+        """When it took the run (seconds since the epoch)."""
+
+    @property
+    def heartbeat(self) -> float:
+        """Its last sign of life (seconds since the epoch)."""
+
+    def describe(self, now: float | None = None) -> str:
+        """Who holds the run, since when, and when it was last heard of."""
+
+
 class RunLockedError(RunStoppedError):
     """Another process holds the run (or took it over): this one makes no call.
 
@@ -155,7 +182,7 @@ class RunLockedError(RunStoppedError):
         holder: Who holds the run: host, pid, since when, last heartbeat.
     """
 
-    def __init__(self, message: str, *, run_id: str, holder: LeaseHolder) -> None:
+    def __init__(self, message: str, *, run_id: str, holder: RunHolder) -> None:
         super().__init__(message, run_id=run_id)
         self.holder = holder
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.audit import (
     AdjustedRanking,
+    Agreement,
     Calibration,
     CovariateEffect,
     JudgeAgreement,
@@ -39,9 +40,8 @@ from llm_qualitative_sort.verdicts import answer_problem as answer_problem
 from llm_qualitative_sort.verdicts import refused_tie as refused_tie
 
 if TYPE_CHECKING:
+    from llm_qualitative_sort.rating.result import Rating
     from llm_qualitative_sort.rating.scoring import ItemScore
-    from llm_qualitative_sort.results.agreement import Agreement
-    from llm_qualitative_sort.results.rating import Rating
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ class SortResult:
     `rankings` (best first); its `scores` are those (0–1), its intervals span the
     repetitions' standard error. A run checked against people (`sort(items, human=...)`)
     holds in `agreement` how far the judge agrees with their labels (see
-    `results.agreement.Agreement`) and in `human` the labels' digest; its `rankings`,
+    `audit.Agreement`) and in `human` the labels' digest; its `rankings`,
     `scores`, `intervals` and `top_k_probability` are then those of the judge's fit anchored
     by the labels (`order == "anchored"`, with `rank_intervals`), unless the judge's own
     order was asked for (`order == "judge"`); `people_length_preference` is people's own
@@ -260,10 +260,10 @@ class SortResult:
         """The judge's preference for longer texts, in logits per sd of log length.
 
         None for a pointwise run, fewer than three items, texts all of one length, or no
-        call with a verdict. See `llm_qualitative_sort.results.adjusted`.
+        call with a verdict. See `llm_qualitative_sort.rating.preference`.
         """
-        # Imported here, lazily, as `_rating`: the fit needs SciPy.
-        from llm_qualitative_sort.results.adjusted import length_preference
+        # Imported here, lazily, as `_rating`: the fit needs SciPy's optimizers.
+        from llm_qualitative_sort.rating.preference import length_preference
 
         return None if self.pointwise else length_preference(self._judge_rating)
 
@@ -281,7 +281,7 @@ class SortResult:
     def _rating(self) -> Rating:
         # Imported here, lazily: the fit loads NumPy and SciPy, which a result whose scores
         # are never read (and `import llm_qualitative_sort.models`) should not pay for.
-        from llm_qualitative_sort.results.rating import Rating
+        from llm_qualitative_sort.rating.result import Rating
 
         return Rating([item for _, group in self.rankings for item in group], self.match_history,
                       soft=self.verdicts == "soft")

@@ -9,7 +9,13 @@ from scipy.special import expit
 from llm_qualitative_sort import MatchResult, RoundResult
 from llm_qualitative_sort.audit import OrderConsistency
 from llm_qualitative_sort.rating.position_bias import from_model, from_swapped_pairs
-from llm_qualitative_sort.results.audit import _add_match, _solo_tally, _Tally, audit, ties
+from llm_qualitative_sort.results.audit import (
+    _add_match,
+    _solo_tally,
+    _Tally,
+    audit,
+    shared_places,
+)
 
 
 def _call(order, winner, judge=None, cached=False, tokens=(0, 0)):
@@ -142,10 +148,10 @@ def test_the_fast_single_judge_pass_counts_what_the_general_one_does(calls) -> N
     assert fast is not None and (fast == general["j"] if matches else fast.calls == 0)
 
 
-def test_ties_count_items_sharing_a_rank() -> None:
-    assert ties([(1, ["a"]), (2, ["b"])]) == (0, 1)
-    assert ties([(1, ["a", "b"]), (3, ["c", "d", "e"])]) == (5, 3)
-    assert ties([]) == (0, 0)
+def test_shared_places_count_items_sharing_a_rank() -> None:
+    assert shared_places([(1, ["a"]), (2, ["b"])]) == (0, 1)
+    assert shared_places([(1, ["a", "b"]), (3, ["c", "d", "e"])]) == (5, 3)
+    assert shared_places([]) == (0, 0)
 
 
 def test_batch_calls_are_priced_at_the_batch_price_for_the_run_and_per_judge() -> None:

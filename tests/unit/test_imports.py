@@ -182,3 +182,47 @@ def test_no_module_imports_another_modules_private_names() -> None:
                       if alias.name.startswith("_") and f"{target}.{alias.name}" not in modules
                       and not target.endswith(f".{alias.name}")]
     assert not taken, "\n".join(taken)
+
+
+def _room(module: str) -> str | None:
+    """The room of a module: its top-level module or sub-package (None: the package itself)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def test_rooms_import_one_way() -> None:
+    """The top-level modules and sub-packages import each other in layers, arrows included.
+
+    Every import counts here, however it waits: at the top of a module, inside a function, or
+    under `if TYPE_CHECKING:`. Two rooms that reach each other by any of them are one
+    concept cut in two, or a type or function that lives a floor too high.
+    """
+    modules = _modules()
+    known = set(modules)
+    rooms = {room for module in modules if (room := _room(module)) is not None}
+    graph = {room: set[str]() for room in rooms}
+    arrows: dict[tuple[str, str], set[str]] = {}
+    # The front door reaches every room, so a room that imports from it hides its arrows.
+    front_door = []
+    for module, path in modules.items():
+        source = _room(module)
+        if source is None:  # the package's front door re-exports every room
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for target in _targets(module, node, known, packages=False):
+                room = _room(target)
+                if room is None:
+                    front_door.append(f"{module}:{node.lineno}")
+                if room is None or room == source:
+                    continue
+                graph[source].add(room)
+                arrows.setdefault((source, room), set()).add(f"{module} -> {target}")
+    assert not front_door, f"imports from the package itself: {front_door}"
+    circles = _circles(graph)
+    assert not circles, "rooms that import each other:\n" + "\n".join(
+        "  " + ", ".join(circle) + "".join(
+            f"\n    {line}" for a in circle for b in sorted(graph[a]) if b in circle
+            for line in sorted(arrows[(a, b)]))
+        for circle in circles)

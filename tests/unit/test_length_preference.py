@@ -11,14 +11,11 @@ import numpy as np
 import pytest
 
 from llm_qualitative_sort import Elimination, MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort.rating.preference import length_preference
+from llm_qualitative_sort.rating.result import Rating
 from llm_qualitative_sort.rating.structured import fit_structured
-from llm_qualitative_sort.results.adjusted import (
-    check_adjust,
-    human_length_preference,
-    length_preference,
-)
+from llm_qualitative_sort.results.adjusted import check_adjust, human_length_preference
 from llm_qualitative_sort.results.human import check_human
-from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
 SCALE = 3.33 * math.sqrt(6) / math.pi  # the Gumbel mock's logistic scale

@@ -17,8 +17,8 @@ from llm_qualitative_sort.providers.logprobs import (
     openai_tokens,
     verdict_probability,
 )
+from llm_qualitative_sort.rating.result import Rating
 from llm_qualitative_sort.results.calibration import calibration
-from llm_qualitative_sort.results.rating import Rating
 
 
 def softmax(z: dict[str, float]) -> dict[str, float]:

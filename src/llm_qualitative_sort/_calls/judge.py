@@ -25,7 +25,6 @@ from llm_qualitative_sort._calls.rate_control import Pause
 from llm_qualitative_sort._calls.rate_gate import (
     RateBook,
     RateGate,
-    RateNews,
     RateWaitTooLong,
     span,
 )
@@ -49,6 +48,7 @@ from llm_qualitative_sort.rating.scoring import (
     as_comparison,
     pointwise_problem,
 )
+from llm_qualitative_sort.results.events import RateNews
 from llm_qualitative_sort.results.stops import name_judge
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.cache import CallKeys, ComparisonCache

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from llm_qualitative_sort._calls._cutoff import CallCancelled, stray_cancel
 from llm_qualitative_sort._calls.base import AnswerSink, Call, CallRunner, CallSettings
 from llm_qualitative_sort._calls.judge import CallsStopped, Judge
-from llm_qualitative_sort._calls.rate_gate import RateNews
 from llm_qualitative_sort.prompts._run import prompt_key
+from llm_qualitative_sort.results.events import RateNews
 
 
 def make_judge(settings: CallSettings,

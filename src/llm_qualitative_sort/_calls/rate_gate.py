@@ -18,7 +18,6 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from llm_qualitative_sort._calls.rate_control import Pause, RateControl
@@ -32,16 +31,6 @@ DEFAULT_RATE_WAIT_LIMIT = 600.0
 
 class RateWaitTooLong(RateLimitedError):
     """A call would wait for the rate limit longer than `rate_wait_limit`: it stops instead."""
-
-
-@dataclass(frozen=True)
-class RateNews:
-    """A pause that began: what the progress shows ("waiting 4 s for the rate limit")."""
-
-    judge: str
-    seconds: float
-    rate: float
-    limited: int
 
 
 class RateGate:

@@ -22,31 +22,7 @@ from llm_qualitative_sort.tournament import (
     settings_from_state,
     strategy_for,
 )
-
-# A call as stored: a compact list that only `tournament.records.CallRecord` reads and writes.
-CallLog = list[Any]
-# A match as stored: [index of item_a, index of item_b, winner, [CallLog, ...]]
-MatchLog = list[Any]
-# A text scored alone as stored: [index of the item, CallLog] (see `tournament.records`).
-ScoreLog = list[Any]
-
-
-class RoundLog(TypedDict):
-    """One round of the history (pipelined: one segment, with each match's pairing number).
-
-    A round that scored texts alone keeps them in `scores` (its `matches` empty); runs
-    stored by earlier versions kept them among the matches (`tournament.records` reads both).
-    """
-
-    round: int
-    matches: list[MatchLog]
-    bye: int | None
-    seqs: NotRequired[list[int]]
-    scores: NotRequired[list[ScoreLog]]
-    # The round that asked the judge the pairs people labelled (see `results.labelled`).
-    labelled: NotRequired[bool]
-    # The round's ranking calls, each a dict (see `tournament.swiss.groups.GroupLog`).
-    groups: NotRequired[list[dict[str, Any]]]
+from llm_qualitative_sort.tournament.records import RoundLog
 
 
 def _last(_current: list[str], writes: Sequence[list[str]]) -> list[str]:

@@ -3,7 +3,7 @@
 `shown_calls` turns matches into the fit's input (item indices in presentation order and
 the share won by the first-shown text); `call_observations` gives the calls in the
 matches' own terms, for `fit_strengths`. Re-exported by `llm_qualitative_sort.bradley_terry`,
-their public home.
+their public home. `with_calls` appends virtual calls (a Swiss pre-pass's) to the real ones.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from llm_qualitative_sort.rating.soft import soft_share
 
 # (first item, second item, share of the observation won by the first: 1, 0 or 0.5)
 Observation = tuple[str, str, float]
+# The fit's calls: (first-shown item, second-shown item, share won by the first-shown).
+Calls = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 # What the fit reads of a run's matches: `models.MatchResult` and `models.RoundResult` are
@@ -52,7 +54,7 @@ class PlayedMatch(Protocol):
 
 def shown_calls(
     items: Sequence[str], matches: Iterable[PlayedMatch], soft: bool = False
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> Calls:
     """Every call with a verdict as `(first, second, first_won)` indices into `items`.
 
     "AB" showed `item_a` first, "BA" showed `item_b` first; a call's winner is in the
@@ -109,3 +111,12 @@ def call_observations(matches: Iterable[PlayedMatch]) -> list[Observation]:
             if call.winner is not None:
                 observed.append((match.item_a, match.item_b, first_share(call.winner, True)))
     return observed
+
+
+def with_calls(calls: Calls, extra: Calls | None) -> Calls:
+    """`calls` followed by `extra` (as the fit takes them)."""
+    if extra is None:
+        return calls
+    return (np.concatenate([calls[0], extra[0]]).astype(np.intp),
+            np.concatenate([calls[1], extra[1]]).astype(np.intp),
+            np.concatenate([calls[2], extra[2]]))

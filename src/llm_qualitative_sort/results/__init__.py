@@ -1,6 +1,6 @@
-"""From a run's stored state to what it reports: the result, its rating, audit and events.
+"""From a run's stored state to what it reports: the result, its audit and events.
 
-`from_state` turns the graph's state into `SortResult` and its `Statistics`; `rating` is
-the lazily fitted Bradley–Terry model of one result; `audit` audits the judges from the
-matches; `events` makes the progress events; `stops` says why a run stopped.
+`from_state` turns the graph's state into `SortResult` and its `Statistics` (the result's
+lazily fitted Bradley–Terry model is `rating.result.Rating`); `audit` audits the judges from
+the matches; `events` makes the progress events; `stops` says why a run stopped.
 """

@@ -3,16 +3,12 @@
 A covariate is a number per item: "length" (each text's log length in characters), or a
 numeric field of every item (`sort(items, fields=..., adjust=["length", "reading_level"])`).
 The run's calls are fitted with each item's strength split in two (see
-`rating.structured`): the covariates' part `x_i · β` and a residual of the item's own. β is
-the judge's preference, in logits per standard deviation of the covariate; the residuals,
-with their intervals, rank the items as if every item had the same covariates. That order
-is reported beside the judge's own, never in its place: a judge that favours long texts
-may be right to (people often do too), and only people's verdicts can say
-(`human_effects` fits the same model to them).
-
-Runs of more than `rating.structured.STRUCTURED_LIMIT` items are fitted in two stages
-instead: the run's Bradley–Terry strengths regressed on the covariates
-(`rating.covariates`), which overstates β somewhat (`scripts/length_study.py`).
+`rating.preference`, which also gives `SortResult.length_preference`): the covariates' part
+`x_i · β` and a residual of the item's own. β is the judge's preference, in logits per
+standard deviation of the covariate; the residuals, with their intervals, rank the items as
+if every item had the same covariates. That order is reported beside the judge's own, never
+in its place: a judge that favours long texts may be right to (people often do too), and
+only people's verdicts can say (`human_effects` fits the same model to them).
 
 Example:
     >>> adjust = check_adjust("length", ["a text", "a longer text", "longest text of all"])
@@ -30,17 +26,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from llm_qualitative_sort.audit import AdjustedRanking, CovariateEffect, EffectMethod
+from llm_qualitative_sort.audit import AdjustedRanking, CovariateEffect
 from llm_qualitative_sort.bradley_terry import DIGITS, rank_by_score
 from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.models import SortResult
-from llm_qualitative_sort.rating.covariates import covariate_effects, standardised
-from llm_qualitative_sort.rating.structured import STRUCTURED_LIMIT, fit_structured
+from llm_qualitative_sort.rating.preference import LENGTH, covariate_fit, rounded_effects
+from llm_qualitative_sort.rating.result import LEVEL, Rating
+from llm_qualitative_sort.rating.structured import fit_structured
 from llm_qualitative_sort.results.human import HumanLabels
-from llm_qualitative_sort.results.rating import LEVEL, Rating
 
 Vector = NDArray[np.float64]
-LENGTH = "length"
 _Z = 1.959963984540054  # the normal quantile of 0.975: 95 % intervals, as `LEVEL`
 
 
@@ -131,59 +126,23 @@ def _values(name: str, texts: list[str], fields: Sequence[Mapping[str, Any]] | N
     return values
 
 
-def length_preference(rating: Rating) -> CovariateEffect | None:
-    """The judge's preference for longer texts in a run; None when it cannot be told.
-
-    None for fewer than three items, texts all of one length, or no call with a verdict.
-    """
-    items = rating.items
-    lengths = np.log([max(len(text), 1) for text in items])
-    if len(items) < 3 or not np.ptp(lengths) or not rating.calls()[0].size:
-        return None
-    effects, _, _ = _fit(rating, {LENGTH: lengths})
-    return effects[0]
-
-
 def adjusted_ranking(rating: Rating, adjust: Adjust) -> AdjustedRanking | None:
     """The run's order with `adjust`'s covariates taken out; None without a verdict."""
     items = rating.items
     if len(items) < 2 or not rating.calls()[0].size:
         return None
-    effects, residuals, errors = _fit(rating, adjust.columns(items))
+    effects, residuals, errors = covariate_fit(rating, adjust.columns(items))
     scores = {text: round(float(r), DIGITS) for text, r in zip(items, residuals, strict=True)}
     intervals = {text: (round(float(r - _Z * e), DIGITS), round(float(r + _Z * e), DIGITS))
                  for text, r, e in zip(items, residuals, errors, strict=True)}
     return AdjustedRanking(adjust.names, effects, rank_by_score(scores), scores, intervals)
 
 
-def _fit(rating: Rating, columns: dict[str, Vector],
-         ) -> tuple[tuple[CovariateEffect, ...], Vector, Vector]:
-    """(effects, residual strengths centred, their standard errors) of the run's calls."""
-    n = len(rating.items)
-    if n <= STRUCTURED_LIMIT:
-        fit = fit_structured(n, *rating.calls(), columns, level=LEVEL)
-        return (_effects(fit.effects, "structured"), fit.residuals, fit.residual_errors)
-    full = rating.fit(uncertainty=True)
-    found = covariate_effects(full.strengths, full.standard_errors, columns, level=LEVEL)
-    x = np.column_stack([standardised(column) for column in columns.values()])
-    beta = np.array([effect.beta for effect in found.values()])
-    spread = np.array([effect.standard_error for effect in found.values()])
-    residuals = full.strengths - x @ beta
-    errors = np.sqrt(np.nan_to_num(full.standard_errors) ** 2 + (x**2) @ spread**2)
-    return _effects(found, "two_stage"), residuals - residuals.mean(), errors
-
-
-def _effects(found: Mapping[str, Any], method: EffectMethod) -> tuple[CovariateEffect, ...]:
-    return tuple(CovariateEffect(name, round(e.beta, 6), round(e.standard_error, 6),
-                                 round(e.low, 6), round(e.high, 6), method)
-                 for name, e in found.items())
-
-
 def human_effects(labels: HumanLabels, items: Sequence[str],
                   covariates: Mapping[str, ArrayLike]) -> tuple[CovariateEffect, ...]:
     """People's own preference for each covariate, from their pairwise verdicts.
 
-    The same structured model as the judge's (`length_preference`), fitted to the people's
+    The same structured model as the judge's (`rating.preference`), fitted to the people's
     verdicts (a tie is half a win each) without a position term: the order in which a
     verdict names its two items says nothing about what was shown first. People's scores
     are not used. Set beside the judge's effect on the same items, the difference is the
@@ -204,7 +163,7 @@ def human_effects(labels: HumanLabels, items: Sequence[str],
     won = [{"A": 1.0, "B": 0.0, "tie": 0.5}[v.winner] for v in labels.verdicts]
     fit = fit_structured(len(items), first, second, won, covariates, position=False,
                          level=LEVEL)
-    return _effects(fit.effects, "structured")
+    return rounded_effects(fit.effects, "structured")
 
 
 def human_length_preference(labels: HumanLabels, items: Sequence[str],

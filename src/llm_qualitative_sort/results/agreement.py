@@ -31,96 +31,24 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+# The figures' types are the audit's (`audit`), below the results that carry them; they are
+# re-exported (`X as X`) so that this module keeps naming everything it computes.
+from llm_qualitative_sort.audit import AGREEMENT_LEVEL
+from llm_qualitative_sort.audit import Agreement as Agreement
+from llm_qualitative_sort.audit import Interval as Interval
+from llm_qualitative_sort.audit import LabelledCall as LabelledCall
 from llm_qualitative_sort.errors import InputError
 
 LABELS = ("A", "tie", "B")
 _INDEX = {label: i for i, label in enumerate(LABELS)}
-LEVEL = 0.95
+LEVEL = AGREEMENT_LEVEL
 DRAWS = 2000
 # A figure computed from the labelled pairs' (person's label, judge's label) arrays.
 _Figure = Callable[[Sequence[np.ndarray]], float | None]
-
-
-@dataclass(frozen=True)
-class LabelledCall:
-    """One judge call on a pair a person labelled, in the person's terms.
-
-    Attributes:
-        a: The labelled pair's first item (an index into the run's items).
-        b: Its second item.
-        human: The person's verdict: "A" (a is better), "B" or "tie".
-        judge: The judge's verdict in the same terms, or None for a call without one.
-        a_shown_first: Whether the judge was shown `a` first.
-        reason: The judge's reasoning (listed with the disagreements).
-    """
-
-    a: int
-    b: int
-    human: str
-    judge: str | None
-    a_shown_first: bool
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A point estimate and its bootstrap interval (None where a figure is undefined)."""
-
-    value: float | None
-    low: float | None
-    high: float | None
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """The judge against people on the labelled pairs.
-
-    Attributes:
-        compared: Judge calls with a verdict on a labelled pair.
-        agreed: Of those, the calls whose verdict equals the person's.
-        no_verdict: Calls on labelled pairs that gave no verdict.
-        pairs: Distinct labelled pairs.
-        agreement_interval: The agreement with its interval.
-        kappa: Cohen's κ over A / tie / B, with its interval.
-        kappa_by_order: κ over the calls that showed the pair's first item first
-            ("a first") and second ("a second").
-        confusion: Counts, rows the person's label and columns the judge's, in `LABELS`
-            order.
-        spearman: ρ between the judge's and the people's order of the labelled items
-            (None when not given strengths for both).
-        disagreements: The calls whose verdict differs from the person's.
-        level: The intervals' coverage.
-        kendall: Kendall's τ-b between the judge's order and people's scores, where the
-            people gave scores (None otherwise).
-        scale_labels: A pointwise run's labels, when people's scores are on its scale.
-        label_confusion: Then, counts of (person's score, judge's label) over the judge's
-            calls on scored items, rows and columns in `scale_labels` order.
-    """
-
-    compared: int
-    agreed: int
-    no_verdict: int
-    pairs: int
-    agreement_interval: Interval
-    kappa: Interval
-    kappa_by_order: Mapping[str, Interval]
-    confusion: tuple[tuple[int, int, int], ...]
-    spearman: Interval | None = None
-    disagreements: tuple[LabelledCall, ...] = ()
-    level: float = LEVEL
-    kendall: float | None = None
-    scale_labels: tuple[int, ...] = ()
-    label_confusion: tuple[tuple[int, ...], ...] | None = None
-
-    @property
-    def agreement(self) -> float | None:
-        """The share of the judge's verdicts that equal the person's (None: no verdict)."""
-        return self.agreed / self.compared if self.compared else None
 
 
 def cohen_kappa(human: Sequence[str], judge: Sequence[str]) -> float | None:

@@ -290,11 +290,11 @@ def _agreement(a: str, b: str, first: _Prompts, second: _Prompts) -> JudgeAgreem
     return JudgeAgreement((a, b), prompts, agreeing, round(observed, 6), kappa)
 
 
-def ties(rankings: Sequence[tuple[int, Sequence[str]]]) -> tuple[int, int]:
+def shared_places(rankings: Sequence[tuple[int, Sequence[str]]]) -> tuple[int, int]:
     """(items that share their rank with another, size of the largest tied block).
 
     Example:
-        >>> ties([(1, ["a"]), (2, ["b", "c", "d"]), (5, ["e", "f"])])
+        >>> shared_places([(1, ["a"]), (2, ["b", "c", "d"]), (5, ["e", "f"])])
         (5, 3)
     """
     sizes = [len(group) for _, group in rankings]

@@ -9,18 +9,28 @@ happened to an `EventSink`, which builds the events; when nobody listens they ge
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from llm_qualitative_sort.models import EarlyStop, EventType, ProgressEvent
 from llm_qualitative_sort.results.from_state import match_from_log
 
 if TYPE_CHECKING:
-    from llm_qualitative_sort._calls.rate_gate import RateNews
     from llm_qualitative_sort.providers._batch import BatchStatus
     from llm_qualitative_sort.tournament import Note
 
 # Writes a progress payload to the graph's custom stream.
 Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class RateNews:
+    """A pause that began: what the progress shows ("waiting 4 s for the rate limit")."""
+
+    judge: str
+    seconds: float
+    rate: float
+    limited: int
 
 
 def event(

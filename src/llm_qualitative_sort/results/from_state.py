@@ -1,23 +1,25 @@
-"""Turning the graph's stored state into the public result types."""
+"""Turning a run's stored state into the public result types."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.results.audit import audit, ties
+from llm_qualitative_sort.rating.result import Rating
+from llm_qualitative_sort.results.audit import audit, shared_places
 from llm_qualitative_sort.results.calibration import calibration
 from llm_qualitative_sort.results.listwise import ranking_calls, slot_shares
 from llm_qualitative_sort.results.pointwise import pointwise_result
-from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
 from llm_qualitative_sort.tournament.match import match_winner
 from llm_qualitative_sort.tournament.records import (
     CallRecord,
+    MatchLog,
+    RoundLog,
     ScoreRecord,
     call_results,
     read_calls,
@@ -28,10 +30,6 @@ from llm_qualitative_sort.tournament.records import (
 from llm_qualitative_sort.tournament.registry import settings_from_state
 from llm_qualitative_sort.tournament.swiss.groups import extra_calls
 from llm_qualitative_sort.verdicts import MatchResult, RankingCall, RoundResult
-
-if TYPE_CHECKING:
-    # Types only: importing the graph here would close an import cycle through the nodes.
-    from llm_qualitative_sort.graph.state import MatchLog, RoundLog
 
 
 def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> MatchResult:
@@ -143,7 +141,7 @@ def statistics(
         cost = _panel_cost(found.judges)
     else:
         cost = _cost((input_tokens, output_tokens), batch, estimate_cost, batch_discount)
-    tied_items, largest_tie = ties(rankings)
+    tied_items, largest_tie = shared_places(rankings)
     return Statistics(
         total_matches=len(matches),
         total_api_calls=paid,

@@ -33,7 +33,7 @@ import numpy as np
 from llm_qualitative_sort.bradley_terry import DIGITS, rank_by_score
 from llm_qualitative_sort.errors import InputError, SettingTypeError
 from llm_qualitative_sort.results.agreement import Agreement, LabelledCall, judge_agreement
-from llm_qualitative_sort.results.audit import ties
+from llm_qualitative_sort.results.audit import shared_places
 from llm_qualitative_sort.results.human import (
     HumanLabels,
     HumanScore,
@@ -51,8 +51,8 @@ from llm_qualitative_sort.tournament.settings import StrategySettings
 if TYPE_CHECKING:
     from llm_qualitative_sort.models import SortResult
     from llm_qualitative_sort.rating.anchored import AnchoredFit
+    from llm_qualitative_sort.rating.result import Rating
     from llm_qualitative_sort.rating.scoring import ItemScore
-    from llm_qualitative_sort.results.rating import Rating
     from llm_qualitative_sort.verdicts import MatchResult
 
 # A call's verdict in the other orientation of its pair.
@@ -376,7 +376,7 @@ def with_people(result: SortResult, items: Sequence[str], labels: HumanLabels,
         fit = anchored_fit(labels, judge, errors)
         rating = AnchoredRating(items, fit)
         rankings = rank_by_score(scores := rating.scores())
-        tied, largest = ties(rankings)
+        tied, largest = shared_places(rankings)
         changes.update(rankings=rankings, order="anchored", statistics=dataclasses.replace(
             result.statistics, tied_items=tied, largest_tie=largest))
         cached = {"_rating": rating, "scores": scores, "intervals": rating.intervals(),

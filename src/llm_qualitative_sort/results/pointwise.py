@@ -17,7 +17,7 @@ from llm_qualitative_sort.rating.scoring import (
     call_score,
     stored_value,
 )
-from llm_qualitative_sort.results.audit import ties
+from llm_qualitative_sort.results.audit import shared_places
 from llm_qualitative_sort.tournament.pointwise import Pointwise
 from llm_qualitative_sort.tournament.pointwise.ranking import DIGITS
 from llm_qualitative_sort.tournament.records import CallRecord, round_scores
@@ -128,7 +128,7 @@ def pointwise_result(values: Mapping[str, Any], run_id: str, elapsed: float,
                                 sum(c.output_tokens for c in batch)) if batch else 0.0
         cost = None if live is None or batched is None else (
             live + batched * (1.0 - batch_discount))
-    tied_items, largest_tie = ties(rankings)
+    tied_items, largest_tie = shared_places(rankings)
     stats = Statistics(
         total_matches=len(calls), total_api_calls=len(paid), cache_hits=len(calls) - len(paid),
         elapsed_time=elapsed, failed_calls=sum(c.label is None for c in calls),

@@ -1,5 +1,9 @@
 """A stored call and a stored score as named records: the one reader and writer of their forms.
 
+A round of a run's history is stored as a `RoundLog`, its matches as `MatchLog`s, its calls
+as `CallLog`s and its texts scored alone as `ScoreLog`s: the graph's state keeps them, and
+the results read them back.
+
 A checkpoint keeps each call as a compact list, `[order, winner in match terms, reasoning,
 cached, input tokens, output tokens]`, then, only when it has any, a dict of the call's facts
 (`{"judge": identity}` when a panel answered it, `{"batch": True}` when a provider batch
@@ -22,10 +26,38 @@ store one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired
+
+from typing_extensions import TypedDict
 
 from llm_qualitative_sort.rating.soft import stored_probability
 from llm_qualitative_sort.verdicts import Order, RoundResult, Verdict
+
+# A call as stored: a compact list that only `CallRecord` reads and writes.
+CallLog = list[Any]
+# A match as stored: [index of item_a, index of item_b, winner, [CallLog, ...]]
+MatchLog = list[Any]
+# A text scored alone as stored: [index of the item, CallLog] (see `ScoreRecord`).
+ScoreLog = list[Any]
+
+
+class RoundLog(TypedDict):
+    """One round of the history (pipelined: one segment, with each match's pairing number).
+
+    A round that scored texts alone keeps them in `scores` (its `matches` empty); runs
+    stored by earlier versions kept them among the matches (`round_scores` reads both).
+    """
+
+    round: int
+    matches: list[MatchLog]
+    bye: int | None
+    seqs: NotRequired[list[int]]
+    scores: NotRequired[list[ScoreLog]]
+    # The round that asked the judge the pairs people labelled (see `results.labelled`).
+    labelled: NotRequired[bool]
+    # The round's ranking calls, each a dict (see `tournament.swiss.groups.GroupLog`).
+    groups: NotRequired[list[dict[str, Any]]]
+
 
 LOST_REASON = "no answer: the call was lost (a stray CancelledError); counted as a failed call"
 # What a call cut short after its order and winner reads as (see `CallRecord.read`).

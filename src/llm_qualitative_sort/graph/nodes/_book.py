@@ -1,11 +1,11 @@
 """The match book: the open matches of both schedules, from their first call to their verdict.
 
-One place defines a stored match and its calls (see `graph.state.MatchLog`): a match starts
+One place defines a stored match and its calls (see `tournament.records.MatchLog`): a match starts
 (its calls are placed and named), takes its answers one call at a time (each stored in match
 terms), and closes when its last call is in (its verdict, its stored form). The rounds
 schedule opens a round's matches at once; the pipelined schedule opens them as players free
 up. Both tell the run's `EventSink` what happened. A text scored alone opens and closes
-here too, as a one-call entry of the book stored as a score (`graph.state.ScoreLog`).
+here too, as a one-call entry of the book stored as a score (`tournament.records.ScoreLog`).
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_qualitative_sort._calls import Call, call_log
-from llm_qualitative_sort.graph.state import MatchLog, ScoreLog
 from llm_qualitative_sort.results.events import EventSink
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
-from llm_qualitative_sort.tournament.records import CallRecord, ScoreRecord
+from llm_qualitative_sort.tournament.records import CallRecord, MatchLog, ScoreLog, ScoreRecord
 from llm_qualitative_sort.verdicts import ComparisonResult, Side, Verdict
 
 # A call shown BA answers in its own terms; the match stores it in its own: a tie stays a

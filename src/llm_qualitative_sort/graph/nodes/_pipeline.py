@@ -19,12 +19,12 @@ from typing import Any
 
 from llm_qualitative_sort._calls import CallSettings
 from llm_qualitative_sort._calls.live import CallPool, make_judge
-from llm_qualitative_sort._calls.rate_gate import RateNews
 from llm_qualitative_sort.graph.nodes._book import MatchBook, OpenMatch
-from llm_qualitative_sort.graph.state import MatchLog, TournamentState
-from llm_qualitative_sort.results.events import Emit, EventSink
+from llm_qualitative_sort.graph.state import TournamentState
+from llm_qualitative_sort.results.events import Emit, EventSink, RateNews
 from llm_qualitative_sort.stores.entries import CallFacts
 from llm_qualitative_sort.tournament import Strategy
+from llm_qualitative_sort.tournament.records import MatchLog
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 

@@ -18,9 +18,6 @@ from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
 from llm_qualitative_sort.graph.nodes._groups import GroupCalls
 from llm_qualitative_sort.graph.state import (
-    MatchLog,
-    RoundLog,
-    ScoreLog,
     TournamentState,
     planned_round,
     run_strategy,
@@ -28,6 +25,7 @@ from llm_qualitative_sort.graph.state import (
 from llm_qualitative_sort.prompts._run import round_prompt
 from llm_qualitative_sort.prompts.setup import using_prompt
 from llm_qualitative_sort.stores.entries import CallFacts
+from llm_qualitative_sort.tournament.records import MatchLog, RoundLog, ScoreLog
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 

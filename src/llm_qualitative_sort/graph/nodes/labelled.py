@@ -14,11 +14,12 @@ from langgraph.runtime import Runtime
 from llm_qualitative_sort._calls import make_runner
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.nodes._book import MatchBook
-from llm_qualitative_sort.graph.state import MatchLog, RoundLog, TournamentState, run_strategy
+from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 from llm_qualitative_sort.prompts._run import round_prompt
 from llm_qualitative_sort.prompts.setup import using_prompt
 from llm_qualitative_sort.results.labelled import pairs_to_ask, state_labels
 from llm_qualitative_sort.stores.entries import CallFacts
+from llm_qualitative_sort.tournament.records import MatchLog, RoundLog
 from llm_qualitative_sort.verdicts import ComparisonResult
 
 # Both presentation orders once: the judge's first-position bias then cancels in the

@@ -16,9 +16,9 @@ from langgraph.runtime import Runtime
 from llm_qualitative_sort.bradley_terry import rank_by_score
 from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.state import TournamentState, run_strategy
+from llm_qualitative_sort.rating.result import Rating
 from llm_qualitative_sort.results.from_state import counts, history_matches
 from llm_qualitative_sort.results.labelled import anchored_scores, state_labels
-from llm_qualitative_sort.results.rating import Rating
 from llm_qualitative_sort.tournament.swiss.groups import extra_calls
 
 

@@ -24,11 +24,12 @@ from typing import Any
 import numpy as np
 
 from llm_qualitative_sort.rating.design import implied_pairs
+from llm_qualitative_sort.rating.played import Calls, with_calls
 from llm_qualitative_sort.tournament.base import PlannedGroup
-from llm_qualitative_sort.tournament.swiss.prepass import Calls, prepass_calls, with_calls
+from llm_qualitative_sort.tournament.swiss.prepass import prepass_calls
 
 Group = tuple[int, ...]
-# A ranking call as a round stores it (see `graph.state.RoundLog`): the items as shown,
+# A ranking call as a round stores it (see `tournament.records.RoundLog`): the items as shown,
 # the order (item indices best first, tied items sharing a place; None: no order), the
 # reasoning, whether the cache answered, the tokens, and optional facts (judge, problem).
 GroupLog = dict[str, Any]

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from llm_qualitative_sort.rating.played import Calls
 from llm_qualitative_sort.rating.scoring import Scale, ScoreQuestion
 from llm_qualitative_sort.tournament.records import round_scores
 
@@ -47,7 +48,6 @@ def question(prepass: str | None) -> ScoreQuestion:
 SCORE_ROUNDS = 4
 
 Spread = dict[int, float]
-Calls = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def label_spreads(history: Iterable[Any], n_items: int, inverse: bool = False
@@ -128,12 +128,3 @@ def prepass_calls(history: Iterable[Any], n_items: int, prepass: str | None
     if prepass is None or SCORE_ROUNDS == 0 or not any(round_scores(entry) for entry in rounds):
         return None
     return score_calls(label_spreads(rounds, n_items, prepass == INVERSE))
-
-
-def with_calls(calls: Calls, extra: Calls | None) -> Calls:
-    """`calls` followed by `extra` (as the fit takes them)."""
-    if extra is None:
-        return calls
-    return (np.concatenate([calls[0], extra[0]]).astype(np.intp),
-            np.concatenate([calls[1], extra[1]]).astype(np.intp),
-            np.concatenate([calls[2], extra[2]]))

@@ -20,6 +20,7 @@ import numpy as np
 from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_bradley_terry
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, EventType
+from llm_qualitative_sort.rating.played import Calls, with_calls
 from llm_qualitative_sort.rating.scoring import ScoreQuestion
 from llm_qualitative_sort.tournament.base import (
     Note,
@@ -50,12 +51,10 @@ from llm_qualitative_sort.tournament.swiss.groups import (
 from llm_qualitative_sort.tournament.swiss.pairing import choose_bye, orient
 from llm_qualitative_sort.tournament.swiss.prepass import (
     INVERSE,
-    Calls,
     expected_scores,
     label_spreads,
     question,
     score_calls,
-    with_calls,
 )
 from llm_qualitative_sort.tournament.swiss.refine import (
     FULL_BUDGET,

@@ -17,9 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from llm_qualitative_sort.bradley_terry import DIGITS, BradleyTerryFit, fit_bradley_terry
-from llm_qualitative_sort.rating.played import PlayedMatch, shown_calls
-from llm_qualitative_sort.tournament.swiss.prepass import Calls, with_calls
+from llm_qualitative_sort.rating.fit import DIGITS, BradleyTerryFit, fit_bradley_terry
+from llm_qualitative_sort.rating.played import Calls, PlayedMatch, shown_calls, with_calls
 
 LEVEL = 0.95
 # Joint draws for top-K probabilities: ±0.011 at worst (a probability of ½); above this many
