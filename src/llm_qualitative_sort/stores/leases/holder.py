@@ -1,6 +1,7 @@
 """`LeaseHolder`: who holds a run, as a lease records it and `RunLockedError` reports it.
 
-A leaf (it imports nothing of the package), so that `errors` can name the type.
+A leaf: it imports nothing of the package. `errors` does not import it: a lock error's
+`holder` is typed by the `errors.RunHolder` protocol, which a `LeaseHolder` satisfies.
 """
 
 from __future__ import annotations
