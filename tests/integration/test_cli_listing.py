@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from llm_qualitative_sort import MockLLMProvider, QualitativeSorter
+from llm_qualitative_sort import MockLLMProvider, Pointwise, QualitativeSorter, Swiss
 from llm_qualitative_sort.cli import main
 
 
@@ -88,3 +89,32 @@ def test_runs_list_shows_the_newest_20_and_says_how_many_more(
     out, _ = _run(["runs", "list", "--status", "finished", "--json", "--limit", "2",
                    "--checkpoint", str(store)], capsys)
     assert [json.loads(line)["run_id"] for line in out.splitlines()] == ["r22", "r21"]
+
+
+@pytest.mark.parametrize("strategy", [
+    "elimination", Swiss(group_size=3), Swiss(prepass="pointwise"), Pointwise(repetitions=2)])
+def test_runs_list_counts_the_calls_the_result_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], strategy: Any,
+) -> None:
+    """Every call of the run, whatever it asked (a pair, a ranking, a score), is listed."""
+    store = tmp_path / "runs.sqlite3"
+    sorter = QualitativeSorter(MockLLMProvider(seed=5), criteria="larger", checkpointer=store,
+                               strategy=strategy, seed=1)
+    result = asyncio.run(sorter.sort([str(i) for i in range(8)], run_id="r"))
+    out, _ = _run(["runs", "list", "--json", "--checkpoint", str(store)], capsys)
+    [listed] = [json.loads(line) for line in out.splitlines()]
+    assert result.statistics.total_api_calls > 0
+    assert listed["calls"] == result.statistics.total_api_calls
+
+
+def test_runs_list_counts_the_labelled_pairs_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    store = tmp_path / "runs.sqlite3"
+    sorter = QualitativeSorter(MockLLMProvider(seed=5), criteria="larger", checkpointer=store,
+                               seed=1)
+    items = [str(i) for i in range(8)]
+    result = asyncio.run(sorter.sort(items, run_id="r", human=[(0, 7, "B"), (2, 5, "B")]))
+    out, _ = _run(["runs", "list", "--json", "--checkpoint", str(store)], capsys)
+    [listed] = [json.loads(line) for line in out.splitlines()]
+    assert listed["calls"] == result.statistics.total_api_calls

@@ -21,7 +21,7 @@ from langchain_core.runnables import RunnableConfig
 from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.graph import build_graph
 from llm_qualitative_sort.graph.state import SETTINGS_KEYS
-from llm_qualitative_sort.results.from_state import history_matches, statistics
+from llm_qualitative_sort.results.from_state import counts
 from llm_qualitative_sort.stores import StorageError, StoredRuns, store_for
 from llm_qualitative_sort.stores.leases import RunLease
 from llm_qualitative_sort.tournament import settings_from_state
@@ -216,10 +216,12 @@ class RunInventory:
         history = values.get("history", [])
         scored = [score.item for round_ in history for score in round_scores(round_)]
         summary.scorings, summary.texts_scored = len(scored), len(set(scored))
-        stats = statistics(history_matches(values["items"], history), len(history), 0.0)
-        summary.calls, summary.cache_hits = stats.total_api_calls, stats.cache_hits
-        summary.failed_calls = stats.failed_calls
-        summary.input_tokens, summary.output_tokens = stats.input_tokens, stats.output_tokens
+        # Every stored call, whatever it asked: a pair's, a text's score, a ranking call.
+        totals = counts(history)
+        summary.calls, summary.cache_hits = totals["total_api_calls"], totals["cache_hits"]
+        summary.failed_calls = totals["failed_calls"]
+        summary.input_tokens = totals["input_tokens"]
+        summary.output_tokens = totals["output_tokens"]
 
     async def _count_journal(self, summary: RunSummary, settled: list[int]) -> None:
         counts = await self.runs.journal_counts(summary.run_id, settled)
