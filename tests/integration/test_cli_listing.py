@@ -118,3 +118,14 @@ def test_runs_list_counts_the_labelled_pairs_calls(
     out, _ = _run(["runs", "list", "--json", "--checkpoint", str(store)], capsys)
     [listed] = [json.loads(line) for line in out.splitlines()]
     assert listed["calls"] == result.statistics.total_api_calls
+
+
+def test_runs_list_names_a_swiss_runs_group_size_and_token_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    store = tmp_path / "runs.sqlite3"
+    sorter = QualitativeSorter(MockLLMProvider(seed=5), criteria="larger", checkpointer=store,
+                               strategy=Swiss(group_size=4, budget_tokens=20_000), seed=1)
+    asyncio.run(sorter.sort([str(i) for i in range(8)], run_id="g"))
+    out, _ = _run(["runs", "list", "--checkpoint", str(store)], capsys)
+    assert "mock seed=5 swiss K=1 budget_tokens=20000 groups=4" in out

@@ -27,8 +27,10 @@ def _settings_text(settings: dict[str, Any]) -> str:
     parts = [f"{judge}:{model}" if model else judge]
     if settings.get("strategy") == "swiss":
         parts += ["swiss", f"K={settings.get('comparison_rounds')}"]
-        parts += [f"{name}={settings[name]}" for name in ("budget", "top_k")
+        parts += [f"{name}={settings[name]}" for name in ("budget", "budget_tokens", "top_k")
                   if settings.get(name) is not None]
+        if (settings.get("group_size") or 2) > 2:
+            parts.append(f"groups={settings['group_size']}")
         if settings.get("stop_when_settled"):
             parts.append("stop-when-settled")
         if settings.get("prepass"):
