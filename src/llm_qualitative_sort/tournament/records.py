@@ -150,7 +150,10 @@ def read_calls(stored: list[Any]) -> list[CallRecord]:
     """
     read = CallRecord.read
     if None not in stored:
-        return [read(call) for call in stored]
+        # A call without facts (most calls) is built here as `read` builds it: a run's
+        # counts read every call it made.
+        return [_new_tuple(CallRecord, (*call, _NO_FACTS, False)) if len(call) == 6
+                else read(call) for call in stored]
     # Orders alternate AB, BA within a match (see `tournament.presentation_orders`).
     return [read(call) if call is not None else
             CallRecord("AB" if number % 2 == 0 else "BA", None, LOST_REASON, False, 0, 0)
