@@ -25,7 +25,7 @@ from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace
 from llm_qualitative_sort.tournament import Elimination, StrategySettings
-from llm_qualitative_sort.tournament.records import CallRecord
+from llm_qualitative_sort.tournament.records import stored_call
 from llm_qualitative_sort.verdicts import ComparisonResult, Order, Verdict
 
 
@@ -58,6 +58,10 @@ def call_log(
     probability that the match's first item wins (a soft verdict; see `match_probability`).
     """
     raw = result.raw_response
+    if not facts and result.probability is None and "batch" not in raw and "pointwise" not in raw:
+        # Most calls: no facts, so no mapping of them is built per call.
+        return stored_call(order, winner, result.reasoning, cached, result.input_tokens,
+                           result.output_tokens)
     stored = dict(facts or {})
     if not cached and batch_answer(result):
         stored["batch"] = True
@@ -65,8 +69,8 @@ def call_log(
         stored["probability"] = match_probability(order, result.probability)
     if winner is not None and "pointwise" in raw:  # a label and its spread
         stored["pointwise"] = raw["pointwise"]
-    return CallRecord(order, winner, result.reasoning, cached, result.input_tokens,
-                      result.output_tokens, stored).stored()
+    return stored_call(order, winner, result.reasoning, cached, result.input_tokens,
+                       result.output_tokens, stored)
 
 
 def match_probability(order: str, first_shown: float) -> float:

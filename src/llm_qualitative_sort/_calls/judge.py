@@ -109,6 +109,10 @@ class Judge:
     # rounds schedule); the pipelined schedule pairs players as their calls end.
     direct: bool = False
     model_identity: str = field(init=False)
+    # `rules.offers_ties` and `rules.soft_verdicts`, read once: every call's request
+    # carries them.
+    ties: bool = field(init=False)
+    soft: bool = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
     # Runs whose input was found saved (see `RunJournal.input_saved`).
@@ -120,7 +124,8 @@ class Judge:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
         # every call's deadline.
         self.prompt_key += self.question.identity if self.question is not None else ""
-        self.model_identity = _identity(self.provider, self.rules.offers_ties) + self.prompt_key
+        self.ties, self.soft = self.rules.offers_ties, self.rules.soft_verdicts
+        self.model_identity = _identity(self.provider, self.ties) + self.prompt_key
         self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
 
     async def call(self, place: CallPlace, repetition: int) -> Answer:
@@ -138,7 +143,7 @@ class Judge:
         identity = self.model_identity
         if judge is not self.provider or self.name_judge:
             facts = {"judge": judge.model_identity}
-            identity = _identity(judge, self.rules.offers_ties) + self.prompt_key
+            identity = _identity(judge, self.ties) + self.prompt_key
         if self.pair_key is not None:
             identity += self.pair_key(place.first, place.second)
         keys = None
@@ -147,7 +152,7 @@ class Judge:
             if place.texts:
                 identity += RANKING_MARK
             keys = CallKeys.of(first, second, self.criteria, repetition, identity,
-                               logprobs=judge.asks_logprobs, soft=self.rules.soft_verdicts)
+                               logprobs=judge.asks_logprobs, soft=self.soft)
             cached = await keys.read(self.cache)
             if cached is not None:
                 self.journal.put(place, cached, cached=True, facts=facts)
@@ -311,7 +316,7 @@ class Judge:
         problem = answer_problem(result)
         if problem:
             raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
-        if result.winner == TIE and not self.rules.offers_ties:
+        if result.winner == TIE and not self.ties:
             result = refused_tie(result)
         return storable(result)
 
@@ -326,17 +331,16 @@ class Judge:
         the run over, must not send the call it had lined up.
         """
         self.journal.check()
-        rules = self.rules
         if place.texts:  # a ranking call: its order travels in the carrier form
             ranked = question_of(place)
-            answer = await judge.answer(Request(ranked, self.criteria, repetition,
-                                                rules.offers_ties, rules.soft_verdicts))
-            return ranking_carrier(answer, ranked.labels, rules.offers_ties)
+            answer = await judge.answer(Request(ranked, self.criteria, repetition, self.ties,
+                                                self.soft))
+            return ranking_carrier(answer, ranked.labels, self.ties)
         scored = self.question
         question: Question = (Compare(place.first, place.second) if scored is None
                               else Score(place.first, scored.scale, scored.inverse))
-        answer = await judge.answer(Request(question, self.criteria, repetition,
-                                            rules.offers_ties, rules.soft_verdicts))
+        answer = await judge.answer(Request(question, self.criteria, repetition, self.ties,
+                                            self.soft))
         if scored is None:
             # Whatever came back is checked whole by `answer_problem` in `_checked_answer`.
             return cast(ComparisonResult, answer)
