@@ -28,8 +28,7 @@ from llm_qualitative_sort.prompts._comparison import TieVerdict, Verdict, verdic
 from llm_qualitative_sort.prompts._ranking import read_ranking
 from llm_qualitative_sort.prompts._score import ScoreAnswer, score_answer
 from llm_qualitative_sort.providers._failures import redact
-from llm_qualitative_sort.providers._score_logprobs import score_distribution
-from llm_qualitative_sort.providers.logprobs import Token, verdict_probability
+from llm_qualitative_sort.providers.logprobs import Token, score_distribution, verdict_probability
 from llm_qualitative_sort.providers.questions import Rank, Request, Score
 from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult, Ranking, RankingResult

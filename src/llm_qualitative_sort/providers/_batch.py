@@ -32,7 +32,7 @@ from llm_qualitative_sort.prompts._ranking import (
 from llm_qualitative_sort.prompts._score import score_schema
 from llm_qualitative_sort.prompts._score_messages import build_score_messages
 from llm_qualitative_sort.providers._answer import Answer, read_answer
-from llm_qualitative_sort.providers.logprobs import Token
+from llm_qualitative_sort.providers.logprobs import Token, refuses_logprobs
 from llm_qualitative_sort.providers.questions import Compare, Request, Score
 
 
@@ -166,7 +166,7 @@ class BatchClient(ABC):
         A request, a batch or a batch's creation refused so is submitted again without them.
         Every request of a batch asked, so each one refused counts, also once turned off.
         """
-        refused = status in (400, 422) and "logprob" in message.lower()
+        refused = refuses_logprobs(status, message)
         if refused:
             self.logprobs = False
             if self.on_logprobs_refused is not None:

@@ -31,6 +31,7 @@ from llm_qualitative_sort.providers._rate_signals import (
     per_minute_limit,
     quota_named,
 )
+from llm_qualitative_sort.providers.logprobs import refuses_logprobs
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 # Names of transport failures in httpx (and httpx2, which google-genai may use).
@@ -93,6 +94,20 @@ def is_format_rejection(exc: BaseException) -> bool:
     if status is None or status < 400 or status in _NOT_A_FORMAT_STATUS:
         return False
     return any(_FORMAT_FIELDS.search(message_of(cause)) for cause in _chain(exc))
+
+
+def is_logprob_refusal(exc: BaseException) -> bool:
+    """Whether a client error is the server refusing the request for log-probabilities.
+
+    Example:
+        >>> class E(Exception):
+        ...     status_code = 400
+        >>> is_logprob_refusal(E("Logprobs is not enabled for models/gemini-x"))
+        True
+        >>> is_logprob_refusal(E("response_format json_schema is not supported"))
+        False
+    """
+    return refuses_logprobs(_status(exc), message_of(exc))
 
 
 def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderError | None:

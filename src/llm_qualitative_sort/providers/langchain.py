@@ -69,19 +69,15 @@ from llm_qualitative_sort.providers._answer import (
 from llm_qualitative_sort.providers._failures import (
     classify,
     is_format_rejection,
+    is_logprob_refusal,
     redact,
     status_of,
 )
 from llm_qualitative_sort.providers._knobs import check_knobs
-from llm_qualitative_sort.providers._logprob_request import (
-    is_logprob_refusal,
-    message_tokens,
-    with_logprobs,
-    without_logprobs,
-)
 from llm_qualitative_sort.providers._rate_signals import report_headers
 from llm_qualitative_sort.providers._structured import Asking, split
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.logprobs import message_tokens, with_logprobs, without_logprobs
 from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
 from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
@@ -182,7 +178,7 @@ class LangChainProvider(LLMProvider):
         output_price_per_million: Price of a million output tokens (likewise).
         logprobs: Ask for log-probabilities where the client can (OpenAI, Gemini), to read
             the soft verdict `ComparisonResult.probability`; a server that refuses them is
-            asked again without, and not asked for them again (see `_logprob_request`).
+            asked again without, and not asked for them again (see `providers.logprobs`).
         adaptive_rate: Pace the calls by the server's 429s and rate-limit headers (fewer
             calls in flight and per second after a 429, one shared pause when the server
             says when to come back, tokens per minute when it states a token limit).
