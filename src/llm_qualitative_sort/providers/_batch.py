@@ -16,7 +16,7 @@ import asyncio
 import math
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -32,6 +32,7 @@ from llm_qualitative_sort.prompts._ranking import (
 from llm_qualitative_sort.prompts._score import score_schema
 from llm_qualitative_sort.prompts._score_messages import build_score_messages
 from llm_qualitative_sort.providers._answer import Answer, read_answer
+from llm_qualitative_sort.providers._failures import TRANSIENT_STATUS, redact
 from llm_qualitative_sort.providers.logprobs import Token, refuses_logprobs
 from llm_qualitative_sort.providers.questions import Compare, Request, Score
 
@@ -196,6 +197,23 @@ class BatchClient(ABC):
         `asked` (one the runner no longer needs) is left out.
         """
 
+    def failure(self, status: Any, what: str, message: str, *, retry: bool = False
+                ) -> RequestFailure:
+        """A request the batch did not answer, its key masked.
+
+        Asked again in a later batch when `retry` (a provider's own reason), when its HTTP
+        status is transient or missing, or when it refused the log-probabilities asked for.
+
+        Args:
+            status: The request's HTTP status (None: the batch gave none).
+            what: What failed, first in the reason ("HTTP 400", an error code).
+            message: The provider's message.
+            retry: Whether the provider's own error code says a later batch may succeed.
+        """
+        retry = (retry or status is None or status in TRANSIENT_STATUS
+                 or self.logprobs_refused(status, message))
+        return RequestFailure(redact(f"{what}: {message}", self.secret)[:500], retry)
+
     def request_bytes(self, request: BatchRequest) -> int:
         """An upper bound on one request's size in the batch input, for splitting.
 
@@ -226,6 +244,25 @@ class BatchClient(ABC):
 
 
 T = TypeVar("T")
+# How many of the newest batches `find` looks through for a tag.
+FIND_LIMIT = 1000
+
+
+async def newest_tagged(batches: AsyncIterable[T], tagged: Callable[[T], str | None]
+                        ) -> str | None:
+    """The id `tagged` reads from the first of the newest batches it recognises, or None.
+
+    `batches` lists a provider's batches newest first; only the newest `FIND_LIMIT` are read.
+    """
+    seen = 0
+    async for batch in batches:
+        found = tagged(batch)
+        if found is not None:
+            return found
+        seen += 1
+        if seen >= FIND_LIMIT:
+            break
+    return None
 
 
 class PerLoop(Generic[T]):

@@ -33,7 +33,9 @@ from llm_qualitative_sort.providers._rate_signals import (
 )
 from llm_qualitative_sort.providers.logprobs import refuses_logprobs
 
-_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+# HTTP statuses of a failure that the same request may not meet again: asked again (a live
+# call by the engine, a batch's request in the next batch).
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 # Names of transport failures in httpx (and httpx2, which google-genai may use).
 _TRANSPORT_NAMES = {"TimeoutException", "TransportError", "NetworkError", "RemoteProtocolError"}
 _TRANSIENT_LC = (
@@ -129,7 +131,7 @@ def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderE
     if (
         isinstance(exc, (*_TRANSIENT_LC, TimeoutError, ConnectionError))
         or _is_transport(exc)
-        or status in _TRANSIENT_STATUS
+        or status in TRANSIENT_STATUS
     ):
         return TransientProviderError(f"{where}: {detail}", retry_after=retry_after(exc))
     for kind, hint in _PERMANENT_HINTS:
