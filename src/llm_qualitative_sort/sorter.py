@@ -25,9 +25,6 @@ from llm_qualitative_sort.running.arguments import (
     Checkpointer,
     check_flag,
     check_hooks,
-    check_judge,
-    check_ranker,
-    check_scorer,
     open_store,
 )
 from llm_qualitative_sort.running.drive import Tee
@@ -39,8 +36,11 @@ from llm_qualitative_sort.tournament.checks import (
     check_concurrency,
     check_criteria,
     check_items,
+    check_judge,
+    check_ranker,
     check_ranking,
     check_retry_policy,
+    check_scorer,
     check_seed,
     check_strategy,
     check_timeout,

@@ -22,6 +22,7 @@ from llm_qualitative_sort import (
 )
 from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
+from llm_qualitative_sort.tournament.records import CallRecord
 
 ITEMS = [f"text {i:02d}" for i in range(24)]
 
@@ -73,6 +74,25 @@ async def test_the_runs_input_and_rate_gate_are_looked_up_once_per_round(
     assert 1 <= waits[0] <= rounds + IN_FLIGHT - 1
     assert 1 <= gates[0] <= rounds
 
+
+
+async def test_a_call_without_facts_is_stored_and_read_without_a_record_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each answer is written straight to its stored form, a closing match reads its
+    # calls' verdicts from it, and the run's counts build the records they read directly.
+    read = [0]
+    real_read = CallRecord.read
+
+    def counted_read(cls: type[CallRecord], stored: Any) -> CallRecord:
+        read[0] += 1
+        return real_read(stored)
+
+    monkeypatch.setattr(CallRecord, "read", classmethod(counted_read))
+    written = _counting(monkeypatch, CallRecord, "stored")
+    calls, _ = await _sort(tmp_path)
+    assert calls > 50
+    assert (read[0], written[0]) == (0, 0)
 
 class _Prompt(MockLLMProvider):
     """A user's provider that says its calls end when cancelled."""

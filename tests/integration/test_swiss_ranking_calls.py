@@ -8,6 +8,8 @@ import pytest
 from scipy.stats import kendalltau
 
 from llm_qualitative_sort import (
+    ComparisonResult,
+    LLMProvider,
     MemoryCache,
     MockLLMProvider,
     PermanentProviderError,
@@ -242,3 +244,34 @@ def test_the_command_line_refuses_ranking_calls_with_its_own_template(
     assert "group_size=4: prompt template" in err and "judge.prompt" in err
     assert "cannot ask ranking calls" in err and "Traceback" not in err
     assert not (tmp_path / "runs.sqlite3").exists()  # nothing stored, nothing asked
+
+
+@pytest.mark.parametrize("settings", [
+    {"strategy": "swiss", "group_size": 3},
+    {"strategy": "pointwise"},
+    {"strategy": "swiss", "ties": True},
+])
+async def test_studio_input_a_judge_cannot_answer_is_refused_before_any_call(
+    settings: dict[str, object],
+) -> None:
+    """Studio names the judge in the run's context: ranking calls, scores or ties it cannot
+    answer are refused by the entry node, as the sorter refuses them when made."""
+    from llm_qualitative_sort.graph import build_graph
+    from llm_qualitative_sort.graph.context import TournamentContext
+
+    asked: list[str] = []
+
+    class Pairs(LLMProvider):  # compares two texts, no tie offered (earlier signature)
+        async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
+            raise AssertionError("no call may be made")
+
+        async def compare_call(self, item_a: str, item_b: str, criteria: str, *,
+                               repetition: int) -> ComparisonResult:
+            asked.append(item_a)
+            raise AssertionError("no call may be made")
+
+    judge = Pairs(model="pairs")
+    start = {"items": ITEMS, "criteria": "larger", "seed": 1, "settings": settings}
+    with pytest.raises(SettingTypeError):
+        await build_graph().ainvoke(start, context=TournamentContext(provider=judge))
+    assert asked == []

@@ -12,6 +12,7 @@ import pytest
 from llm_qualitative_sort import BatchOptions, OpenAIProvider, ProgressEvent
 from llm_qualitative_sort.cli._progress import BarProgress, LineProgress, batch_text
 from llm_qualitative_sort.models import EventType
+from llm_qualitative_sort.providers._answer import ScoredAnswer
 from llm_qualitative_sort.providers._batch import (
     BatchRequest,
     RequestFailure,
@@ -19,7 +20,6 @@ from llm_qualitative_sort.providers._batch import (
 )
 from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
 from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
-from llm_qualitative_sort.providers._score_answer import ScoredAnswer
 from llm_qualitative_sort.providers.questions import Compare, Request, Score
 from llm_qualitative_sort.rating.scoring import Scale, ScoreQuestion
 from llm_qualitative_sort.results.from_state import match_from_log, statistics

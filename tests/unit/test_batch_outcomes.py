@@ -14,10 +14,8 @@ from llm_qualitative_sort._calls.base import Call
 from llm_qualitative_sort._calls.ranking import ranking_place
 from llm_qualitative_sort.prompts._comparison import Verdict
 from llm_qualitative_sort.prompts._score import ScoreAnswer
-from llm_qualitative_sort.providers._answer import AskedAnswer
+from llm_qualitative_sort.providers._answer import AskedAnswer, RankedAnswer, ScoredAnswer
 from llm_qualitative_sort.providers._batch import RequestFailure
-from llm_qualitative_sort.providers._rank_answer import RankedAnswer
-from llm_qualitative_sort.providers._score_answer import ScoredAnswer
 from llm_qualitative_sort.rating.scoring import PointwiseResult
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.entries import CallPlace

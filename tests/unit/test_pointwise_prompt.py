@@ -20,8 +20,7 @@ from llm_qualitative_sort.prompts._run import check_prompt
 from llm_qualitative_sort.prompts._score import parse_text_score
 from llm_qualitative_sort.prompts._score_messages import build_score_messages
 from llm_qualitative_sort.prompts.setup import using_prompt
-from llm_qualitative_sort.providers._score_logprobs import score_logprobs
-from llm_qualitative_sort.providers.logprobs import Token
+from llm_qualitative_sort.providers.logprobs import Token, score_logprobs
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])

@@ -18,10 +18,12 @@ from langchain_core.messages import AIMessage
 from langgraph.types import RetryPolicy
 
 from llm_qualitative_sort import (
+    Error,
     GoogleProvider,
     LangChainProvider,
     LLMProvider,
     OpenAIProvider,
+    QualitativeSorter,
     Swiss,
 )
 from llm_qualitative_sort._calls import Call, CallSettings
@@ -169,3 +171,37 @@ def test_old_batch_records_stay_readable(tmp_path) -> None:
     assert [r.asked for r in store.jobs()[0].requests] == ["", ""]
     store.close()
     journal.close()
+
+
+class _Orders(LLMProvider):
+    """A provider written against the per-question methods only: no `answer` of its own."""
+
+    async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
+        return ComparisonResult("A" if len(item_a) >= len(item_b) else "B", "longer")
+
+    async def rank_call(self, texts, criteria, *, repetition, ties=False) -> RankingResult:
+        labels = "ABCDEFGH"[: len(texts)]
+        ranked = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        return RankingResult(tuple((labels[i],) for i in ranked), "longer first")
+
+
+def test_a_provider_with_rank_call_answers_ranking_calls_through_the_default_answer() -> None:
+    judge = _Orders(model="len")
+    assert judge.answers(Rank) and judge.answers(Compare) and not judge.answers(Score)
+    answer = asyncio.run(judge.answer(Request(Rank(("aa", "a", "aaa")), "longer", 0)))
+    assert isinstance(answer, RankingResult) and answer.order == (("C",), ("A",), ("B",))
+    sorter = QualitativeSorter(judge, criteria="longer", strategy=Swiss(group_size=3), seed=0,
+                               checkpointer=None)
+    result = asyncio.run(sorter.sort(["a" * n for n in range(1, 10)]))
+    assert [group for _, group in result.rankings][:3] == [["a" * 9], ["a" * 8], ["a" * 7]]
+    assert result.ranking_calls and all(call.order for call in result.ranking_calls)
+
+
+def test_a_provider_without_rank_call_is_refused_ranking_calls_before_any_call() -> None:
+    class Pairs(LLMProvider):
+        async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:
+            raise AssertionError("no call may be made")
+
+    assert not Pairs().answers(Rank)
+    with pytest.raises(Error, match="cannot answer a ranking call"):
+        QualitativeSorter(Pairs(), criteria="c", strategy=Swiss(group_size=3), checkpointer=None)

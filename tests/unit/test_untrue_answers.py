@@ -11,9 +11,8 @@ import math
 import pytest
 
 from llm_qualitative_sort.prompts._score import parse_text_score, score_answer
-from llm_qualitative_sort.providers._score_answer import parsed_score
-from llm_qualitative_sort.providers._score_logprobs import score_distribution
-from llm_qualitative_sort.providers.logprobs import Token, verdict_probability
+from llm_qualitative_sort.providers._answer import parsed_score
+from llm_qualitative_sort.providers.logprobs import Token, score_distribution, verdict_probability
 from llm_qualitative_sort.rating.scoring import Scale
 
 SCALE = Scale.parse(None)  # 1..4

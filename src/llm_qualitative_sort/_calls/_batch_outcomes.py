@@ -18,10 +18,15 @@ from typing import Any
 
 from llm_qualitative_sort._calls.base import Call
 from llm_qualitative_sort._calls.ranking import checked, question_of
-from llm_qualitative_sort.providers._answer import AskedAnswer, answers_result
+from llm_qualitative_sort.providers._answer import (
+    AskedAnswer,
+    RankedAnswer,
+    ScoredAnswer,
+    answers_result,
+    ranked_result,
+    scored_result,
+)
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
-from llm_qualitative_sort.providers._rank_answer import RankedAnswer, ranked_result
-from llm_qualitative_sort.providers._score_answer import ScoredAnswer, scored_result
 from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.batch_journal import BatchJob
 from llm_qualitative_sort.stores.entries import CallPlace

@@ -26,7 +26,7 @@ from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace
 from llm_qualitative_sort.tournament import Elimination, StrategySettings
-from llm_qualitative_sort.tournament.records import CallRecord
+from llm_qualitative_sort.tournament.records import stored_call
 from llm_qualitative_sort.verdicts import ComparisonResult, Order, Verdict
 
 
@@ -58,13 +58,18 @@ def call_log(
     whether a provider batch answered (priced at the batch price), and the judge's
     probability that the match's first item wins (a soft verdict; see `match_probability`).
     """
+    raw = result.raw_response
+    if not facts and result.probability is None and "batch" not in raw:
+        # Most calls: no facts, so no mapping of them is built per call.
+        return stored_call(order, winner, result.reasoning, cached, result.input_tokens,
+                           result.output_tokens)
     stored = dict(facts or {})
     if not cached and batch_answer(result):
         stored["batch"] = True
     if result.probability is not None and winner is not None:
         stored["probability"] = match_probability(order, result.probability)
-    return CallRecord(order, winner, result.reasoning, cached, result.input_tokens,
-                      result.output_tokens, stored).stored()
+    return stored_call(order, winner, result.reasoning, cached, result.input_tokens,
+                       result.output_tokens, stored)
 
 
 def score_log(result: PointwiseResult, cached: bool, facts: CallFacts | None) -> list[Any]:
@@ -80,8 +85,8 @@ def score_log(result: PointwiseResult, cached: bool, facts: CallFacts | None) ->
     label = stored_fields(result)[0]
     if label is not None:
         stored["pointwise"] = label
-    return CallRecord("AB", "A" if label is not None else None, result.reason, cached,
-                      result.input_tokens, result.output_tokens, stored).stored()
+    return stored_call("AB", "A" if label is not None else None, result.reason, cached,
+                       result.input_tokens, result.output_tokens, stored)
 
 
 def match_probability(order: str, first_shown: float) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import NoReturn, cast
+from typing import NoReturn
 
 from langgraph.types import RetryPolicy
 
@@ -104,6 +104,10 @@ class Judge:
     # rounds schedule); the pipelined schedule pairs players as their calls end.
     direct: bool = False
     model_identity: str = field(init=False)
+    # `rules.offers_ties` and `rules.soft_verdicts`, read once: every call's request
+    # carries them.
+    ties: bool = field(init=False)
+    soft: bool = field(init=False)
     deadlines: Deadlines | None = field(init=False)
     abandoned: set[asyncio.Future[CallAnswer]] = field(init=False, default_factory=set)
     # Runs whose input was found saved (see `RunJournal.input_saved`).
@@ -115,7 +119,8 @@ class Judge:
         # Per run, not per call: the identity is a cache-key field, and one timer serves
         # every call's deadline.
         self.prompt_key += self.question.identity if self.question is not None else ""
-        self.model_identity = _identity(self.provider, self.rules.offers_ties) + self.prompt_key
+        self.ties, self.soft = self.rules.offers_ties, self.rules.soft_verdicts
+        self.model_identity = _identity(self.provider, self.ties) + self.prompt_key
         self.deadlines = Deadlines(self.timeout) if self.timeout is not None else None
 
     async def call(self, place: CallPlace, repetition: int) -> Answer:
@@ -133,7 +138,7 @@ class Judge:
         identity = self.model_identity
         if judge is not self.provider or self.name_judge:
             facts = {"judge": judge.model_identity}
-            identity = _identity(judge, self.rules.offers_ties) + self.prompt_key
+            identity = _identity(judge, self.ties) + self.prompt_key
         if self.pair_key is not None:
             identity += self.pair_key(place.first, place.second)
         keys = None
@@ -142,7 +147,7 @@ class Judge:
             if place.texts:
                 identity += RANKING_MARK
             keys = CallKeys.of(first, second, self.criteria, repetition, identity,
-                               logprobs=judge.asks_logprobs, soft=self.rules.soft_verdicts,
+                               logprobs=judge.asks_logprobs, soft=self.soft,
                                kind=question_kind(place.shown))
             cached = await keys.read(self.cache)
             if cached is not None:
@@ -308,7 +313,7 @@ class Judge:
             problem = answer_problem(result)
             if problem:
                 raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
-            if result.winner == TIE and not self.rules.offers_ties:
+            if result.winner == TIE and not self.ties:
                 result = refused_tie(result)
         elif not place.texts and self.question is None:
             # A comparison answered with another kind (scores and orders were checked by
@@ -327,20 +332,19 @@ class Judge:
         the run over, must not send the call it had lined up.
         """
         self.journal.check()
-        rules = self.rules
         if place.texts:  # a ranking call: its order read once, here
             ranked = question_of(place)
-            answer = await judge.answer(Request(ranked, self.criteria, repetition,
-                                                rules.offers_ties, rules.soft_verdicts))
-            return checked(answer, ranked.labels, rules.offers_ties)
+            answer = await judge.answer(Request(ranked, self.criteria, repetition, self.ties,
+                                                self.soft))
+            return checked(answer, ranked.labels, self.ties)
         scored = self.question
         question: Question = (Compare(place.first, place.second) if scored is None
                               else Score(place.first, scored.scale, scored.inverse))
-        answer = await judge.answer(Request(question, self.criteria, repetition,
-                                            rules.offers_ties, rules.soft_verdicts))
+        answer = await judge.answer(Request(question, self.criteria, repetition, self.ties,
+                                            self.soft))
         if scored is None:
             # Whatever came back is checked whole by `answer_problem` in `_checked_answer`.
-            return cast(ComparisonResult, answer)
+            return answer
         # Checked here, where the scale is known.
         problem = pointwise_problem(answer, scored.scale)
         if problem:

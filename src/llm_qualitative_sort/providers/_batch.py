@@ -13,11 +13,10 @@ verdict, a label of the scale, an order of the labels shown) are the live path's
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -29,16 +28,13 @@ from llm_qualitative_sort.prompts._ranking import (
     own_prompt_refusal,
     ranking_messages,
     ranking_schema,
-    read_ranking,
 )
 from llm_qualitative_sort.prompts._score import score_schema
 from llm_qualitative_sort.prompts._score_messages import build_score_messages
-from llm_qualitative_sort.providers._answer import AskedAnswer, validated_answer
-from llm_qualitative_sort.providers._failures import redact
-from llm_qualitative_sort.providers._rank_answer import RankedAnswer, read_ranked
-from llm_qualitative_sort.providers._score_answer import ScoredAnswer, parsed_score, read_scored
-from llm_qualitative_sort.providers.logprobs import Token, verdict_probability
-from llm_qualitative_sort.providers.questions import Compare, Rank, Request, Score
+from llm_qualitative_sort.providers._answer import Answer, read_answer
+from llm_qualitative_sort.providers._failures import TRANSIENT_STATUS, redact
+from llm_qualitative_sort.providers.logprobs import Token, refuses_logprobs
+from llm_qualitative_sort.providers.questions import Compare, Request, Score
 
 
 @dataclass(frozen=True)
@@ -134,8 +130,6 @@ class RequestFailure:
     retry: bool
 
 
-# A request's answer, read by its question: a verdict, a label or an order.
-Answer = AskedAnswer | ScoredAnswer | RankedAnswer
 # A request's outcome: its answer, or no answer at all.
 Outcome = Answer | RequestFailure
 _OVERHEAD_BYTES = 6_000
@@ -173,7 +167,7 @@ class BatchClient(ABC):
         A request, a batch or a batch's creation refused so is submitted again without them.
         Every request of a batch asked, so each one refused counts, also once turned off.
         """
-        refused = status in (400, 422) and "logprob" in message.lower()
+        refused = refuses_logprobs(status, message)
         if refused:
             self.logprobs = False
             if self.on_logprobs_refused is not None:
@@ -203,6 +197,23 @@ class BatchClient(ABC):
         `asked` (one the runner no longer needs) is left out.
         """
 
+    def failure(self, status: Any, what: str, message: str, *, retry: bool = False
+                ) -> RequestFailure:
+        """A request the batch did not answer, its key masked.
+
+        Asked again in a later batch when `retry` (a provider's own reason), when its HTTP
+        status is transient or missing, or when it refused the log-probabilities asked for.
+
+        Args:
+            status: The request's HTTP status (None: the batch gave none).
+            what: What failed, first in the reason ("HTTP 400", an error code).
+            message: The provider's message.
+            retry: Whether the provider's own error code says a later batch may succeed.
+        """
+        retry = (retry or status is None or status in TRANSIENT_STATUS
+                 or self.logprobs_refused(status, message))
+        return RequestFailure(redact(f"{what}: {message}", self.secret)[:500], retry)
+
     def request_bytes(self, request: BatchRequest) -> int:
         """An upper bound on one request's size in the batch input, for splitting.
 
@@ -211,18 +222,11 @@ class BatchClient(ABC):
         texts = (*shown_texts(request.request), request.request.criteria)
         return 2 * sum(len(t.encode("utf-8")) for t in texts) + _OVERHEAD_BYTES
 
-    def clean(self, data: Any) -> Any:
-        """`data` (JSON-ready) with the API key masked out, as a server may echo it."""
-        return json.loads(redact(json.dumps(data, ensure_ascii=False, default=str), self.secret))
-
     def answer(
         self, request: Request, text: str | None, raw: dict[str, Any], tokens: tuple[int, int],
         refusal: str = "", logprobs: Sequence[Token] = (),
     ) -> Answer:
-        """The answer to `request` in a structured-output answer: a verdict, label or order.
-
-        Read by the live path's rules for the request's question (and, for a comparison or
-        a ranking, whether it offered ties).
+        """The answer to `request` in a structured-output answer, its key masked (`read_answer`).
 
         Args:
             request: What was asked.
@@ -230,52 +234,9 @@ class BatchClient(ABC):
             raw: What to keep in `raw_response`.
             tokens: Input and output tokens of the request.
             refusal: The model's refusal, if it refused.
-            logprobs: The generated tokens with their alternatives, when the answer had
-                them: the soft verdict (or the label distribution) is read from them.
+            logprobs: The generated tokens with their alternatives, when the answer had them.
         """
-        question = request.question
-        if isinstance(question, Score):
-            label, problem = parsed_score(text, refusal, raw.get("problem"), question.scale)
-            return read_scored(label, problem, raw, logprobs, question.scale, self.secret,
-                               tokens)
-        if isinstance(question, Rank):
-            return self._ranked(question, request.ties, text, raw, tokens, refusal)
-        if refusal:
-            verdict, problem = None, f"the model refused: {refusal}"
-        elif not text:  # nothing to read; `raw` may say why
-            verdict, problem = validated_answer(None, raw.get("problem"))
-        else:
-            try:
-                verdict, problem = validated_answer(json.loads(text), None, request.ties)
-            except ValueError as exc:
-                verdict, problem = validated_answer(None, f"the answer is not JSON: {exc}")
-        if verdict is not None:
-            verdict = verdict.model_copy(
-                update={"reasoning": redact(verdict.reasoning, self.secret)}
-            )
-        if problem:
-            raw = dict(raw, problem=problem)
-        probability, labels = verdict_probability(logprobs) if verdict is not None else (None, {})
-        if labels:
-            raw = dict(raw, verdict_logprobs=labels)
-        return AskedAnswer(verdict, self.clean(raw), tokens[0], tokens[1],
-                       redact(problem, self.secret), probability)
-
-    def _ranked(self, question: Rank, ties: bool, text: str | None, raw: dict[str, Any],
-                tokens: tuple[int, int], refusal: str) -> RankedAnswer:
-        if refusal:
-            return read_ranked(None, "", f"the model refused: {refusal}", raw, self.secret,
-                               tokens)
-        if not text:
-            problem = f"no parsable order ({raw.get('problem') or 'empty answer'})"
-            return read_ranked(None, "", problem, raw, self.secret, tokens)
-        try:
-            parsed = json.loads(text)
-        except ValueError as exc:
-            return read_ranked(None, "", f"the answer is not JSON: {exc}", raw, self.secret,
-                               tokens)
-        order, reasoning, problem = read_ranking(parsed, question.labels, ties)
-        return read_ranked(order, reasoning, problem, raw, self.secret, tokens)
+        return read_answer(request, text, raw, tokens, self.secret, refusal, logprobs)
 
     def where(self) -> str:
         """The model, for messages."""
@@ -283,6 +244,25 @@ class BatchClient(ABC):
 
 
 T = TypeVar("T")
+# How many of the newest batches `find` looks through for a tag.
+FIND_LIMIT = 1000
+
+
+async def newest_tagged(batches: AsyncIterable[T], tagged: Callable[[T], str | None]
+                        ) -> str | None:
+    """The id `tagged` reads from the first of the newest batches it recognises, or None.
+
+    `batches` lists a provider's batches newest first; only the newest `FIND_LIMIT` are read.
+    """
+    seen = 0
+    async for batch in batches:
+        found = tagged(batch)
+        if found is not None:
+            return found
+        seen += 1
+        if seen >= FIND_LIMIT:
+            break
+    return None
 
 
 class PerLoop(Generic[T]):

@@ -21,7 +21,7 @@ from llm_qualitative_sort.providers._batch import (
     BatchStatus,
     Outcome,
     Phase,
-    RequestFailure,
+    newest_tagged,
     request_prompt,
 )
 from llm_qualitative_sort.providers._failures import redact
@@ -39,8 +39,6 @@ _PHASES: dict[str, Phase] = {
     "JOB_STATE_CANCELLED": "ended",
     "JOB_STATE_FAILED": "rejected",
 }
-_RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-_FIND_LIMIT = 1000
 
 
 class GeminiBatchClient(BatchClient):
@@ -111,14 +109,9 @@ class GeminiBatchClient(BatchClient):
 
     async def find(self, tag: str) -> str | None:
         """Look through the newest batches for one named `tag`."""
-        seen = 0
-        async for job in await self._api().batches.list(config={"page_size": 100}):
-            if job.display_name == tag and job.name:
-                return job.name
-            seen += 1
-            if seen >= _FIND_LIMIT:
-                break
-        return None
+        return await newest_tagged(
+            await self._api().batches.list(config={"page_size": 100}),
+            lambda job: job.name if job.display_name == tag and job.name else None)
 
     async def status(self, batch_id: str) -> BatchStatus:
         """The batch's state; Gemini counts requests only once the batch has ended."""
@@ -168,8 +161,7 @@ class GeminiBatchClient(BatchClient):
         if item.error is not None or item.response is None:
             code = item.error.code if item.error else None
             message = (item.error.message if item.error else None) or "no response"
-            retry = code is None or code in _RETRY_STATUS or self.logprobs_refused(code, message)
-            return RequestFailure(redact(f"HTTP {code}: {message}", self.secret)[:500], retry)
+            return self.failure(code, f"HTTP {code}", message)
         return self._answer(item.response, batch_id, request_id, request)
 
     def _answer(self, response: GenerateContentResponse, batch_id: str, request_id: str,

@@ -24,6 +24,7 @@ from llm_qualitative_sort.providers._batch import (
     Outcome,
     Phase,
     RequestFailure,
+    newest_tagged,
     request_prompt,
 )
 from llm_qualitative_sort.providers._failures import redact
@@ -47,10 +48,7 @@ _PHASES: dict[str, Phase] = {
 }
 # Per-request errors that a later batch may not repeat.
 _RETRY_CODES = {"batch_expired", "batch_cancelled", "rate_limit_exceeded", "server_error"}
-_RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 _CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"([^"\\]+)"')
-# How many of the newest batches `find` looks through for a tag.
-_FIND_LIMIT = 1000
 _UPLOAD_TIMEOUT = 900.0
 
 
@@ -121,14 +119,9 @@ class OpenAIBatchClient(BatchClient):
 
     async def find(self, tag: str) -> str | None:
         """Look through the newest batches for one carrying `tag`."""
-        seen = 0
-        async for batch in self._api().batches.list(limit=100):
-            if (batch.metadata or {}).get("tag") == tag:
-                return batch.id
-            seen += 1
-            if seen >= _FIND_LIMIT:
-                break
-        return None
+        return await newest_tagged(
+            self._api().batches.list(limit=100),
+            lambda batch: batch.id if (batch.metadata or {}).get("tag") == tag else None)
 
     async def status(self, batch_id: str) -> BatchStatus:
         """The batch's status and request counts."""
@@ -200,10 +193,8 @@ class OpenAIBatchClient(BatchClient):
     def _failure(self, error: Any, status: Any, body: dict[str, Any]) -> RequestFailure:
         detail = _dict(error) or _dict(body.get("error"))
         code, message = detail.get("code"), detail.get("message") or "no detail"
-        retry = code in _RETRY_CODES or status in _RETRY_STATUS or status is None
-        retry = retry or self.logprobs_refused(status, str(message))
         what = f"HTTP {status}" if status else str(code or "error")
-        return RequestFailure(redact(f"{what}: {message}", self.secret)[:500], retry)
+        return self.failure(status, what, str(message), retry=code in _RETRY_CODES)
 
     def _answer(self, request: Request, body: dict[str, Any], batch_id: str,
                 custom_id: str) -> Outcome:

@@ -31,8 +31,11 @@ from llm_qualitative_sort.providers._rate_signals import (
     per_minute_limit,
     quota_named,
 )
+from llm_qualitative_sort.providers.logprobs import refuses_logprobs
 
-_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+# HTTP statuses of a failure that the same request may not meet again: asked again (a live
+# call by the engine, a batch's request in the next batch).
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 # Names of transport failures in httpx (and httpx2, which google-genai may use).
 _TRANSPORT_NAMES = {"TimeoutException", "TransportError", "NetworkError", "RemoteProtocolError"}
 _TRANSIENT_LC = (
@@ -95,6 +98,20 @@ def is_format_rejection(exc: BaseException) -> bool:
     return any(_FORMAT_FIELDS.search(message_of(cause)) for cause in _chain(exc))
 
 
+def is_logprob_refusal(exc: BaseException) -> bool:
+    """Whether a client error is the server refusing the request for log-probabilities.
+
+    Example:
+        >>> class E(Exception):
+        ...     status_code = 400
+        >>> is_logprob_refusal(E("Logprobs is not enabled for models/gemini-x"))
+        True
+        >>> is_logprob_refusal(E("response_format json_schema is not supported"))
+        False
+    """
+    return refuses_logprobs(_status(exc), message_of(exc))
+
+
 def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderError | None:
     """The library error for a client exception, or None when it is not a provider failure.
 
@@ -114,7 +131,7 @@ def classify(exc: BaseException, *, where: str, secret: str | None) -> ProviderE
     if (
         isinstance(exc, (*_TRANSIENT_LC, TimeoutError, ConnectionError))
         or _is_transport(exc)
-        or status in _TRANSIENT_STATUS
+        or status in TRANSIENT_STATUS
     ):
         return TransientProviderError(f"{where}: {detail}", retry_after=retry_after(exc))
     for kind, hint in _PERMANENT_HINTS:

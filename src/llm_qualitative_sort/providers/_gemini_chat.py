@@ -5,7 +5,7 @@ nothing of a candidate's `logprobs_result` in the message it returns. This subcl
 `response_logprobs` is on, sends `response_logprobs` and `logprobs` (the number of
 alternatives per token) in the request's `GenerateContentConfig`, and copies
 `candidates[0].logprobs_result` into the message's `response_metadata["logprobs_result"]`,
-where the soft verdict is read (`providers/_logprob_request.py`). With it off (the default)
+where the soft verdict is read (`providers/logprobs.py`). With it off (the default)
 the call is the parent's, unchanged.
 
 Only the asynchronous path asks (the provider calls the model asynchronously); a

@@ -115,8 +115,9 @@ class HostedProvider(LangChainProvider):
         """What builds the chat model, once per event loop."""
 
     @abstractmethod
-    def _open_batch_client(self, options: BatchOptions, key: str) -> BatchClient:
-        """A new batch client of the provider's batch API."""
+    def _open_batch_client(self, options: BatchOptions, key: str, url: str,
+                           timeout: float) -> BatchClient:
+        """A new batch client of the provider's batch API at `url` (the live endpoint)."""
 
     def batch_client(self) -> BatchClient | None:
         """The provider's batch client when batch mode is on (one per event loop)."""
@@ -129,7 +130,9 @@ class HostedProvider(LangChainProvider):
 
     def _new_batch_client(self) -> BatchClient:
         assert self.batch is not None and self._api_key is not None
-        client = self._open_batch_client(self.batch, self._api_key.get_secret_value())
+        assert self.base_url is not None and self.timeout is not None  # set by __init__
+        client = self._open_batch_client(self.batch, self._api_key.get_secret_value(),
+                                         self.base_url, self.timeout)
         client.reasks = self.reasks
         client.on_logprobs_refused = self._logprobs_refused
         return client

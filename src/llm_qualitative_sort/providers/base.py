@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from llm_qualitative_sort.errors import PermanentProviderError
-from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
+from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
 from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
 
@@ -106,11 +106,11 @@ class LLMProvider(metaclass=_ProviderType):
                      ) -> ComparisonResult | PointwiseResult | RankingResult:
         """The answer to one request: the one method the engine calls.
 
-        This default serves providers written against `compare_call` and `score_call`: a
-        `Compare` goes to `compare_call` (offered `ties=True` only in a run with ties, so
-        an override without the `ties` keyword keeps working elsewhere), a `Score` to
-        `score_call`. A provider may implement `answer` itself instead; it then says what
-        it answers in `answers`.
+        This default hands each question to its own method: a `Compare` to `compare_call`
+        (offered `ties=True` only in a run with ties, so an override without the `ties`
+        keyword keeps working elsewhere), a `Score` to `score_call`, a `Rank` to
+        `rank_call`. A provider implements the methods of the questions it answers, or
+        `answer` itself; it then says what it answers in `answers`.
 
         Args:
             request: The question and what the run adds to it.
@@ -136,6 +136,9 @@ class LLMProvider(metaclass=_ProviderType):
             return await self.score_call(question.text, request.criteria, scale=question.scale,
                                          inverse=question.inverse,
                                          repetition=request.repetition)
+        if isinstance(question, Rank):
+            return await self.rank_call(question.texts, request.criteria,
+                                        repetition=request.repetition, ties=request.ties)
         raise PermanentProviderError(
             f"{type(self).__name__} cannot answer a {type(question).__name__} question")
 
@@ -194,6 +197,19 @@ class LLMProvider(metaclass=_ProviderType):
         raise PermanentProviderError(f"{type(self).__name__} cannot score a text alone "
                                      "(strategy='pointwise'): it has no score_call")
 
+    async def rank_call(self, texts: Sequence[str], criteria: str, *, repetition: int,
+                        ties: bool = False) -> RankingResult:
+        """One ranking call: the order of `texts`, shown together, best first.
+
+        `texts` are shown in this order, labelled A, B, C, ... (`Rank.labels`); the answer's
+        order names those labels, every label once (with `ties`, texts may share a place).
+        `repetition` counts earlier calls showing the same texts in the same order. The same
+        failures as `compare`. A provider that can order several texts overrides this.
+        """
+        del texts, criteria, repetition, ties
+        raise PermanentProviderError(f"{type(self).__name__} cannot order several texts in "
+                                     "one call (Swiss group_size > 2): it has no rank_call")
+
     @property
     def scores_texts(self) -> bool:
         """Whether this judge can score a text alone (`strategy="pointwise"`, the pre-pass).
@@ -248,13 +264,16 @@ def legacy_answers(provider: LLMProvider, question: type[Question], *, ties: boo
     """What a provider written against `compare_call` and `score_call` can answer.
 
     Read from its methods, for providers that declare nothing: it scores when its class
-    overrides `score_call` (or `scores_texts` says so), and it can be offered a tie when
+    overrides `score_call` (or `scores_texts` says so), it orders several texts when its
+    class overrides `rank_call`, and it can be offered a tie when
     its `compare_call` takes the `ties` keyword. An override with the signature of earlier
     versions (without `ties`) would fail on the first call of a run with ties; the sorter
     refuses such a provider before any call instead.
     """
     if question is Score:
         return provider.scores_texts
+    if question is Rank:
+        return type(provider).rank_call is not LLMProvider.rank_call
     if question is not Compare:
         return False
     if not ties:

@@ -94,12 +94,12 @@ class GoogleProvider(HostedProvider):
 
         return build
 
-    def _open_batch_client(self, options: BatchOptions, key: str) -> BatchClient:
+    def _open_batch_client(self, options: BatchOptions, key: str, url: str,
+                           timeout: float) -> BatchClient:
         from llm_qualitative_sort.providers._batch_google import GeminiBatchClient
 
-        assert self.base_url is not None and self.timeout is not None
-        root, version = split_version(self.base_url)
-        return GeminiBatchClient(options, self.model, key, root, version, self.timeout)
+        root, version = split_version(url)
+        return GeminiBatchClient(options, self.model, key, root, version, timeout)
 
 
 def split_version(url: str) -> tuple[str, str]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -55,26 +54,30 @@ from llm_qualitative_sort.prompts._score import (
     score_schema,
 )
 from llm_qualitative_sort.prompts._score_messages import build_score_messages
-from llm_qualitative_sort.providers._answer import AskedAnswer, answers_result, validated_answer
+from llm_qualitative_sort.providers._answer import (
+    AskedAnswer,
+    RankedAnswer,
+    ScoredAnswer,
+    answers_result,
+    ranked_result,
+    read_ranked,
+    read_scored,
+    read_verdict,
+    scored_result,
+    validated_answer,
+)
 from llm_qualitative_sort.providers._failures import (
     classify,
     is_format_rejection,
+    is_logprob_refusal,
     redact,
     status_of,
 )
 from llm_qualitative_sort.providers._knobs import check_knobs
-from llm_qualitative_sort.providers._logprob_request import (
-    is_logprob_refusal,
-    message_tokens,
-    read_soft_verdict,
-    with_logprobs,
-    without_logprobs,
-)
-from llm_qualitative_sort.providers._rank_answer import RankedAnswer, ranked_result, read_ranked
 from llm_qualitative_sort.providers._rate_signals import report_headers
-from llm_qualitative_sort.providers._score_answer import ScoredAnswer, read_scored, scored_result
 from llm_qualitative_sort.providers._structured import Asking, split
 from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.logprobs import message_tokens, with_logprobs, without_logprobs
 from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
 from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult
@@ -143,6 +146,12 @@ def _stored_reply(method: Method, message: AIMessage) -> dict[str, Any]:
     }
 
 
+def _usage(reply: dict[str, Any]) -> tuple[int, int]:
+    """Input and output tokens of a stored reply (`_stored_reply`)."""
+    usage: dict[str, Any] = reply["usage"]
+    return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+
+
 class LangChainProvider(LLMProvider):
     """A judge on any LangChain chat model (Azure OpenAI, Anthropic, a local server, ...).
 
@@ -169,7 +178,7 @@ class LangChainProvider(LLMProvider):
         output_price_per_million: Price of a million output tokens (likewise).
         logprobs: Ask for log-probabilities where the client can (OpenAI, Gemini), to read
             the soft verdict `ComparisonResult.probability`; a server that refuses them is
-            asked again without, and not asked for them again (see `_logprob_request`).
+            asked again without, and not asked for them again (see `providers.logprobs`).
         adaptive_rate: Pace the calls by the server's 429s and rate-limit headers (fewer
             calls in flight and per second after a 429, one shared pause when the server
             says when to come back, tokens per minute when it states a token limit).
@@ -356,25 +365,8 @@ class LangChainProvider(LLMProvider):
     def _verdict_answer(self, method: Method, message: AIMessage,
                         verdict: Verdict | TieVerdict | None, problem: str) -> AskedAnswer:
         raw = _stored_reply(method, message)
-        usage: dict[str, Any] = raw["usage"]
-        if problem:
-            raw["problem"] = problem
-        probability, labels = read_soft_verdict(message) if verdict is not None else (None, {})
-        if labels:
-            raw["verdict_logprobs"] = labels
-        if verdict is not None:
-            verdict = verdict.model_copy(
-                update={"reasoning": redact(verdict.reasoning, self._secret())}
-            )
-        text = redact(json.dumps(raw, ensure_ascii=False, default=str), self._secret())
-        return AskedAnswer(
-            verdict,
-            json.loads(text),
-            int(usage.get("input_tokens", 0)),
-            int(usage.get("output_tokens", 0)),
-            redact(problem, self._secret()),
-            probability,
-        )
+        return read_verdict(verdict, problem, raw, message_tokens(message), self._secret(),
+                            _usage(raw))
 
     async def _invoke_score(self, method: Method, *, messages: list[BaseMessage],
                             scale: Scale) -> ScoredAnswer:
@@ -394,9 +386,8 @@ class LangChainProvider(LLMProvider):
     def _scored_answer(self, method: Method, message: AIMessage, answer: ScoreAnswer | None,
                        problem: str, scale: Scale) -> ScoredAnswer:
         raw = _stored_reply(method, message)
-        usage: dict[str, Any] = raw["usage"]
         return read_scored(answer, problem, raw, message_tokens(message), scale, self._secret(),
-                           (int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))))
+                           _usage(raw))
 
     async def _invoke_ranking(self, method: Method, *, messages: list[BaseMessage],
                               labels: tuple[str, ...], ties: bool) -> RankedAnswer:
@@ -410,9 +401,7 @@ class LangChainProvider(LLMProvider):
             if output["parsed"] is None and output["parsing_error"]:
                 problem = f"no parsable order ({output['parsing_error']})"
         raw = _stored_reply(method, message)
-        usage: dict[str, Any] = raw["usage"]
-        return read_ranked(order, reasoning, problem, raw, self._secret(),
-                           (int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))))
+        return read_ranked(order, reasoning, problem, raw, self._secret(), _usage(raw))
 
     async def _ask_model(self, runnable: Asking, messages: list[BaseMessage],
                          method: Method) -> tuple[AIMessage, Any]:

@@ -112,8 +112,8 @@ class OpenAIProvider(HostedProvider):
 
         return build
 
-    def _open_batch_client(self, options: BatchOptions, key: str) -> BatchClient:
+    def _open_batch_client(self, options: BatchOptions, key: str, url: str,
+                           timeout: float) -> BatchClient:
         from llm_qualitative_sort.providers._batch_openai import OpenAIBatchClient
 
-        assert self.base_url is not None and self.timeout is not None
-        return OpenAIBatchClient(options, self.model, key, self.base_url, self.timeout)
+        return OpenAIBatchClient(options, self.model, key, url, timeout)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 
 from llm_qualitative_sort.errors import PermanentProviderError, SettingTypeError
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.providers.questions import Compare, Question, Rank, Request, Score
+from llm_qualitative_sort.providers.questions import RANK_LABELS, Compare, Question, Rank, Score
 from llm_qualitative_sort.rating.scale import Scale
 from llm_qualitative_sort.rating.scoring import PointwiseResult
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult, ranking_order
@@ -97,20 +97,19 @@ class FunctionProvider(LLMProvider):
             return self._rank is not None
         return question is Score and self._score_function is not None
 
-    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult | RankingResult:
-        """A ranking call by the rank function; comparisons and scores as every provider."""
-        question = request.question
-        if not isinstance(question, Rank):
-            return await super().answer(request)
+    async def rank_call(self, texts: Sequence[str], criteria: str, *, repetition: int,
+                        ties: bool = False) -> RankingResult:
+        """The rank function's order of `texts`, as a `RankingResult`."""
+        del repetition
         if self._rank is None:
             raise PermanentProviderError("FunctionProvider was given no rank function, so it "
                                          "cannot order several texts")
-        answer = await _answered(self._rank(question.texts, request.criteria))
+        answer = await _answered(self._rank(tuple(texts), criteria))
         if isinstance(answer, RankingResult):
             return answer
         if answer is None:
             return RankingResult(None, "", {"problem": "the rank function gave no order"})
-        order, problem = ranking_order(answer, question.labels, ties=request.ties)
+        order, problem = ranking_order(answer, tuple(RANK_LABELS[: len(texts)]), ties=ties)
         return RankingResult(order, "", {"problem": problem} if problem else {})
 
     async def compare(self, item_a: str, item_b: str, criteria: str) -> ComparisonResult:

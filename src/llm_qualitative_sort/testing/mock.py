@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 from llm_qualitative_sort.errors import InputError, TransientProviderError
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.logprobs import first_wins
-from llm_qualitative_sort.providers.questions import RANK_LABELS, Question, Rank, Request
+from llm_qualitative_sort.providers.questions import RANK_LABELS
 from llm_qualitative_sort.rating.scoring import PointwiseResult, Scale, label_distribution
 from llm_qualitative_sort.testing._draws import KeyedDraws, keyed_rng
 from llm_qualitative_sort.verdicts import ComparisonResult, RankingResult, Side, Verdict
@@ -287,18 +287,6 @@ class MockLLMProvider(LLMProvider):
             await asyncio.sleep(delay)
         self._maybe_fail(text, "", repetition)
         return answer
-
-    def answers(self, question: type[Question], *, ties: bool = False) -> bool:
-        """Comparisons (ties too), scores and ranking calls."""
-        return question is Rank or super().answers(question, ties=ties)
-
-    async def answer(self, request: Request) -> ComparisonResult | PointwiseResult | RankingResult:
-        """A ranking call by `rank_call`; comparisons and scores as every provider."""
-        question = request.question
-        if isinstance(question, Rank):
-            return await self.rank_call(question.texts, request.criteria,
-                                        repetition=request.repetition, ties=request.ties)
-        return await super().answer(request)
 
     async def rank_call(self, texts: Sequence[str], criteria: str, *, repetition: int,
                         ties: bool = False) -> RankingResult:

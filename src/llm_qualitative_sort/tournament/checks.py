@@ -11,6 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from llm_qualitative_sort.errors import InputError, SettingTypeError, cut
+from llm_qualitative_sort.providers.base import LLMProvider
+from llm_qualitative_sort.providers.panel import leaf_judges
+from llm_qualitative_sort.providers.questions import Compare, Rank, Score
 from llm_qualitative_sort.tournament.registry import STRATEGIES, settings_class
 from llm_qualitative_sort.tournament.settings import StrategySettings, refusal
 
@@ -278,3 +281,67 @@ def checkpoint_problem(target: Any) -> str | None:
             return (f"{str(path)!r}: it is a directory (give a file path, such as "
                     f"{str(path / 'runs.sqlite3')!r})")
     return None
+
+
+def check_judge(provider: Any, ties: bool) -> None:
+    """Refuse a provider that is not an `LLMProvider`, or `ties` it cannot be offered."""
+    if not isinstance(provider, LLMProvider):
+        raise SettingTypeError(f"provider must be an LLMProvider, got {type(provider).__name__}")
+    if not ties:
+        return
+    # The panel's judges first: the refusal then names the one that cannot take a tie.
+    for judge in [*leaf_judges(provider), provider]:
+        if judge.answers(Compare, ties=True):
+            continue
+        name = type(judge).__name__
+        if type(judge).answers is LLMProvider.answers:  # declares nothing: its signature
+            raise SettingTypeError(f"ties=True: {name}.compare_call takes no `ties` keyword, "
+                                   "so it cannot be offered a tie; add `ties: bool = False`")
+        raise SettingTypeError(f"ties=True: {name} cannot be offered a tie (its `answers` "
+                               "says so)")
+
+
+def check_scorer(provider: LLMProvider, settings: StrategySettings) -> None:
+    """Refuse a run that scores texts alone with a provider that cannot.
+
+    Pointwise runs and Swiss runs with a pre-pass score texts alone (in batch mode too: a
+    pre-pass round's requests are score requests, the later rounds' comparisons).
+    """
+    prepass = getattr(settings, "prepass", None)  # Swiss's
+    if settings.scores_alone:
+        what = f"strategy={settings.name!r}"
+    elif prepass is not None:
+        what = f"prepass={prepass!r}"
+    else:
+        return
+    for judge in [provider, *leaf_judges(provider)]:
+        if not judge.answers(Score):
+            raise SettingTypeError(f"{what}: {type(judge).__name__} has no score_call, "
+                                   "so it cannot score a text alone")
+
+
+def check_ranker(provider: LLMProvider, settings: StrategySettings) -> None:
+    """Refuse a run of ranking calls (Swiss `group_size` > 2) a provider cannot answer.
+
+    Every judge of a panel must answer `Rank` (its `answers` says so). In batch mode the
+    provider's batch asks them, by the same rules.
+    """
+    size = getattr(settings, "group_size", 2)  # Swiss's
+    if size <= 2:
+        return
+    for judge in [provider, *leaf_judges(provider)]:
+        if not judge.answers(Rank):
+            raise SettingTypeError(f"group_size={size}: {type(judge).__name__} cannot answer a "
+                                   "ranking call (its `answers(Rank)` is False); use "
+                                   "group_size=2 (pairwise calls) with this judge")
+
+
+def check_judge_answers(provider: Any, settings: StrategySettings) -> None:
+    """Refuse, before any call, a judge that cannot answer what the run will ask.
+
+    A provider that is not an `LLMProvider`, ties it cannot be offered, texts to score alone
+    without `score_call`, ranking calls without `rank_call` (each judge of a panel too).
+    """
+    check_judge(provider, settings.offers_ties)
+    check_scorer(provider, settings)
+    check_ranker(provider, settings)

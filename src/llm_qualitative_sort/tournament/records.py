@@ -9,7 +9,10 @@ cached, input tokens, output tokens]`, then, only when it has any, a dict of the
 (`{"judge": identity}` when a panel answered it, `{"batch": True}` when a provider batch
 did, `"probability"` for a soft verdict, `"pointwise"` for a label and its spread). Runs
 stored before the facts dict marked a batch answer with the string "batch" instead. Every
-other module reads and writes calls through `CallRecord`, never by position.
+other module reads and writes calls through this module, never by position: `CallRecord`,
+or, where every call of a run passes, the functions that read or write the compact form
+without a record in between (`stored_call`, `call_winners`, `call_verdicts`,
+`call_results`).
 
 A text scored alone (a pointwise run, a Swiss pre-pass) is stored in its round's "scores"
 as `[item, call]` (`ScoreRecord`). Runs stored by earlier versions kept it among the
@@ -109,10 +112,8 @@ class CallRecord(NamedTuple):
 
     def stored(self) -> list[Any]:
         """The compact list a checkpoint keeps (the facts only when there are any)."""
-        log: list[Any] = [self.order, self.winner, self.reasoning, self.cached,
-                          self.input_tokens, self.output_tokens]
-        if self.facts:
-            log.append(dict(self.facts))
+        log = stored_call(self.order, self.winner, self.reasoning, self.cached,
+                          self.input_tokens, self.output_tokens, self.facts)
         if self.marked_batch:
             log.append("batch")
         return log
@@ -140,6 +141,38 @@ class CallRecord(NamedTuple):
         return scored if isinstance(scored, Mapping) else None
 
 
+def stored_call(order: Order, winner: Verdict | None, reasoning: str, cached: bool,
+                input_tokens: int, output_tokens: int,
+                facts: Mapping[str, Any] | None = None) -> list[Any]:
+    """A new call's compact stored form, as `CallRecord.stored` writes it.
+
+    Written without a record in between: the match book stores every answer the moment it
+    comes, and most calls have no facts.
+
+    Example:
+        >>> stored_call("AB", "A", "why", False, 10, 2)
+        ['AB', 'A', 'why', False, 10, 2]
+    """
+    log: list[Any] = [order, winner, reasoning, cached, input_tokens, output_tokens]
+    if facts:
+        log.append(dict(facts))
+    return log
+
+
+def call_winners(stored: list[Any]) -> list[Verdict | None]:
+    """A match's calls' verdicts in match terms, a call an earlier version lost as None.
+
+    The same as each call's record's `winner`, without building one: a match reads them as
+    it closes, once per match of the run.
+
+    Example:
+        >>> call_winners([["AB", "A", "", False, 1, 1], ["BA", "tie"], None])
+        ['A', 'tie', None]
+    """
+    # Every version's form keeps the verdict second (see `CallRecord.read`).
+    return [None if call is None else call[1] for call in stored]
+
+
 def read_calls(stored: list[Any]) -> list[CallRecord]:
     """A match's stored calls as records, a call an earlier version lost as a failed one.
 
@@ -149,7 +182,10 @@ def read_calls(stored: list[Any]) -> list[CallRecord]:
     """
     read = CallRecord.read
     if None not in stored:
-        return [read(call) for call in stored]
+        # A call without facts (most calls) is built here as `read` builds it: a run's
+        # counts read every call it made.
+        return [_new_tuple(CallRecord, (*call, _NO_FACTS, False)) if len(call) == 6
+                else read(call) for call in stored]
     # Orders alternate AB, BA within a match (see `tournament.presentation_orders`).
     return [read(call) if call is not None else
             CallRecord("AB" if number % 2 == 0 else "BA", None, LOST_REASON, False, 0, 0)

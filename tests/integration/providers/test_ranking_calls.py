@@ -20,8 +20,8 @@ from _setup import KEY, hidden_scores, make_items, make_provider
 
 from llm_qualitative_sort import PermanentProviderError
 from llm_qualitative_sort.prompts import PromptSetup, PromptTemplate, using_prompt
+from llm_qualitative_sort.providers._answer import RankedAnswer
 from llm_qualitative_sort.providers._batch import BatchRequest
-from llm_qualitative_sort.providers._rank_answer import RankedAnswer
 from llm_qualitative_sort.providers.questions import Rank, Request
 from llm_qualitative_sort.verdicts import RankingResult
 

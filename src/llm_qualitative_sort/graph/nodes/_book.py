@@ -20,7 +20,13 @@ from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import POINTWISE_SHOWN, CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
-from llm_qualitative_sort.tournament.records import CallRecord, MatchLog, ScoreLog, ScoreRecord
+from llm_qualitative_sort.tournament.records import (
+    CallRecord,
+    MatchLog,
+    ScoreLog,
+    ScoreRecord,
+    call_winners,
+)
 from llm_qualitative_sort.verdicts import ComparisonResult, Side, Verdict
 
 # A call shown BA answers in its own terms; the match stores it in its own: a tie stays a
@@ -151,7 +157,7 @@ class MatchBook:
     def close(self, match: OpenMatch) -> MatchLog:
         """Close a match whose calls are all in: its verdict, in its stored form."""
         del self.open[match.key]
-        winner = match_winner(CallRecord.read(call).winner for call in match.logs)
+        winner = match_winner(call_winners(match.logs))
         players = self._players
         log: list[Any] = [players[match.a], players[match.b], winner, match.logs]
         self._closed(match, winner, log)
@@ -161,10 +167,11 @@ class MatchBook:
         """Close the score of a text alone, its call in: its stored form."""
         del self.open[match.key]
         (call,) = match.logs
-        winner = match_winner([CallRecord.read(call).winner])
+        record = CallRecord.read(call)
+        winner = match_winner([record.winner])
         item = self._players[match.a]
         self._closed(match, winner, [item, item, winner, match.logs])
-        return ScoreRecord(item, CallRecord.read(call)).stored()
+        return ScoreRecord(item, record).stored()
 
     def _closed(self, match: OpenMatch, winner: Side | None, log: MatchLog) -> None:
         self.completed += 1

@@ -5,7 +5,10 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from langgraph.runtime import Runtime
+
 from llm_qualitative_sort.errors import InputError
+from llm_qualitative_sort.graph.context import TournamentContext
 from llm_qualitative_sort.graph.schedules import check_schedule
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.prompts._run import input_prompt
@@ -15,12 +18,14 @@ from llm_qualitative_sort.tournament import parse_settings, strategy_for
 from llm_qualitative_sort.tournament.checks import (
     check_criteria,
     check_items,
+    check_judge_answers,
     check_ranking,
     check_seed,
 )
 
 
-async def prepare(state: TournamentState) -> dict[str, Any]:
+async def prepare(state: TournamentState,
+                  runtime: Runtime[TournamentContext] | None = None) -> dict[str, Any]:
     """Validate, sort the items (so results depend on the set, not the input order)."""
     missing = [name for name in ("items", "criteria") if name not in state]
     if missing:  # Studio and the API server send the input as typed, without checks
@@ -34,6 +39,10 @@ async def prepare(state: TournamentState) -> dict[str, Any]:
     check_seed(seed)
     rng_seed = secrets.randbits(63) if seed is None else seed
     strategy = strategy_for(settings, len(items), rng_seed)
+    if runtime is not None and runtime.context is not None:
+        # Studio names its judge in the run's context: what the run will ask of it (ties,
+        # scores, ranking calls) is checked now, as the sorter checks its own when made.
+        check_judge_answers(runtime.context.resolve_provider(rng_seed), settings)
     strategy.check_texts(settings, items, state["criteria"])
     schedule = check_schedule(state.get("schedule", "rounds"), type(strategy), provider=None)
     # Checked now, not when the last round is played: a bad value must cost no call.
