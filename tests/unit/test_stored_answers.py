@@ -108,3 +108,15 @@ def test_a_malformed_entry_names_its_source() -> None:
                           "input_tokens": 0, "output_tokens": 0}, "here")
     with pytest.raises(CacheError, match="corrupt entry in here"):
         answer_from_record('{"score": {"label": 2}}', "here")
+
+
+def test_a_providers_subclass_of_an_answer_is_stored_as_its_base() -> None:
+    class Verdict(ComparisonResult):
+        pass
+
+    answer = Verdict("A", "why", {}, 1, 2)
+    assert kind_of(answer) == "compare" and usable(answer)
+    assert answer_from_record(answer_to_record(answer), "cache") == ComparisonResult(
+        "A", "why", {}, 1, 2)
+    place = CallPlace("run", 1, 0, 0, "a", "b", "ab")
+    assert record(place, answer, False)[3:8] == ["A", "why", {}, 1, 2]

@@ -83,13 +83,16 @@ _CARRIED = {"score": "pointwise", "rank": "ranking"}
 
 
 def kind_of(answer: CallAnswer) -> Kind:
-    """The kind of question `answer` answers.
+    """The kind of question `answer` answers (a provider's subclass answers its base's).
 
     Example:
         >>> kind_of(RankingResult(None, "")), kind_of(ComparisonResult("A", ""))
         ('rank', 'compare')
     """
-    return _KINDS[type(answer)]
+    kind = _KINDS.get(type(answer))
+    if kind is not None:
+        return kind
+    return next(name for base, name in _KINDS.items() if isinstance(answer, base))
 
 
 def usable(answer: CallAnswer) -> bool:
@@ -99,8 +102,8 @@ def usable(answer: CallAnswer) -> bool:
         >>> usable(PointwiseResult(None, "no label")), usable(ComparisonResult("B", ""))
         (False, True)
     """
-    if type(answer) is ComparisonResult:  # the common answer: no lookup
-        return answer.winner is not None
+    if type(answer) is ComparisonResult or isinstance(answer, ComparisonResult):
+        return answer.winner is not None  # the common answer first: no lookup
     return _FORMS[kind_of(answer)].value(answer) is not None
 
 
@@ -111,7 +114,7 @@ Fields = tuple[Any, str, dict[str, Any], int, int, float | None]
 
 def stored_fields(answer: CallAnswer) -> Fields:
     """The fields every stored form of `answer` keeps (see `Fields`)."""
-    if type(answer) is ComparisonResult:
+    if isinstance(answer, ComparisonResult):
         return (answer.winner, answer.reasoning, answer.raw_response, answer.input_tokens,
                 answer.output_tokens, answer.probability)
     form = _FORMS[kind_of(answer)]
@@ -162,7 +165,7 @@ def answer_to_dict(answer: CallAnswer) -> dict[str, Any]:
         {'rank': [['B'], ['A', 'C']], 'reasoning': 'B best', 'raw_response': {}, \
 'input_tokens': 7, 'output_tokens': 2}
     """
-    if type(answer) is ComparisonResult:
+    if isinstance(answer, ComparisonResult):
         return {
             "winner": answer.winner,
             "reasoning": answer.reasoning,
