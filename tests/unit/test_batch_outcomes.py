@@ -11,14 +11,15 @@ from llm_qualitative_sort._calls._batch_outcomes import (
     collect,
 )
 from llm_qualitative_sort._calls.base import Call
-from llm_qualitative_sort._calls.ranking import order_of, ranking_place
+from llm_qualitative_sort._calls.ranking import ranking_place
 from llm_qualitative_sort.prompts._comparison import Verdict
 from llm_qualitative_sort.prompts._score import ScoreAnswer
 from llm_qualitative_sort.providers._answer import AskedAnswer, RankedAnswer, ScoredAnswer
 from llm_qualitative_sort.providers._batch import RequestFailure
-from llm_qualitative_sort.rating.scoring import from_comparison
+from llm_qualitative_sort.rating.scoring import PointwiseResult
 from llm_qualitative_sort.stores.batch_journal import BatchJob, JobRequest
 from llm_qualitative_sort.stores.entries import CallPlace
+from llm_qualitative_sort.verdicts import RankingResult
 
 N = 6
 CALLS = [Call(CallPlace("run", 1, i // 2, i % 2, f"x{i}", f"y{i}", f"shown{i}"), 0)
@@ -116,13 +117,13 @@ def unlabelled(problem: str = "label 7 is not on the scale") -> ScoredAnswer:
     return ScoredAnswer(None, {"batch": {"id": "b1"}, "problem": problem}, 100, 10, problem)
 
 
-def test_a_pointwise_answer_is_final_in_the_carrier_form_the_journal_keeps() -> None:
+def test_a_pointwise_answer_is_final_as_the_label_the_journal_keeps() -> None:
     done = collect(JOB, {"r0": labelled()}, INDEX, CALLS, {0}, {}, reasks=1)
     ((index, result),) = done.final
-    assert index == 0 and result.winner == "A" and result.reasoning == "clear"
-    assert result.raw_response["pointwise"] == {"label": 3, "distribution": [[3, 0.75],
-                                                                             [4, 0.25]]}
-    assert from_comparison(result).expected == 3.25
+    assert isinstance(result, PointwiseResult)
+    assert index == 0 and result.label == 3 and result.reason == "clear"
+    assert result.distribution == {3: 0.75, 4: 0.25}
+    assert result.expected == 3.25
 
 
 def test_a_pointwise_answer_without_label_is_asked_again_then_a_failed_call() -> None:
@@ -132,11 +133,13 @@ def test_a_pointwise_answer_without_label_is_asked_again_then_a_failed_call() ->
     assert isinstance(answer_from_dict(kept[(0, 0)][0]), ScoredAnswer)
     second = collect(JOB, {"r0": unlabelled()}, INDEX, CALLS, {0}, kept, reasks=1)
     ((_, result),) = second.final
-    assert result.winner is None and result.input_tokens == 200
-    assert result.reasoning.startswith("no usable label after 2 answer(s): label 7")
+    assert isinstance(result, PointwiseResult)
+    assert result.label is None and result.input_tokens == 200
+    assert result.reason.startswith("no usable label after 2 answer(s): label 7")
     again = collect(JOB, {"r0": labelled(4)}, INDEX, CALLS, {0}, kept, reasks=1)
-    assert again.final[0][1].raw_response["pointwise"]["label"] == 4
-    assert again.final[0][1].input_tokens == 200  # the answer without a label was paid too
+    relabelled = again.final[0][1]
+    assert isinstance(relabelled, PointwiseResult) and relabelled.label == 4
+    assert relabelled.input_tokens == 200  # the answer without a label was paid too
 
 
 RANKED = [Call(ranking_place("run", 1, i, ["w", "x", "y", "z"]), 0) for i in range(2)]
@@ -155,12 +158,13 @@ def unordered(problem: str = "'A' is named twice") -> RankedAnswer:
     return RankedAnswer(None, "", {"batch": {"id": "b1"}, "problem": problem}, 100, 10, problem)
 
 
-def test_an_order_is_final_in_the_ranking_carrier_form_the_live_path_keeps() -> None:
+def test_an_order_is_final_as_the_order_the_live_path_keeps() -> None:
     done = collect(RANKED_JOB, {"r0": ordered("C", "A", "D", "B")}, RANKED_INDEX, RANKED,
                    {0}, {}, reasks=1)
     ((index, result),) = done.final
-    assert index == 0 and result.winner == "A" and result.reasoning == "C first"
-    assert order_of(result.raw_response) == (("C",), ("A",), ("D",), ("B",))
+    assert isinstance(result, RankingResult)
+    assert index == 0 and result.reasoning == "C first"
+    assert result.order == (("C",), ("A",), ("D",), ("B",))
     assert result.raw_response["batch"] == {"id": "b1"}
 
 
@@ -171,21 +175,24 @@ def test_an_answer_without_order_is_asked_again_then_a_call_without_verdict() ->
     assert isinstance(answer_from_dict(kept[(0, 0)][0]), RankedAnswer)
     second = collect(RANKED_JOB, {"r0": unordered()}, RANKED_INDEX, RANKED, {0}, kept, 1)
     ((_, result),) = second.final
-    assert result.winner is None and result.input_tokens == 200
-    assert order_of(result.raw_response) is None
+    assert isinstance(result, RankingResult)
+    assert result.order is None and result.input_tokens == 200
     assert "'A' is named twice" in result.raw_response["problem"]
     again = collect(RANKED_JOB, {"r0": ordered("B", "A", "C", "D")}, RANKED_INDEX, RANKED,
                     {0}, kept, reasks=1)
-    assert again.final[0][1].winner == "A" and again.final[0][1].input_tokens == 200
+    reordered = again.final[0][1]
+    assert isinstance(reordered, RankingResult)
+    assert reordered.order == (("B",), ("A",), ("C",), ("D",))
+    assert reordered.input_tokens == 200
 
 
 def test_tied_places_are_no_order_in_a_run_without_ties() -> None:
     tied = RankedAnswer((("A", "B"), ("C",), ("D",)), "A and B alike", {}, 100, 10)
     [(_, strict)] = collect(RANKED_JOB, {"r0": tied}, RANKED_INDEX, RANKED, {0}, {}, 0).final
-    assert strict.winner is None
+    assert isinstance(strict, RankingResult) and strict.order is None
     [(_, kept)] = collect(RANKED_JOB, {"r0": tied}, RANKED_INDEX, RANKED, {0}, {}, 0,
                           ties=True).final
-    assert order_of(kept.raw_response) == (("A", "B"), ("C",), ("D",))
+    assert isinstance(kept, RankingResult) and kept.order == (("A", "B"), ("C",), ("D",))
 
 
 def test_an_answer_of_another_kind_than_the_call_asks_is_refused() -> None:

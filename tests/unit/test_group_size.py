@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from llm_qualitative_sort import InputError, MockLLMProvider, Swiss
-from llm_qualitative_sort._calls.ranking import as_comparison, order_of
+from llm_qualitative_sort._calls.ranking import checked
 from llm_qualitative_sort.bradley_terry import fit_bradley_terry
 from llm_qualitative_sort.errors import InvalidAnswerError
 from llm_qualitative_sort.graph.nodes._groups import group_log
@@ -94,20 +94,20 @@ def test_a_call_of_weight_two_counts_as_two_calls() -> None:
         fit_bradley_terry(2, [0], [1], [1.0], weight=[0.0])
 
 
-def test_an_order_that_is_not_the_labels_shown_is_carried_as_no_verdict() -> None:
-    good = as_comparison(RankingResult((("B",), ("A",), ("C",)), "why"), ("A", "B", "C"),
-                         ties=False)
-    assert good.winner == "A" and order_of(good.raw_response) == (("B",), ("A",), ("C",))
-    missing = as_comparison(RankingResult((("B",), ("A",)), "why"), ("A", "B", "C"), ties=False)
-    assert missing.winner is None and "'C' is missing" in missing.raw_response["problem"]
-    tied = as_comparison(RankingResult((("B", "A"), ("C",)), ""), ("A", "B", "C"), ties=False)
-    assert tied.winner is None and "ties" in tied.raw_response["problem"]
+def test_an_order_that_is_not_the_labels_shown_goes_on_as_no_order() -> None:
+    good = checked(RankingResult((("B",), ("A",), ("C",)), "why"), ("A", "B", "C"),
+                   ties=False)
+    assert good.order == (("B",), ("A",), ("C",)) and "problem" not in good.raw_response
+    missing = checked(RankingResult((("B",), ("A",)), "why"), ("A", "B", "C"), ties=False)
+    assert missing.order is None and "'C' is missing" in missing.raw_response["problem"]
+    tied = checked(RankingResult((("B", "A"), ("C",)), ""), ("A", "B", "C"), ties=False)
+    assert tied.order is None and "ties" in tied.raw_response["problem"]
     with pytest.raises(InvalidAnswerError, match="expected a RankingResult"):
-        as_comparison(ComparisonResult("A", ""), ("A", "B", "C"), ties=False)
+        checked(ComparisonResult("A", ""), ("A", "B", "C"), ties=False)
 
 
 def test_a_stored_group_names_items_and_says_why_it_has_no_order() -> None:
-    log = group_log([3, 1, 2], ComparisonResult(None, "", {"problem": "garbled"}), cached=True)
+    log = group_log([3, 1, 2], RankingResult(None, "", {"problem": "garbled"}), cached=True)
     assert log["order"] is None and log["problem"] == "garbled" and log["cached"] is True
 
 

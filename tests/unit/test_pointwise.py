@@ -20,12 +20,11 @@ from llm_qualitative_sort import (
     Swiss,
 )
 from llm_qualitative_sort.rating.scoring import (
-    as_comparison,
     call_score,
     expected_label,
-    from_comparison,
     label_distribution,
 )
+from llm_qualitative_sort.stores.answers import answer_from_dict, answer_to_dict
 from llm_qualitative_sort.tournament.pointwise import score_ranks
 
 ITEMS = [str(n) for n in range(60)]
@@ -67,13 +66,15 @@ def test_equal_scores_share_a_rank_and_unscored_items_come_last() -> None:
         (1, [1, 4]), (3, [0, 2]), (5, [3])]
 
 
-def test_an_answer_survives_the_carrier_form_the_journal_and_cache_keep() -> None:
+def test_an_answer_survives_the_form_the_journal_and_cache_keep() -> None:
     answer = PointwiseResult(3, "mostly there", {2: 0.25, 3: 0.75}, {"x": 1}, 5, 2)
-    carried = as_comparison(answer)
-    assert carried.winner == "A" and carried.reasoning == "mostly there"
-    assert from_comparison(carried) == answer
-    missing = as_comparison(PointwiseResult(None, "no label"))
-    assert missing.winner is None and from_comparison(missing).label is None
+    stored = answer_to_dict(answer)
+    assert stored["score"]["label"] == 3 and stored["reasoning"] == "mostly there"
+    assert answer_from_dict(stored, "cache") == answer
+    missing = answer_to_dict(PointwiseResult(None, "no label"))
+    assert missing["score"] is None
+    read = answer_from_dict(missing, "cache")
+    assert isinstance(read, PointwiseResult) and read.label is None
 
 
 def _answers(judge: MockLLMProvider, inverse: bool = False) -> list[PointwiseResult]:

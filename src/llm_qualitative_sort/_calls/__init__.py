@@ -7,6 +7,7 @@ from llm_qualitative_sort._calls.base import (
     CallSettings,
     batch_answer,
     call_log,
+    score_log,
 )
 from llm_qualitative_sort._calls.batch import BatchRunner
 from llm_qualitative_sort._calls.guard import LiveAfterBatch
@@ -32,4 +33,5 @@ __all__ = [
     "batch_answer",
     "call_log",
     "make_runner",
+    "score_log",
 ]

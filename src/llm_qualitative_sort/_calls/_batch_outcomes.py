@@ -5,9 +5,9 @@ verdict is final; one without is asked again in the next batch until the provide
 `reasks` are used up, then final with `winner=None` (the live path's rule, through the same
 `answers_result`); a request the batch did not answer goes into the next batch, unless the provider
 refused it for good. A pointwise answer follows the same rules with its label for a verdict
-(through the live path's `scored_result`), and is final in the carrier form the journal and
-the cache keep (`rating.scoring.as_comparison`); so does a ranking call's answer, with its order for
-a verdict (`ranked_result`, then the ranking carrier of `_calls.ranking`).
+(through the live path's `scored_result`), and is final as a `PointwiseResult`; so does a
+ranking call's answer, with its order for a verdict (`ranked_result`), final as a
+`RankingResult` whose order is checked as the live path checks it (`_calls.ranking.checked`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_qualitative_sort._calls.base import Call
-from llm_qualitative_sort._calls.ranking import as_comparison as ranking_carrier
-from llm_qualitative_sort._calls.ranking import question_of
+from llm_qualitative_sort._calls.ranking import checked, question_of
 from llm_qualitative_sort.providers._answer import (
     AskedAnswer,
     RankedAnswer,
@@ -28,10 +27,9 @@ from llm_qualitative_sort.providers._answer import (
     scored_result,
 )
 from llm_qualitative_sort.providers._batch import Outcome, RequestFailure
-from llm_qualitative_sort.rating.scoring import as_comparison
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.batch_journal import BatchJob
 from llm_qualitative_sort.stores.entries import CallPlace
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 Place = tuple[int, int]  # (match, call)
 # An answer as a batch gives it back: a verdict, a label or an order.
@@ -47,7 +45,7 @@ class Collected:
     to submit again and why; `refused` the calls the provider refused for good.
     """
 
-    final: list[tuple[int, ComparisonResult]] = field(default_factory=list)
+    final: list[tuple[int, CallAnswer]] = field(default_factory=list)
     kept: dict[Place, dict[str, Any]] = field(default_factory=dict)
     failed: list[tuple[int, str]] = field(default_factory=list)
     refused: list[tuple[int, str]] = field(default_factory=list)
@@ -65,8 +63,8 @@ def collect(
 ) -> Collected:
     """Sort the outcomes of `job`'s requests; calls already answered are left alone.
 
-    `ties` says whether the run allows ties: a ranking call's order is checked by it again
-    as it is put in the carrier form, as the live judge's is.
+    `ties` says whether the run allows ties: a ranking call's order is checked by it, as
+    the live judge's is.
     """
     done = Collected()
     for request in job.requests:
@@ -97,18 +95,18 @@ def collect(
 
 
 def _final(answers: list[Given], reasks: int, place: CallPlace,
-           ties: bool) -> ComparisonResult | None:
+           ties: bool) -> CallAnswer | None:
     """The call's result from its answers so far, or None while it is to be asked again."""
     last = answers[-1]
     if isinstance(last, RankedAnswer):
         if last.order is None and len(answers) <= reasks:
             return None
         ranked = ranked_result([a for a in answers if isinstance(a, RankedAnswer)])
-        return ranking_carrier(ranked, question_of(place).labels, ties)
+        return checked(ranked, question_of(place).labels, ties)
     if isinstance(last, ScoredAnswer):
         if last.answer is None and len(answers) <= reasks:
             return None
-        return as_comparison(scored_result([a for a in answers if isinstance(a, ScoredAnswer)]))
+        return scored_result([a for a in answers if isinstance(a, ScoredAnswer)])
     if last.verdict is None and len(answers) <= reasks:
         return None
     return answers_result([a for a in answers if isinstance(a, AskedAnswer)])

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Awaitable
 
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.verdicts import ComparisonResult
+from llm_qualitative_sort.stores.answers import CallAnswer
 
 
 class CallCancelled(RuntimeError):
@@ -53,8 +53,8 @@ def stray_cancel(baseline: int) -> bool:
     return cancel_requests() <= baseline
 
 
-def provider_task(answer: Awaitable[ComparisonResult]) -> tuple[
-        asyncio.Task[ComparisonResult], asyncio.Future[None]]:
+def provider_task(answer: Awaitable[CallAnswer]) -> tuple[
+        asyncio.Task[CallAnswer], asyncio.Future[None]]:
     """Start a provider's answer as a task of its own; the future is set as the task ends.
 
     The caller awaits the future, not the task: a cancel then ends the wait at once, and
@@ -72,8 +72,8 @@ def provider_task(answer: Awaitable[ComparisonResult]) -> tuple[
     return asked, ended
 
 
-async def _telling(answer: Awaitable[ComparisonResult],
-                   ended: asyncio.Future[None]) -> ComparisonResult:
+async def _telling(answer: Awaitable[CallAnswer],
+                   ended: asyncio.Future[None]) -> CallAnswer:
     try:
         return await answer
     finally:
@@ -81,7 +81,7 @@ async def _telling(answer: Awaitable[ComparisonResult],
             ended.set_result(None)
 
 
-async def call_outcome(asked: asyncio.Future[ComparisonResult]) -> ComparisonResult:
+async def call_outcome(asked: asyncio.Future[CallAnswer]) -> CallAnswer:
     """`asked`'s result, awaited so that a cancel ends the wait at once, not `asked`.
 
     The fallback of `provider_task`'s future: never needed unless a provider's coroutine
@@ -99,7 +99,7 @@ def _wake(waiter: asyncio.Future[None], _asked: object) -> None:
         waiter.set_result(None)
 
 
-def retrieve(asked: asyncio.Future[ComparisonResult]) -> None:
+def retrieve(asked: asyncio.Future[CallAnswer]) -> None:
     """Mark an abandoned call's outcome as seen (no "exception never retrieved" warning)."""
     if not asked.cancelled():
         asked.exception()

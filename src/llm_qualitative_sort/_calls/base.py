@@ -19,8 +19,9 @@ from langgraph.types import RetryPolicy
 from llm_qualitative_sort._calls.rate_gate import RateBook
 from llm_qualitative_sort.prompts.setup import PromptSetup
 from llm_qualitative_sort.providers.base import LLMProvider
-from llm_qualitative_sort.rating.scoring import ScoreQuestion
+from llm_qualitative_sort.rating.scoring import PointwiseResult, ScoreQuestion
 from llm_qualitative_sort.results.events import EventSink, QuietSink
+from llm_qualitative_sort.stores.answers import CallAnswer, stored_fields
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.cache import ComparisonCache
 from llm_qualitative_sort.stores.entries import CallFacts, CallPlace
@@ -42,7 +43,7 @@ class Call:
     repetition: int
 
 
-def batch_answer(result: ComparisonResult) -> bool:
+def batch_answer(result: CallAnswer) -> bool:
     """Whether a result was answered by a provider batch (it names the batch)."""
     return isinstance(result.raw_response.get("batch"), dict)
 
@@ -58,7 +59,7 @@ def call_log(
     probability that the match's first item wins (a soft verdict; see `match_probability`).
     """
     raw = result.raw_response
-    if not facts and result.probability is None and "batch" not in raw and "pointwise" not in raw:
+    if not facts and result.probability is None and "batch" not in raw:
         # Most calls: no facts, so no mapping of them is built per call.
         return stored_call(order, winner, result.reasoning, cached, result.input_tokens,
                            result.output_tokens)
@@ -67,10 +68,25 @@ def call_log(
         stored["batch"] = True
     if result.probability is not None and winner is not None:
         stored["probability"] = match_probability(order, result.probability)
-    if winner is not None and "pointwise" in raw:  # a label and its spread
-        stored["pointwise"] = raw["pointwise"]
     return stored_call(order, winner, result.reasoning, cached, result.input_tokens,
                        result.output_tokens, stored)
+
+
+def score_log(result: PointwiseResult, cached: bool, facts: CallFacts | None) -> list[Any]:
+    """A call that scored a text alone as the graph stores it (see `call_log`).
+
+    Its label and spread are among its facts, `"pointwise"` (the form the journal and cache
+    store, `stores.answers`); the call stores the verdict "A" when it gave a label, as
+    scores have always been stored in a run's history.
+    """
+    stored = dict(facts or {})
+    if not cached and batch_answer(result):
+        stored["batch"] = True
+    label = stored_fields(result)[0]
+    if label is not None:
+        stored["pointwise"] = label
+    return stored_call("AB", "A" if label is not None else None, result.reason, cached,
+                       result.input_tokens, result.output_tokens, stored)
 
 
 def match_probability(order: str, first_shown: float) -> float:
@@ -91,7 +107,7 @@ class AnswerSink(Protocol):
     """
 
     def __call__(
-        self, index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
+        self, index: int, result: CallAnswer, cached: bool, facts: CallFacts | None = None
     ) -> None:
         """Record the answer."""
 

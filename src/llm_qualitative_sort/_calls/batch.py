@@ -8,8 +8,8 @@ answer is journaled before it is reported; requests the batch did not answer (ex
 cancelled, failed) go alone into the next batch, and answers without a verdict are asked
 again there, as the live path asks again. A pointwise round's requests (a pointwise run, or
 a Swiss pre-pass) show one text each and ask the round's question; their labels travel like
-verdicts. A ranking call (Swiss `group_size` > 2) is one `Rank` request; its order travels in
-the carrier form of the live path, under the live path's cache key.
+verdicts. A ranking call (Swiss `group_size` > 2) is one `Rank` request; its order travels as
+the live path's does, under the live path's cache key.
 """
 
 from __future__ import annotations
@@ -45,11 +45,12 @@ from llm_qualitative_sort.prompts._run import prompt_key
 from llm_qualitative_sort.providers._batch import BatchClient, BatchRequest, BatchStatus
 from llm_qualitative_sort.providers._failures import redact
 from llm_qualitative_sort.providers.questions import Request
+from llm_qualitative_sort.stores.answers import usable
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.batch_journal import BatchJob
 from llm_qualitative_sort.stores.batch_journal import storable as storable_job
 from llm_qualitative_sort.stores.cache import CallKeys
-from llm_qualitative_sort.stores.entries import CallFacts
+from llm_qualitative_sort.stores.entries import CallFacts, question_kind
 
 
 class BatchRunner(CallRunner):
@@ -152,7 +153,8 @@ class _Round:
             first, second = key_texts(place)
             identity += RANKING_MARK
         return CallKeys.of(first, second, self.settings.criteria, call.repetition, identity,
-                           logprobs=provider.asks_logprobs, soft=rules.soft_verdicts)
+                           logprobs=provider.asks_logprobs, soft=rules.soft_verdicts,
+                           kind=question_kind(place.shown))
 
     async def _recover(self) -> None:
         """A batch recorded as submitting may have reached the provider: find it by tag."""
@@ -304,7 +306,7 @@ class _Round:
         if self.settings.cache is None:
             return
         for index, result in done.final:
-            if result.winner is not None:
+            if usable(result):
                 await self.settings.cache.set(self._keys(index).own, result)
 
     def _count_failures(self, done: Collected) -> None:

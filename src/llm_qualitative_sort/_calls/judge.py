@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import NoReturn, cast
+from typing import NoReturn
 
 from langgraph.types import RetryPolicy
 
@@ -19,8 +19,7 @@ from llm_qualitative_sort._calls._cutoff import (
 from llm_qualitative_sort._calls._cutoff import cancel_requests as cancel_requests
 from llm_qualitative_sort._calls._cutoff import stray_cancel as stray_cancel
 from llm_qualitative_sort._calls.deadlines import Deadlines
-from llm_qualitative_sort._calls.ranking import RANKING_MARK, key_texts, question_of
-from llm_qualitative_sort._calls.ranking import as_comparison as ranking_carrier
+from llm_qualitative_sort._calls.ranking import RANKING_MARK, checked, key_texts, question_of
 from llm_qualitative_sort._calls.rate_control import Pause
 from llm_qualitative_sort._calls.rate_gate import (
     RateBook,
@@ -42,17 +41,13 @@ from llm_qualitative_sort.providers._rate_signals import listen
 from llm_qualitative_sort.providers._tokens import call_tokens
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.providers.questions import Compare, Question, Request, Score
-from llm_qualitative_sort.rating.scoring import (
-    PointwiseResult,
-    ScoreQuestion,
-    as_comparison,
-    pointwise_problem,
-)
+from llm_qualitative_sort.rating.scoring import ScoreQuestion, pointwise_problem
 from llm_qualitative_sort.results.events import RateNews
 from llm_qualitative_sort.results.stops import name_judge
+from llm_qualitative_sort.stores.answers import CallAnswer, usable
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.cache import CallKeys, ComparisonCache
-from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
+from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, question_kind
 from llm_qualitative_sort.tournament import Elimination, StrategySettings
 from llm_qualitative_sort.verdicts import (
     TIE,
@@ -114,7 +109,7 @@ class Judge:
     ties: bool = field(init=False)
     soft: bool = field(init=False)
     deadlines: Deadlines | None = field(init=False)
-    abandoned: set[asyncio.Future[ComparisonResult]] = field(init=False, default_factory=set)
+    abandoned: set[asyncio.Future[CallAnswer]] = field(init=False, default_factory=set)
     # Runs whose input was found saved (see `RunJournal.input_saved`).
     saved_inputs: set[str] = field(init=False, default_factory=set)
     # The run's own judge's gate, once looked up (a tuple: its gate may be None).
@@ -152,7 +147,8 @@ class Judge:
             if place.texts:
                 identity += RANKING_MARK
             keys = CallKeys.of(first, second, self.criteria, repetition, identity,
-                               logprobs=judge.asks_logprobs, soft=self.soft)
+                               logprobs=judge.asks_logprobs, soft=self.soft,
+                               kind=question_kind(place.shown))
             cached = await keys.read(self.cache)
             if cached is not None:
                 self.journal.put(place, cached, cached=True, facts=facts)
@@ -167,12 +163,12 @@ class Judge:
         # Journal before the slot is given back: the journal's flush is then scheduled
         # ahead of the next call, so no new call starts before this one is on disk.
         self.journal.put(place, result, cached=False, facts=facts)
-        if self.cache is not None and keys is not None and result.winner is not None:
+        if self.cache is not None and keys is not None and usable(result):
             await self.cache.set(keys.own, result)
         return result, False, facts
 
     def _ask(self, judge: LLMProvider, place: CallPlace,
-             repetition: int) -> Awaitable[ComparisonResult]:
+             repetition: int) -> Awaitable[CallAnswer]:
         gate = self._gate(judge)
         if gate is not None:
             return self._paced(gate, judge, place, repetition)
@@ -189,7 +185,7 @@ class Judge:
         return self.own_gate[0]
 
     async def _retried(self, judge: LLMProvider, place: CallPlace,
-                       repetition: int) -> ComparisonResult:
+                       repetition: int) -> CallAnswer:
         """`_ask` without a rate gate: retries with backoff only."""
         attempt = 1
         while True:
@@ -219,7 +215,7 @@ class Judge:
         raise exc
 
     async def _paced(self, gate: RateGate, judge: LLMProvider, place: CallPlace,
-                     repetition: int) -> ComparisonResult:
+                     repetition: int) -> CallAnswer:
         """`_ask` through the judge's rate gate.
 
         A 429 that says when to come back is flow control (no attempt used) while the
@@ -266,7 +262,7 @@ class Judge:
 
     async def _checked_answer(
         self, judge: LLMProvider, place: CallPlace, repetition: int
-    ) -> ComparisonResult:
+    ) -> CallAnswer:
         """The provider's answer, refused unless every field is valid.
 
         A wrong answer is a bug of the provider, not a verdict: it stops the run (the
@@ -278,7 +274,7 @@ class Judge:
         # run's (the deadline's watch counted them already).
         baseline = watch.cancelling if watch is not None else cancel_requests()
         answer = self._held_answer(judge, place, repetition)
-        asked: asyncio.Task[ComparisonResult] | None = None
+        asked: asyncio.Task[CallAnswer] | None = None
         try:
             if self.direct and cancels_promptly(judge):
                 result = await answer
@@ -313,16 +309,21 @@ class Judge:
         finally:
             if deadlines is not None and watch is not None:
                 deadlines.end(watch)
-        problem = answer_problem(result)
-        if problem:
-            raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
-        if result.winner == TIE and not self.ties:
-            result = refused_tie(result)
+        if type(result) is ComparisonResult or isinstance(result, ComparisonResult):
+            problem = answer_problem(result)
+            if problem:
+                raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
+            if result.winner == TIE and not self.ties:
+                result = refused_tie(result)
+        elif not place.texts and self.question is None:
+            # A comparison answered with another kind (scores and orders were checked by
+            # `_held_answer`, which knows the scale and the labels shown).
+            raise PermanentProviderError(f"{judge!r} answered badly: {answer_problem(result)}")
         return storable(result)
 
 
     async def _held_answer(self, judge: LLMProvider, place: CallPlace,
-                           repetition: int) -> ComparisonResult:
+                           repetition: int) -> CallAnswer:
         """The provider's answer, asked only while the run is still this process's.
 
         The journal is checked here, in the step that starts the provider's call, and not
@@ -331,11 +332,11 @@ class Judge:
         the run over, must not send the call it had lined up.
         """
         self.journal.check()
-        if place.texts:  # a ranking call: its order travels in the carrier form
+        if place.texts:  # a ranking call: its order read once, here
             ranked = question_of(place)
             answer = await judge.answer(Request(ranked, self.criteria, repetition, self.ties,
                                                 self.soft))
-            return ranking_carrier(answer, ranked.labels, self.ties)
+            return checked(answer, ranked.labels, self.ties)
         scored = self.question
         question: Question = (Compare(place.first, place.second) if scored is None
                               else Score(place.first, scored.scale, scored.inverse))
@@ -343,15 +344,14 @@ class Judge:
                                             self.soft))
         if scored is None:
             # Whatever came back is checked whole by `answer_problem` in `_checked_answer`.
-            return cast(ComparisonResult, answer)
-        # Checked here: the carrier form the journal and cache keep loses the scale.
+            return answer
+        # Checked here, where the scale is known.
         problem = pointwise_problem(answer, scored.scale)
         if problem:
             raise InvalidAnswerError(problem)
-        assert isinstance(answer, PointwiseResult)
-        return as_comparison(answer)
+        return answer
 
-    def _abandon(self, asked: asyncio.Future[ComparisonResult]) -> None:
+    def _abandon(self, asked: asyncio.Future[CallAnswer]) -> None:
         """Give up a provider call that was cut off: cancel it, and never use its outcome.
 
         A provider that ignores the cancel keeps running until it returns by itself; what
@@ -367,7 +367,7 @@ class Judge:
         asked.add_done_callback(retrieve)
 
 
-def storable(result: ComparisonResult) -> ComparisonResult:
+def storable(result: CallAnswer) -> CallAnswer:
     """`result` with a `raw_response` every journal and cache can store (see `_storable`)."""
     raw = storable_raw(result.raw_response)
     return result if raw is result.raw_response else replace(result, raw_response=raw)

@@ -8,9 +8,8 @@ The inverse question asks how far the text is from meeting the criterion, and th
 score is then the complement. Labels are single digits (0–9): each is then one token in the
 judges' vocabularies, so its log-probability is read at one place of the answer.
 
-A pointwise answer travels through the engine's journal and cache as a
-`ComparisonResult` whose `raw_response["pointwise"]` holds the label and distribution
-(`as_comparison`, `from_comparison`): every store keeps it without knowing about it.
+A pointwise answer travels through the runners, the journal and the cache as itself, a
+`PointwiseResult` (`stores.answers` stores it).
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_qualitative_sort.rating.scale import Scale as Scale
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 @dataclass(frozen=True)
@@ -136,33 +134,6 @@ def call_score(value: float, scale: Scale, inverse: bool) -> float:
     """
     share = min(max(normalised(value, scale), 0.0), 1.0)
     return 1.0 - share if inverse else share
-
-
-def as_comparison(result: PointwiseResult) -> ComparisonResult:
-    """The answer in the engine's carrier form (journal, cache): a `ComparisonResult`.
-
-    A labelled answer is the "verdict" "A" (it counts as answered); no label is no verdict.
-    """
-    raw = dict(result.raw_response)
-    if result.label is not None:
-        dist = None if result.distribution is None else [
-            [k, float(p)] for k, p in sorted(result.distribution.items())]
-        raw["pointwise"] = {"label": result.label, "distribution": dist}
-    return ComparisonResult("A" if result.label is not None else None, result.reason, raw,
-                            result.input_tokens, result.output_tokens)
-
-
-def from_comparison(result: ComparisonResult) -> PointwiseResult:
-    """The pointwise answer a carrier holds (see `as_comparison`)."""
-    raw = dict(result.raw_response)
-    stored = raw.pop("pointwise", None)
-    if result.winner is None or not isinstance(stored, Mapping):
-        return PointwiseResult(None, result.reasoning, None, raw, result.input_tokens,
-                               result.output_tokens)
-    dist = stored.get("distribution")
-    return PointwiseResult(int(stored["label"]), result.reasoning,
-                           None if dist is None else {int(k): float(p) for k, p in dist},
-                           raw, result.input_tokens, result.output_tokens)
 
 
 def stored_value(facts: Mapping[str, Any]) -> float | None:

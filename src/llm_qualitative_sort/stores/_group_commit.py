@@ -12,10 +12,10 @@ import asyncio
 from abc import ABC, abstractmethod
 
 from llm_qualitative_sort.errors import StorageError
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.entries import Answer, CallPlace
 from llm_qualitative_sort.stores.leases._fence import Fence
 from llm_qualitative_sort.stores.leases.base import LeaseHolder
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 # Renewals `confirm` sends before it gives up on a hold whose renewals all come back past
 # the fence's deadline: two suspensions in a row are rare, three a store too slow to hold.
@@ -107,7 +107,7 @@ class GroupCommitJournal(ABC):
                 "holds the run and stopped before its next call; resume the run once the "
                 "store answers promptly")
 
-    def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
+    def get(self, place: CallPlace) -> tuple[CallAnswer, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
         found = self.entry(place)
         return None if found is None else found[:2]

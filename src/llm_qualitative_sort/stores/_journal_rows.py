@@ -13,13 +13,13 @@ from typing import Any
 
 import ormsgpack
 
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.entries import CallFacts, Record, decode
 from llm_qualitative_sort.stores.journal_file import INSERT, INSERT_PAIRINGS, damaged_row, pack
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 # An answer as kept in memory: the texts' digests, the result, whether it came from a cache,
 # and the call's facts.
-_Entry = tuple[str, ComparisonResult, bool, CallFacts]
+_Entry = tuple[str, CallAnswer, bool, CallFacts]
 JournalRounds = dict[int, dict[tuple[int, int], _Entry]]
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from llm_qualitative_sort.errors import DamagedJournalError, StorageError
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores._postgres_batches import PostgresBatchRecords, in_flight
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.base import BatchRecords
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, Record, decode, record
 from llm_qualitative_sort.stores.leases.postgres import IDLE_IN_TRANSACTION_MS, holder_from_row
@@ -37,7 +38,6 @@ from llm_qualitative_sort.stores.postgres_connect import (
     require,
     unusable,
 )
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 _PURPOSE = "a run journal"
 _INSERT = f"INSERT INTO {JOURNAL} (run_id, round, calls) VALUES (%s, %s, %s)"
@@ -119,7 +119,7 @@ class PostgresJournal(GroupCommitJournal):
     def put(
         self,
         place: CallPlace,
-        result: ComparisonResult,
+        result: CallAnswer,
         *,
         cached: bool,
         facts: CallFacts | None = None,

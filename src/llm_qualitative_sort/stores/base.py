@@ -22,10 +22,10 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
 )
 
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace
 from llm_qualitative_sort.stores.leases import RunLease
 from llm_qualitative_sort.stores.leases._fence import Fence
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 if TYPE_CHECKING:
     from llm_qualitative_sort.stores.batch_journal import BatchJob
@@ -71,7 +71,7 @@ class RunJournal(Protocol):
     def confirm(self) -> None:
         """Raise `RunLockedError` if this process no longer holds its run (see `Fence`)."""
 
-    def get(self, place: CallPlace) -> tuple[ComparisonResult, bool] | None:
+    def get(self, place: CallPlace) -> tuple[CallAnswer, bool] | None:
         """The journaled answer and whether it came from the user's cache, or None."""
 
     def entry(self, place: CallPlace) -> Answer | None:
@@ -80,7 +80,7 @@ class RunJournal(Protocol):
     def put(
         self,
         place: CallPlace,
-        result: ComparisonResult,
+        result: CallAnswer,
         *,
         cached: bool,
         facts: CallFacts | None = None,

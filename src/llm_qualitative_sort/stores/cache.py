@@ -12,19 +12,27 @@ A judge that asks for log-probabilities (`LLMProvider.asks_logprobs`) keeps its 
 under a key of their own (`CallKeys`): an answer asked without them has no probability
 to give a soft verdict, and a run with soft verdicts must not take it for one that had
 none to give.
+
+A score and a ranking call are cached like comparisons, each under a judge identity that
+names its question; each answer is stored in the form of its kind (`stores.answers`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from llm_qualitative_sort.errors import CacheError as CacheError
+from llm_qualitative_sort.stores.answers import (
+    CallAnswer,
+    Kind,
+    answer_from_record,
+    answer_to_record,
+    read_as,
+)
 from llm_qualitative_sort.stores.sqlite_files import OneWait, held_lock, is_busy, open_sqlite
 from llm_qualitative_sort.verdicts import ComparisonResult
 
@@ -78,41 +86,50 @@ class CallKeys:
     other: CacheKey
     # Whether an answer under `other` must carry a probability to be used.
     needs_probability: bool = False
+    # The question the call asks: its answers are read back as that kind's.
+    kind: Kind = "compare"
 
     @classmethod
     def of(cls, first: str, second: str, criteria: str, repetition: int, identity: str, *,
-           logprobs: bool, soft: bool) -> CallKeys:
+           logprobs: bool, soft: bool, kind: Kind = "compare") -> CallKeys:
         """The keys of a call; `logprobs`: it asks for them; `soft`: the run's verdicts."""
         plain = CacheKey.of(first, second, criteria, repetition, identity)
         if not logprobs:
             return cls(plain, CacheKey.of(first, second, criteria, repetition,
-                                          identity + LOGPROBS_MARK))
+                                          identity + LOGPROBS_MARK), kind=kind)
         marked = CacheKey.of(first, second, criteria, repetition, identity + LOGPROBS_MARK)
-        return cls(marked, plain, needs_probability=soft)
+        return cls(marked, plain, needs_probability=soft, kind=kind)
 
-    async def read(self, cache: ComparisonCache) -> ComparisonResult | None:
+    async def read(self, cache: ComparisonCache) -> CallAnswer | None:
         """The cached answer of the call, or None: it must be asked."""
         found = await cache.get(self.own)
-        if found is not None:
+        if found is None:
+            found = await cache.get(self.other)
+            # Perhaps asked without log-probabilities: a soft verdict needs them (only a
+            # comparison has one).
+            if found is not None and self.needs_probability and (
+                    type(found) is not ComparisonResult or found.probability is None):
+                return None
+        if found is None or self.kind == "compare":
             return found
-        found = await cache.get(self.other)
-        if found is not None and self.needs_probability and found.probability is None:
-            return None  # perhaps asked without log-probabilities: a soft verdict needs them
-        return found
+        return read_as(self.kind, found)
 
 
 class ComparisonCache(ABC):
     """Where answers of earlier calls are kept. Subclass it to store them elsewhere.
 
-    Only answers with a verdict are stored: a failed or verdict-less call is never cached.
+    Only answers with a verdict, a label or an order are stored: a failed call, or one
+    that gave none, is never cached. An answer is a `ComparisonResult`, a
+    `rating.scoring.PointwiseResult` or a `RankingResult`, as its call asked
+    (`stores.answers.answer_to_record` and `answer_from_record` store each as JSON text).
     """
 
     @abstractmethod
-    async def get(self, key: CacheKey) -> ComparisonResult | None:
+    async def get(self, key: CacheKey) -> CallAnswer | None:
         """The stored answer for `key`, or None."""
 
     @abstractmethod
-    async def set(self, key: CacheKey, result: ComparisonResult) -> None:
+    async def set(self, key: CacheKey, result: CallAnswer) -> None:
         """Store the answer for `key`."""
 
     async def aclose(self) -> None:  # noqa: B027 - nothing to release by default
@@ -129,13 +146,13 @@ class MemoryCache(ComparisonCache):
     """
 
     def __init__(self) -> None:
-        self._entries: dict[str, ComparisonResult] = {}
+        self._entries: dict[str, CallAnswer] = {}
 
-    async def get(self, key: CacheKey) -> ComparisonResult | None:
+    async def get(self, key: CacheKey) -> CallAnswer | None:
         """The stored answer for `key`, or None."""
         return self._entries.get(key.digest)
 
-    async def set(self, key: CacheKey, result: ComparisonResult) -> None:
+    async def set(self, key: CacheKey, result: CallAnswer) -> None:
         """Store the answer for `key`."""
         self._entries[key.digest] = result
 
@@ -172,14 +189,14 @@ class FileCache(ComparisonCache):
         self.path = root / "comparisons.sqlite3"
         self._table = SqliteTable(self.path, "comparisons")
 
-    async def get(self, key: CacheKey) -> ComparisonResult | None:
+    async def get(self, key: CacheKey) -> CallAnswer | None:
         """The stored answer for `key`, or None."""
         record = self._table.get(key.digest)
-        return None if record is None else result_from_record(record, self.path)
+        return None if record is None else answer_from_record(record, self.path)
 
-    async def set(self, key: CacheKey, result: ComparisonResult) -> None:
+    async def set(self, key: CacheKey, result: CallAnswer) -> None:
         """Store the answer for `key`."""
-        self._table.set(key.digest, result_to_record(result))
+        self._table.set(key.digest, answer_to_record(result))
 
     def close(self) -> None:
         """Close the database connection."""
@@ -188,41 +205,6 @@ class FileCache(ComparisonCache):
     async def aclose(self) -> None:
         """Close the database connection."""
         self.close()
-
-
-def result_to_dict(result: ComparisonResult) -> dict[str, Any]:
-    """A JSON-ready dictionary for a `ComparisonResult`."""
-    return {
-        "winner": result.winner,
-        "reasoning": result.reasoning,
-        "raw_response": result.raw_response,
-        "input_tokens": result.input_tokens,
-        "output_tokens": result.output_tokens,
-        # Only when there is one: an answer without it is stored exactly as before.
-        **({"probability": result.probability} if result.probability is not None else {}),
-    }
-
-
-def result_from_dict(data: Any, source: Path | str) -> ComparisonResult:
-    """Rebuild a `ComparisonResult`; a malformed entry is an error naming `source`."""
-    try:
-        return ComparisonResult(**data)
-    except (TypeError, ValueError) as exc:
-        raise CacheError(f"corrupt entry in {source}: {exc}") from exc
-
-
-def result_to_record(result: ComparisonResult) -> str:
-    """A JSON text for a `ComparisonResult`."""
-    return json.dumps(result_to_dict(result), ensure_ascii=False, default=str)
-
-
-def result_from_record(record: str, source: Path | str) -> ComparisonResult:
-    """Rebuild a `ComparisonResult` from JSON text; malformed text is an error naming `source`."""
-    try:
-        data = json.loads(record)
-    except ValueError as exc:
-        raise CacheError(f"corrupt entry in {source}: {exc}") from exc
-    return result_from_dict(data, source)
 
 
 class SqliteTable:

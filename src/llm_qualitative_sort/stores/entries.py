@@ -2,7 +2,8 @@
 
 Both run journals (SQLite's `journal.Journal`, PostgreSQL's `PostgresJournal`) key a call by
 its `CallPlace` and keep it as the same list of plain values (`record`), MessagePack in one
-and JSON in the other; `decode` reads one back.
+and JSON in the other; `decode` reads one back, as the answer of the question its place
+asks (`question_kind`; the answers' stored forms are `stores.answers`').
 """
 
 from __future__ import annotations
@@ -11,8 +12,14 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from llm_qualitative_sort.stores.cache import result_from_dict
+from llm_qualitative_sort.errors import CacheError
+from llm_qualitative_sort.stores.answers import CallAnswer, Kind, answer_from, stored_fields
 from llm_qualitative_sort.verdicts import ComparisonResult
+
+# What a call's place shows after its texts' digests, besides a pair's two digests: a text
+# scored alone, and the texts of a ranking call.
+POINTWISE_SHOWN = ":pointwise"
+RANKING_SHOWN = ":rank"
 
 
 def text_digest(text: str) -> str:
@@ -44,26 +51,46 @@ class CallPlace:
 # answered it; empty for most calls, and then stored as None.
 CallFacts = dict[str, Any]
 # A call's answer, whether it came from the user's cache, and its facts.
-Answer = tuple[ComparisonResult, bool, CallFacts]
-# A call as a journal row keeps it: [match, call, shown, winner, reasoning, raw answer,
+Answer = tuple[CallAnswer, bool, CallFacts]
+# A call as a journal row keeps it: [match, call, shown, value, reasoning, raw answer,
 # input tokens, output tokens, cached, facts (a dict, or None for most calls), probability
-# (the soft verdict or None; absent from rows written before it)].
+# (the soft verdict or None; absent from rows written before it)]. The value is the
+# answer's verdict, label or order in its stored form (`stores.answers`), None when the
+# call gave none.
 Record = list[Any]
 
 
-def record(place: CallPlace, result: ComparisonResult, cached: bool,
+def question_kind(shown: str) -> Kind:
+    """The question asked by the call whose place shows `shown` (see `CallPlace.shown`).
+
+    Example:
+        >>> question_kind("ab12" + RANKING_SHOWN), question_kind("ab12cd34")
+        ('rank', 'compare')
+    """
+    if shown.endswith(RANKING_SHOWN):
+        return "rank"
+    return "score" if shown.endswith(POINTWISE_SHOWN) else "compare"
+
+
+def record(place: CallPlace, result: CallAnswer, cached: bool,
            facts: CallFacts | None = None) -> Record:
     """A finished call as a journal row keeps it."""
-    return [place.match, place.call, place.shown, result.winner, result.reasoning,
-            result.raw_response, result.input_tokens, result.output_tokens, cached,
-            facts or None, result.probability]
+    if type(result) is ComparisonResult:
+        return [place.match, place.call, place.shown, result.winner, result.reasoning,
+                result.raw_response, result.input_tokens, result.output_tokens, cached,
+                facts or None, result.probability]
+    value, reasoning, raw, tokens_in, tokens_out, probability = stored_fields(result)
+    return [place.match, place.call, place.shown, value, reasoning, raw, tokens_in, tokens_out,
+            cached, facts or None, probability]
 
 
 def decode(kept: Record, source: str) -> Answer:
     """The result, cache flag and facts of a journal row (`source` names it in errors)."""
-    winner, reasoning, raw, input_tokens, output_tokens, cached = kept[3:9]
+    value, reasoning, raw, input_tokens, output_tokens, cached = kept[3:9]
     facts = kept[9] if len(kept) > 9 and isinstance(kept[9], dict) else {}
-    data = {"winner": winner, "reasoning": reasoning, "raw_response": raw,
-            "input_tokens": input_tokens, "output_tokens": output_tokens,
-            "probability": kept[10] if len(kept) > 10 else None}
-    return result_from_dict(data, source), bool(cached), dict(facts)
+    try:
+        result = answer_from(question_kind(kept[2]), value, reasoning, raw,
+                             (input_tokens, output_tokens), kept[10] if len(kept) > 10 else None)
+    except (TypeError, ValueError) as exc:
+        raise CacheError(f"corrupt entry in {source}: {exc}") from exc
+    return result, bool(cached), dict(facts)

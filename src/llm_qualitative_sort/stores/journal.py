@@ -22,6 +22,7 @@ from typing import Any
 from llm_qualitative_sort.errors import DamagedJournalError, StorageError, describe
 from llm_qualitative_sort.stores._group_commit import GroupCommitJournal
 from llm_qualitative_sort.stores._journal_rows import JournalRounds, load_run, write_pending
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.entries import Answer, CallFacts, CallPlace, Record, record
 from llm_qualitative_sort.stores.journal_file import (
     BUSY_MS,
@@ -44,7 +45,6 @@ from llm_qualitative_sort.stores.sqlite_files import (
     open_sqlite,
     unusable_sqlite,
 )
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 # The calls of a round nothing was journaled in (read only).
 _NO_CALLS: dict[tuple[int, int], Any] = {}
@@ -111,7 +111,7 @@ class Journal(GroupCommitJournal):
     def put(
         self,
         place: CallPlace,
-        result: ComparisonResult,
+        result: CallAnswer,
         *,
         cached: bool,
         facts: CallFacts | None = None,

@@ -75,9 +75,10 @@ def journal_counts(path: Path, run_id: str, skip_rounds: Iterable[int] = ()) -> 
 
 def _count(records: list[Record], counts: dict[str, int]) -> None:
     for record in records:
-        winner, _reasoning, _raw, tokens_in, tokens_out, cached = record[3:9]
+        # The value (verdict, label or order) is None for a call that gave none.
+        value, _reasoning, _raw, tokens_in, tokens_out, cached = record[3:9]
         counts["cache_hits" if cached else "calls"] += 1
-        counts["failed_calls"] += winner is None
+        counts["failed_calls"] += value is None
         if not cached:
             counts["input_tokens"] += tokens_in
             counts["output_tokens"] += tokens_out

@@ -210,8 +210,9 @@ class PostgresRuns(StoredRuns):
     ) -> dict[str, int] | None:
         """Counts over the run's journal rows (the newest row of each call)."""
         # Each row holds a group of calls as a JSON array of entries [match, call, shown,
-        # winner, reasoning, raw, input tokens, output tokens, cached]
-        # (see `_postgres_journal.entry`); a call journaled twice counts once, as read.
+        # value, reasoning, raw, input tokens, output tokens, cached] (see
+        # `entries.record`: the value is null for a call that gave no verdict, label or
+        # order); a call journaled twice counts once, as read.
         cursor = await self.conn.execute(
             "SELECT COUNT(*) AS total, "
             "COUNT(*) FILTER (WHERE (e->>8)::boolean) AS cached, "

@@ -6,13 +6,8 @@ import asyncio
 from typing import Any
 
 from llm_qualitative_sort.errors import StorageError
-from llm_qualitative_sort.stores.cache import (
-    CacheError,
-    CacheKey,
-    ComparisonCache,
-    result_from_record,
-    result_to_record,
-)
+from llm_qualitative_sort.stores.answers import CallAnswer, answer_from_record, answer_to_record
+from llm_qualitative_sort.stores.cache import CacheError, CacheKey, ComparisonCache
 from llm_qualitative_sort.stores.postgres_connect import (
     CACHE,
     connect_async,
@@ -20,7 +15,6 @@ from llm_qualitative_sort.stores.postgres_connect import (
     redact,
     require,
 )
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 _PURPOSE = "a comparison cache"
 
@@ -57,7 +51,7 @@ class PostgresCache(ComparisonCache):
         """The database, without the password."""
         return redact(self.dsn)
 
-    async def get(self, key: CacheKey) -> ComparisonResult | None:
+    async def get(self, key: CacheKey) -> CallAnswer | None:
         """The stored answer for `key`, or None."""
         try:
             conn = await self._connection()
@@ -66,15 +60,15 @@ class PostgresCache(ComparisonCache):
             row = await cursor.fetchone()
         except self._psycopg.Error as exc:
             raise CacheError(f"cannot read the cache in {self.where}: {exc}") from exc
-        return None if row is None else result_from_record(row[0], self.where)
+        return None if row is None else answer_from_record(row[0], self.where)
 
-    async def set(self, key: CacheKey, result: ComparisonResult) -> None:
+    async def set(self, key: CacheKey, result: CallAnswer) -> None:
         """Store the answer for `key` unless another worker stored one first."""
         try:
             conn = await self._connection()
             await conn.execute(
                 f"INSERT INTO {CACHE} (key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
-                (key.digest, result_to_record(result)))
+                (key.digest, answer_to_record(result)))
         except self._psycopg.Error as exc:
             raise CacheError(f"cannot write the cache in {self.where}: {exc}") from exc
 

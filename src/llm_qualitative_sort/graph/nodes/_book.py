@@ -11,12 +11,14 @@ here too, as a one-call entry of the book stored as a score (`tournament.records
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from llm_qualitative_sort._calls import Call, call_log
+from llm_qualitative_sort._calls import Call, call_log, score_log
+from llm_qualitative_sort.rating.scoring import PointwiseResult
 from llm_qualitative_sort.results.events import EventSink
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.base import RunJournal
-from llm_qualitative_sort.stores.entries import CallFacts, CallPlace, text_digest
+from llm_qualitative_sort.stores.entries import POINTWISE_SHOWN, CallFacts, CallPlace, text_digest
 from llm_qualitative_sort.tournament import Strategy, match_winner, presentation_orders
 from llm_qualitative_sort.tournament.records import (
     CallRecord,
@@ -31,8 +33,6 @@ from llm_qualitative_sort.verdicts import ComparisonResult, Side, Verdict
 # tie either way round (anything but "A", "B", "tie" or None is a KeyError here, never a
 # verdict).
 _FLIP: dict[Verdict | None, Verdict | None] = {"A": "B", "B": "A", "tie": "tie", None: None}
-# What a pointwise call's place shows after its text's digest (a pair shows two digests).
-POINTWISE_SHOWN = ":pointwise"
 
 
 @dataclass(slots=True)
@@ -136,14 +136,21 @@ class MatchBook:
             match.journaled.append(0)
         return key, Call(place, repetition)
 
-    def answer(self, index: int, result: ComparisonResult, cached: bool,
+    def answer(self, index: int, result: CallAnswer, cached: bool,
                facts: CallFacts | None = None) -> OpenMatch | None:
-        """Store call `index`'s answer; return its match when that was its last call."""
+        """Store call `index`'s answer; return its match when that was its last call.
+
+        A match's calls answer with verdicts, a text scored alone with a label.
+        """
         key, number = divmod(index, self.width)
         match = self.open[key]
-        order = self.orders[number][0]
-        winner = result.winner if order == "AB" else _FLIP[result.winner]
-        match.logs[number] = call_log(order, winner, result, cached, facts)
+        if match.alone:
+            match.logs[0] = score_log(cast(PointwiseResult, result), cached, facts)
+        else:
+            verdict = cast(ComparisonResult, result)
+            order = self.orders[number][0]
+            winner = verdict.winner if order == "AB" else _FLIP[verdict.winner]
+            match.logs[number] = call_log(order, winner, verdict, cached, facts)
         match.pending -= 1
         return None if match.pending else match
 

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_qualitative_sort._calls import Call, batch_answer
-from llm_qualitative_sort._calls.ranking import order_of, ranking_place
+from llm_qualitative_sort._calls.ranking import ranking_place
 from llm_qualitative_sort.providers.questions import RANK_LABELS
 from llm_qualitative_sort.stores.base import RunJournal
 from llm_qualitative_sort.stores.entries import CallFacts
 from llm_qualitative_sort.tournament.swiss.groups import GroupLog
-from llm_qualitative_sort.verdicts import ComparisonResult
+from llm_qualitative_sort.verdicts import RankingResult
 
 
 class GroupCalls:
@@ -44,7 +44,7 @@ class GroupCalls:
         self.journaled = {number for number, call in enumerate(self.calls)
                           if journal is not None and journal.entry(call.place) is not None}
 
-    def answer(self, number: int, result: ComparisonResult, cached: bool,
+    def answer(self, number: int, result: RankingResult, cached: bool,
                facts: CallFacts | None = None) -> GroupLog:
         """Store the answer of group `number`; return its stored form."""
         log = self.logs[number] = group_log(self.shown[number], result, cached, facts)
@@ -55,19 +55,19 @@ class GroupCalls:
         return [log for log in self.logs if log is not None]
 
 
-def group_log(shown: Sequence[int], result: ComparisonResult, cached: bool,
+def group_log(shown: Sequence[int], result: RankingResult, cached: bool,
               facts: CallFacts | None = None) -> GroupLog:
     """A ranking call as a round stores it (`GroupLog`); its order in item indices.
 
     Example:
-        >>> answer = ComparisonResult("A", "C first", {"ranking": [["C"], ["A"], ["B"]]})
+        >>> answer = RankingResult((("C",), ("A",), ("B",)), "C first")
         >>> group_log([7, 2, 5], answer, cached=False)["order"]
         [[5], [7], [2]]
     """
     log: dict[str, Any] = {"items": list(shown), "order": None, "reasoning": result.reasoning,
                            "cached": cached, "input_tokens": result.input_tokens,
                            "output_tokens": result.output_tokens}
-    order = order_of(result.raw_response) if result.winner is not None else None
+    order = result.order
     if order is not None:
         log["order"] = [[shown[RANK_LABELS.index(label)] for label in place] for place in order]
     else:

@@ -22,10 +22,10 @@ from llm_qualitative_sort._calls.live import CallPool, make_judge
 from llm_qualitative_sort.graph.nodes._book import MatchBook, OpenMatch
 from llm_qualitative_sort.graph.state import TournamentState
 from llm_qualitative_sort.results.events import Emit, EventSink, RateNews
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.entries import CallFacts
 from llm_qualitative_sort.tournament import Strategy
 from llm_qualitative_sort.tournament.records import MatchLog
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 
 class Pipeline:
@@ -139,7 +139,7 @@ class Pipeline:
             self.pool.submit(index, call)
 
     def _answered(
-        self, index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
+        self, index: int, result: CallAnswer, cached: bool, facts: CallFacts | None = None
     ) -> None:
         match = self.book.answer(index, result, cached, facts)
         if match is not None:

@@ -9,7 +9,7 @@ answered.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
@@ -24,9 +24,10 @@ from llm_qualitative_sort.graph.state import (
 )
 from llm_qualitative_sort.prompts._run import round_prompt
 from llm_qualitative_sort.prompts.setup import using_prompt
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.entries import CallFacts
 from llm_qualitative_sort.tournament.records import MatchLog, RoundLog, ScoreLog
-from llm_qualitative_sort.verdicts import ComparisonResult
+from llm_qualitative_sort.verdicts import RankingResult
 
 
 async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -> dict[str, Any]:
@@ -54,11 +55,11 @@ async def compare(state: TournamentState, runtime: Runtime[TournamentContext]) -
     calls += groups.calls
 
     def answered(
-        index: int, result: ComparisonResult, cached: bool, facts: CallFacts | None = None
+        index: int, result: CallAnswer, cached: bool, facts: CallFacts | None = None
     ) -> None:
         if index >= first_group:
             number = index - first_group
-            log = groups.answer(number, result, cached, facts)
+            log = groups.answer(number, cast(RankingResult, result), cached, facts)
             book.completed += 1  # one call: one unit of the bound on those left, as a match
             book.bound = max(book.bound - 1, 0)
             events.ranking_call(state["items"], state["round"], log, number in groups.journaled,

@@ -18,9 +18,9 @@ from llm_qualitative_sort.graph.state import TournamentState, run_strategy
 from llm_qualitative_sort.prompts._run import round_prompt
 from llm_qualitative_sort.prompts.setup import using_prompt
 from llm_qualitative_sort.results.labelled import pairs_to_ask, state_labels
+from llm_qualitative_sort.stores.answers import CallAnswer
 from llm_qualitative_sort.stores.entries import CallFacts
 from llm_qualitative_sort.tournament.records import MatchLog, RoundLog
-from llm_qualitative_sort.verdicts import ComparisonResult
 
 # Both presentation orders once: the judge's first-position bias then cancels in the
 # agreement, and the agreement within each order shows it.
@@ -44,7 +44,7 @@ async def ask_labelled(state: TournamentState,
              for _, call in book.start(key, a, b, 0, number)]
     logs: list[MatchLog] = [[] for _ in pairs]
 
-    def answered(index: int, result: ComparisonResult, cached: bool,
+    def answered(index: int, result: CallAnswer, cached: bool,
                  facts: CallFacts | None = None) -> None:
         match = book.answer(index, result, cached, facts)
         if match is not None:
