@@ -103,7 +103,9 @@ class Statistics:
     the swapped calls (None when no call carried one). `slot_bias` holds, for a run of
     ranking calls (Swiss `group_size` > 2), the share of first places the text in each
     shown slot took, with its interval (see `audit.SlotShare`); empty for other runs.
-    Ranking calls count in the calls, failures and tokens like any call, once each.
+    Ranking calls count in the calls, failures and tokens like any call, once each; so do
+    a Swiss pre-pass's calls, each scoring a text alone, which are no matches (not in
+    `total_matches` nor `draws`; `SortResult.prepass` holds them).
 
     `rate_limited` counts the requests the provider refused for its rate limit (HTTP 429)
     and `rate_wait` the seconds the judges' calls were held for it (the pauses the server
@@ -161,6 +163,12 @@ class SortResult:
     order was asked for (`order == "judge"`); `people_length_preference` is people's own
     preference for longer texts, read from their verdicts, to set beside the judge's.
 
+    A Swiss run with a pre-pass (`Swiss(prepass="pointwise")`) holds in `prepass` the
+    score each text got alone, in the records a pointwise run's `pointwise` holds (its
+    label, reason and label distribution), in the order the texts were asked. These calls
+    are no matches: `match_history` and `statistics.total_matches` hold the matches of two
+    texts, while the calls, failures, tokens and cost count the pre-pass's calls too.
+
     `length_preference` is the audit's estimate of how much the judge favours longer texts
     (fitted on first access, like `scores`). `adjusted`, when the run was asked to
     `adjust` for covariates, is the order with the judge's preference for them taken out,
@@ -191,6 +199,8 @@ class SortResult:
     adjusted: AdjustedRanking | None = None
     # A Swiss run with `group_size` > 2: every ranking call, in the order made.
     ranking_calls: tuple[RankingCall, ...] = ()
+    # A Swiss run with a pre-pass: each text's score from its call alone (empty without one).
+    prepass: tuple[ItemScore, ...] = ()
 
     def __repr__(self) -> str:
         """A summary, not every call: a run's history can hold hundreds of thousands.

@@ -54,8 +54,12 @@ def _sorter(judge: MockLLMProvider, path: Path | None, settings: StrategySetting
 
 
 def _played(result: Any) -> dict[str, Any]:
-    calls = [[m.item_a, m.item_b, m.winner, [[c.order, c.winner] for c in m.rounds]]
-             for m in result.match_history]
+    # A pre-pass's scores first (its round), each in the form the runs were recorded in:
+    # a one-call match of the text with itself, won by "A" when its call gave a label.
+    scored = [[s.item, s.item, won, [["AB", won]]] for s in result.prepass for c in s.calls
+              for won in ["A" if c.label is not None else None]]
+    calls = scored + [[m.item_a, m.item_b, m.winner, [[c.order, c.winner] for c in m.rounds]]
+                      for m in result.match_history]
     return json.loads(json.dumps({"rankings": result.rankings, "calls": calls}))
 
 

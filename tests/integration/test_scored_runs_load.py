@@ -43,6 +43,7 @@ def _same(result: SortResult, fresh: SortResult) -> None:
     assert result.rankings == fresh.rankings
     assert result.match_history == fresh.match_history
     assert result.pointwise == fresh.pointwise
+    assert result.prepass == fresh.prepass
     assert result.scores == fresh.scores
     counted = ("total_matches", "total_api_calls", "failed_calls", "rounds", "input_tokens")
     assert ([getattr(result.statistics, name) for name in counted]

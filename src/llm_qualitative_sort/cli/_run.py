@@ -262,7 +262,7 @@ def print_summary(result: SortResult, config: RunConfig, report: Path | None,
     used = stats.input_tokens + stats.output_tokens
     if used:  # a judge that reports none (the mock) leaves the line as it was
         cost = f", {used:,} tokens ({result.tokens_per_text:,.0f} per text){cost}"
-    found = phases(result)  # a pre-pass: its texts scored alone are one-call matches
+    found = phases(result)  # a pre-pass: its texts scored alone, then the matches
     played = (f"{plural(len(result.pointwise), 'text')} scored alone" if result.pointwise
               else f"{plural(found['prepass']['texts'], 'text')} scored alone and "
               f"{plural(found['swiss']['matches'], 'match')}" if found else

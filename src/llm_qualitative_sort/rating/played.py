@@ -61,7 +61,8 @@ def shown_calls(
     match's own terms ("A" = `item_a`), so the first-shown won when winner and order agree;
     a tie is a share of ½. With `soft`, a call that carries the judge's probability
     (`probability`, that `item_a` wins) counts as that share instead (a soft verdict).
-    A match of a text with itself (a pre-pass scoring it alone) gives no call here.
+    A match of a text with itself (how results of earlier versions listed a pre-pass's
+    scores) gives no call here.
 
     Raises:
         ValueError: A match names an item not in `items`.
@@ -72,7 +73,7 @@ def shown_calls(
         if match.item_a not in index or match.item_b not in index:
             raise InputError(f"match ({match.item_a!r}, {match.item_b!r}) names an unknown item")
         a, b = index[match.item_a], index[match.item_b]
-        if a == b:  # a text scored alone (a pre-pass): no verdict between two texts
+        if a == b:  # a text scored alone: no verdict between two texts
             continue
         for call in match.rounds:
             if call.winner is not None:

@@ -149,7 +149,7 @@ def stored_value(facts: Mapping[str, Any]) -> float | None:
 
 @dataclass(frozen=True)
 class ScoredCall:
-    """One call of a pointwise run, as its result shows it.
+    """One call that scored a text alone (a pointwise run, a Swiss pre-pass), as shown.
 
     `label` is the label the judge gave (None: the call gave none), `expected` the expected
     label from its distribution (the label without one), `score` the text's score from it
@@ -171,7 +171,10 @@ class ScoredCall:
 
 @dataclass(frozen=True)
 class ItemScore:
-    """An item of a pointwise run: its score (the mean over its calls) and its calls.
+    """An item scored alone: its score (the mean over its calls) and its calls.
+
+    A pointwise run's `SortResult.pointwise` holds them, and so does a Swiss pre-pass's
+    `SortResult.prepass`.
 
     Example:
         >>> call = ScoredCall(4, 3.5, 0.83, {3: 0.5, 4: 0.5}, "clear")

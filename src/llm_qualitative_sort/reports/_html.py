@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from llm_qualitative_sort.audit import SlotShare
 from llm_qualitative_sort.models import EarlyStop, SortResult
+from llm_qualitative_sort.rating.scoring import ItemScore
 from llm_qualitative_sort.reports._adjusted import (
     adjusted_page,
     length_sentence,
@@ -29,7 +30,7 @@ from llm_qualitative_sort.reports._adjusted import (
 from llm_qualitative_sort.reports._advice import check_front_end
 from llm_qualitative_sort.reports._charts import bracket_colour, brackets_chart, wins_chart
 from llm_qualitative_sort.reports._people import people_section
-from llm_qualitative_sort.reports._pointwise import pointwise_page, pointwise_words
+from llm_qualitative_sort.reports._pointwise import pointwise_page, pointwise_words, shown_calls
 from llm_qualitative_sort.reports._ranking_calls import ranking_calls_section
 from llm_qualitative_sort.reports._soft import chance_for, soft_parts
 from llm_qualitative_sort.reports._standings import (
@@ -126,7 +127,8 @@ def to_html(
         if result.pointwise else None,
         "ranking_note": "ranking_note_anchored" if result.order == "anchored" else
         "ranking_note_score" if by_score else "ranking_note",
-        "ranking": [] if result.pointwise else _ranking(table, ids, _judge_numbers(result)),
+        "ranking": [] if result.pointwise else _ranking(table, ids, _judge_numbers(result),
+                                                        result.prepass),
         "wins": _wins(table, words),
         "adjusted": adjusted_page(result, words),
     }
@@ -240,14 +242,23 @@ def _judge_numbers(result: SortResult) -> dict[str, int]:
     return {judge.judge: n for n, judge in enumerate(result.statistics.judges, 1)}
 
 
-def _ranking(table: list[Standing], ids: Mapping[str, Any], judges: Mapping[str, int]
-             ) -> list[dict[str, Any]]:
-    """The ranking's rows, each with its item's matches (the first item's open)."""
+def _ranking(table: list[Standing], ids: Mapping[str, Any], judges: Mapping[str, int],
+             prepass: Sequence[ItemScore] = ()) -> list[dict[str, Any]]:
+    """The ranking's rows, each with its item's matches (the first item's open).
+
+    A run with a pre-pass lists first, among an item's matches, its score alone.
+    """
+    scored = {s.item: s for s in prepass}
     rows = rank_rows([(s.rank, s) for s in table])
     for row in rows:
         standing = row["member"]
         row["id"] = ids.get(standing.item)
         row["matches"] = [_match(standing.item, m, judges) for m in standing.matches]
+        own = scored.get(standing.item)
+        row["prepass"] = None if own is None else {
+            # The pre-pass is the run's first round.
+            "round": 1, "score": "–" if own.score is None else f"{own.score:.3f}",
+            "calls": shown_calls(own)}
     return rows
 
 

@@ -20,7 +20,7 @@ from llm_qualitative_sort.errors import InputError
 from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.reports._adjusted import adjusted_from_json, adjusted_json, length_json
 from llm_qualitative_sort.reports._people import people_json
-from llm_qualitative_sort.reports._pointwise import pointwise_json
+from llm_qualitative_sort.reports._pointwise import item_from_json, item_json, pointwise_json
 from llm_qualitative_sort.reports._standings import Standing, standings
 from llm_qualitative_sort.reports._uncertainty import (
     ItemUncertainty,
@@ -78,7 +78,9 @@ def to_json_dict(
         **({"adjusted": adjusted_json(result.adjusted)} if result.adjusted else {}),
         # A pointwise run: the labels' spread, each item's calls, labels and reasons.
         **({"pointwise": pointwise_json(result)} if result.pointwise else {}),
-        # A Swiss run with a pre-pass: the texts scored alone, then the matches.
+        # A Swiss run with a pre-pass: each text's score alone, in the order asked; then
+        # the calls of each phase.
+        **({"prepass": [item_json(s) for s in result.prepass]} if result.prepass else {}),
         **({"phases": found} if (found := phases(result)) is not None else {}),
         # Which order `rankings` holds; a run checked against people: how far they agree.
         "order": result.order,
@@ -105,6 +107,11 @@ def _standing(
 def from_json_dict(data: Mapping[str, Any]) -> SortResult:
     """Rebuild the `SortResult` of a JSON report.
 
+    A report written before a pre-pass's scores had an entry of their own listed each as a
+    one-call match of the text with itself, without its label: those entries are left out
+    of `match_history` (they were never matches), and the report's statistics, which
+    count their calls, are kept as written.
+
     Raises:
         ValueError: The data is not a report of a schema version this code reads.
     """
@@ -115,13 +122,15 @@ def from_json_dict(data: Mapping[str, Any]) -> SortResult:
         )
     result = SortResult(
         rankings=[(entry["rank"], list(entry["items"])) for entry in data["rankings"]],
-        match_history=[_match(entry) for entry in data["match_history"]],
+        match_history=[_match(entry) for entry in data["match_history"]
+                       if entry["item_a"] != entry["item_b"]],
         statistics=statistics_from_dict(data["statistics"]),
         run_id=data["run_id"],
         order=data.get("order", "judge"),
         human=(data.get("human") or {}).get("labels") or "",
         adjusted=adjusted_from_json(data["adjusted"]) if data.get("adjusted") else None,
         ranking_calls=tuple(_ranking_call(entry) for entry in data.get("ranking_calls", ())),
+        prepass=tuple(item_from_json(entry) for entry in data.get("prepass", ())),
     )
     _restore_uncertainty(result, data)
     if "length_preference" in data:  # as the report gave it, not fitted again

@@ -1,6 +1,7 @@
-"""A pointwise run in the reports: scores, each call's label and reason, the labels' spread.
+"""Texts scored alone in the reports: scores, each call's label and reason, the labels' spread.
 
-The JSON entry, the CSV columns and what the HTML sections show.
+A pointwise run's JSON entry, CSV columns and HTML sections; the JSON form of an item's
+score, which a Swiss pre-pass's scores share (`item_json`, `item_from_json`).
 """
 
 from __future__ import annotations
@@ -42,11 +43,12 @@ def pointwise_json(result: SortResult) -> dict[str, Any]:
     return {
         "labels": [{"label": label, "calls": count, "mean_probability": mean}
                    for label, (count, mean) in label_spread(result).items()],
-        "items": [_item_json(s) for s in result.pointwise],
+        "items": [item_json(s) for s in result.pointwise],
     }
 
 
-def _item_json(scored: ItemScore) -> dict[str, Any]:
+def item_json(scored: ItemScore) -> dict[str, Any]:
+    """An item's score and calls as the JSON report keeps them (label keys as strings)."""
     calls = []
     for call in scored.calls:
         entry = asdict(call)
@@ -56,6 +58,22 @@ def _item_json(scored: ItemScore) -> dict[str, Any]:
     return {"item": scored.item, "score": scored.score,
             "distribution": {str(k): p for k, p in scored.distribution.items()},
             "calls": calls}
+
+
+def item_from_json(entry: Mapping[str, Any]) -> ItemScore:
+    """An item's score and calls from their JSON form (`item_json`).
+
+    Example:
+        >>> scored = ItemScore("x", 0.5, (ScoredCall(3, 2.5, 0.5, {2: 0.5, 3: 0.5}, "ok"),))
+        >>> item_from_json(item_json(scored)) == scored
+        True
+    """
+    calls = []
+    for call in entry["calls"]:
+        spread = call.get("distribution")
+        calls.append(ScoredCall(**{**call, "distribution": None if spread is None else
+                                   {int(k): float(p) for k, p in spread.items()}}))
+    return ItemScore(entry["item"], entry["score"], tuple(calls))
 
 
 def csv_columns(result: SortResult) -> list[str]:
@@ -89,8 +107,13 @@ def pointwise_page(result: SortResult, ids: Mapping[str, Any], inverse: bool
         own = scored.get(row["member"], ItemScore(row["member"], None))
         row.update(item=own.item, id=ids.get(own.item),
                    score="–" if own.score is None else f"{own.score:.3f}",
-                   calls=[_call(call) for call in own.calls])
+                   calls=shown_calls(own))
     return {"labels": labels, "rows": rows, "inverse": inverse}
+
+
+def shown_calls(scored: ItemScore) -> list[dict[str, Any]]:
+    """An item's calls as the HTML report shows them: label, expected label, spread, reason."""
+    return [_call(call) for call in scored.calls]
 
 
 def _call(call: ScoredCall) -> dict[str, Any]:

@@ -181,6 +181,8 @@ EN: Mapping[str, str] = {
     "phases": "pre-pass: {texts} texts scored alone ({scored} scored), then {matches} Swiss "
               "matches ({calls} calls)",
     "texts_scored": "texts scored alone",
+    # A pre-pass's score in an item's list of matches, where an opponent would be.
+    "scored_alone": "scored alone (pre-pass)",
 }
 
 JA: Mapping[str, str] = {
@@ -354,6 +356,7 @@ JA: Mapping[str, str] = {
     "phases": "事前採点: {texts}件のテキストを単独で採点（採点できたのは{scored}件）、続いて"
               "スイス式の対戦{matches}回（呼び出し{calls}回）",
     "texts_scored": "単独で採点したテキスト",
+    "scored_alone": "単独で採点（事前採点）",
 }
 
 LANGUAGES = {"en": EN, "ja": JA}

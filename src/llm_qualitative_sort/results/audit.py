@@ -20,6 +20,7 @@ import numpy as np
 
 from llm_qualitative_sort.audit import JudgeAgreement, JudgeAudit, OrderConsistency, PositionBias
 from llm_qualitative_sort.rating.position_bias import from_model, from_swapped_pairs
+from llm_qualitative_sort.rating.scoring import ScoredCall
 from llm_qualitative_sort.verdicts import MatchResult, RoundResult
 
 CostEstimate = Callable[[int, int], float | None]
@@ -68,6 +69,7 @@ def audit(
     strengths: Strengths | None = None,
     order: Sequence[str] = (),
     batch_discount: float = 0.5,
+    scored: Iterable[ScoredCall] = (),
 ) -> Audit:
     """The audit of `matches`; calls without a recorded judge are `default_judge`'s.
 
@@ -78,14 +80,19 @@ def audit(
         strengths: The fitted strengths, for judges whose calls came without AB/BA pairs.
         order: Judges in the order to list them (a panel's); others follow as met.
         batch_discount: The share of the live price that batch calls save.
+        scored: Calls that scored a text alone (a pre-pass): each judge's calls, failures
+            and tokens count them; having no first-shown text, they say nothing of the
+            position or the order.
     """
     if strengths is not None:
         strengths = functools.cache(strengths)  # the overall figure and each judge's share it
     tallies: dict[str, _Tally] = {name: _Tally() for name in order}
     matches = list(matches)
+    for call in scored:  # a pre-pass comes first: its judges are met first
+        _add_score(tallies.setdefault(call.judge or default_judge, _Tally()), call)
     solo = _solo_tally(matches)
     if solo is not None:
-        tallies[default_judge] = solo
+        _merge(tallies.setdefault(default_judge, _Tally()), solo)
     else:
         for match in matches:
             _add_match(tallies, match, default_judge)
@@ -157,7 +164,6 @@ def _solo_tally(matches: Sequence[MatchResult]) -> _Tally | None:
 def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: str) -> None:
     # The hot loop of the audit (every call of the run): no call of a helper per call.
     rounds = match.rounds
-    alone = match.item_a == match.item_b  # a text scored alone (a pre-pass): no order
     for call in rounds:
         judge = call.judge
         tally = tallies.get(judge or default_judge)
@@ -175,9 +181,6 @@ def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: st
         if winner is None:
             tally.failed += 1
             continue
-        if alone:
-            tally.alone += 1
-            continue
         if winner == "tie":
             tally.tied += 1
             continue
@@ -187,8 +190,6 @@ def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: st
             shown = ((match.item_a, match.item_b) if call.order == "AB"
                      else (match.item_b, match.item_a))
             tally.prompts.setdefault(shown, first_won)  # a rematch: the first verdict counts
-    if alone:
-        return
     if len(rounds) == 1:  # one call per match (Swiss): no pair to hold it against
         _add_single(tallies[rounds[0].judge or default_judge], match, rounds[0])
         return
@@ -197,6 +198,21 @@ def _add_match(tallies: dict[str, _Tally], match: MatchResult, default_judge: st
         first, second = rounds[index], rounds[index + 1]
         if first.order != second.order and first.judge == second.judge:
             _add_pair(tallies[first.judge or default_judge], first, second)
+
+
+def _add_score(tally: _Tally, call: ScoredCall) -> None:
+    tally.calls += 1
+    if not call.cached:
+        tally.paid += 1
+        tally.input_tokens += call.input_tokens
+        tally.output_tokens += call.output_tokens
+        if call.batch:
+            tally.batch_input += call.input_tokens
+            tally.batch_output += call.output_tokens
+    if call.label is None:
+        tally.failed += 1
+    else:
+        tally.alone += 1
 
 
 def _add_pair(tally: _Tally, first: RoundResult, second: RoundResult) -> None:

@@ -10,25 +10,24 @@ from llm_qualitative_sort.models import EarlyStop, SortResult, Statistics
 from llm_qualitative_sort.providers._batch import BatchOptions
 from llm_qualitative_sort.providers.base import LLMProvider
 from llm_qualitative_sort.rating.result import Rating
+from llm_qualitative_sort.rating.scoring import ItemScore, ScoredCall
 from llm_qualitative_sort.results.audit import audit, shared_places
 from llm_qualitative_sort.results.calibration import calibration
 from llm_qualitative_sort.results.listwise import ranking_calls, slot_shares
-from llm_qualitative_sort.results.pointwise import pointwise_result
+from llm_qualitative_sort.results.pointwise import pointwise_result, scored_items
 from llm_qualitative_sort.tournament.checks import Ranking as Ranking
-from llm_qualitative_sort.tournament.match import match_winner
 from llm_qualitative_sort.tournament.records import (
     CallRecord,
     MatchLog,
     RoundLog,
-    ScoreRecord,
     call_results,
     read_calls,
     round_matches,
-    round_result,
     round_scores,
 )
 from llm_qualitative_sort.tournament.registry import settings_from_state
 from llm_qualitative_sort.tournament.swiss.groups import extra_calls
+from llm_qualitative_sort.tournament.swiss.prepass import question
 from llm_qualitative_sort.verdicts import MatchResult, RankingCall, RoundResult
 
 
@@ -38,33 +37,34 @@ def match_from_log(items: Sequence[str], log: MatchLog, round_number: int) -> Ma
     return MatchResult(items[a], items[b], winner, call_results(stored), round_number)
 
 
-def score_match(items: Sequence[str], score: ScoreRecord, round_number: int) -> MatchResult:
-    """A text scored alone, as the results list it: a one-call match of the text with itself.
-
-    Its winner is "A" when the judge gave a label, else None (the call has no verdict).
-    """
-    text = items[score.item]
-    return MatchResult(text, text, match_winner([score.call.winner]),
-                       [round_result(score.call)], round_number)
-
-
 def history_matches(items: Sequence[str], history: Sequence[RoundLog], *,
                     release: bool = False) -> list[MatchResult]:
-    """Every match of the run, in the order played.
+    """Every match of two texts of the run, in the order played.
 
-    With `release`, each round's stored matches are emptied once read: the stored form and
-    the result are then never both held whole (at n = 10,000, N = 10 they are ~35 and
-    ~45 MB), and the memory the stored calls free is reused by the results.
+    Texts scored alone (a Swiss pre-pass) are no match: `prepass_scores` reads them.
+    With `release`, each round's stored matches and scores are emptied once read: the
+    stored form and the result are then never both held whole (at n = 10,000, N = 10 they
+    are ~35 and ~45 MB), and the memory the stored calls free is reused by the results.
     """
     matches: list[MatchResult] = []
     for entry in history:
         number = entry["round"]
         matches.extend(match_from_log(items, log, number) for log in round_matches(entry))
-        matches.extend(score_match(items, score, number) for score in round_scores(entry))
         if release:
             entry["matches"] = []
             entry.pop("scores", None)
     return matches
+
+
+def prepass_scores(items: Sequence[str], history: Sequence[RoundLog], prepass: str | None
+                   ) -> tuple[ItemScore, ...]:
+    """A Swiss pre-pass's score of each text, in the order asked (empty: no pre-pass).
+
+    The same records as a pointwise run's scores, read with the pre-pass's own question.
+    """
+    if prepass is None or not any(round_scores(entry) for entry in history):
+        return ()
+    return tuple(scored_items(items, history, question(prepass)))
 
 
 CostEstimate = Callable[[int, int], float | None]
@@ -91,6 +91,7 @@ def statistics(
     early_stop: EarlyStop | None = None,
     rate: tuple[int, float] = (0, 0.0),
     ranked: Sequence[RankingCall] = (),
+    scored: Sequence[ScoredCall] = (),
 ) -> Statistics:
     """Counts and the audit over the whole run.
 
@@ -109,11 +110,13 @@ def statistics(
         early_stop: Why the run ended before its budget, if it did.
         rate: The 429s met and the seconds held for the rate limit.
         ranked: The run's ranking calls: each one call, in the counts and tokens.
+        scored: The calls of a pre-pass, each scoring a text alone: in the calls, the
+            failures (no label), the tokens and the cost; no match, no draw.
     """
     # One pass, no list of the run's calls (200,000 at n = 10,000, N = 10): this runs at
     # the end of a run, when its memory peaks.
     calls = paid = failed = tied = input_tokens = output_tokens = 0
-    batch: list[RoundResult | RankingCall] = []  # paid at the batch price
+    batch: list[RoundResult | RankingCall | ScoredCall] = []  # paid at the batch price
     for match in matches:
         for call in match.rounds:
             calls += 1
@@ -125,18 +128,20 @@ def statistics(
                 output_tokens += call.output_tokens
                 if call.batch:
                     batch.append(call)
-    for ranking in ranked:
+    # A ranking call is one call however many texts it orders; a score, one call.
+    others: list[RankingCall | ScoredCall] = [*ranked, *scored]
+    for other in others:
         calls += 1
-        failed += ranking.order is None
-        if not ranking.cached:
+        failed += (other.order if isinstance(other, RankingCall) else other.label) is None
+        if not other.cached:
             paid += 1
-            input_tokens += ranking.input_tokens
-            output_tokens += ranking.output_tokens
-            if ranking.batch:
-                batch.append(ranking)
+            input_tokens += other.input_tokens
+            output_tokens += other.output_tokens
+            if other.batch:
+                batch.append(other)
     prices = judge_costs or {}
     found = audit(matches, judge, lambda name: prices.get(name, estimate_cost), strengths,
-                  order=list(prices), batch_discount=batch_discount)
+                  order=list(prices), batch_discount=batch_discount, scored=scored)
     if len(found.judges) > 1 or judge_costs is not None:
         cost = _panel_cost(found.judges)
     else:
@@ -148,8 +153,7 @@ def statistics(
         cache_hits=calls - paid,
         elapsed_time=elapsed,
         failed_calls=failed,
-        # A text scored alone (a pre-pass) that got no label is a failed call, not a draw.
-        draws=sum(match.winner is None and match.item_a != match.item_b for match in matches),
+        draws=sum(match.winner is None for match in matches),
         rounds=rounds,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
@@ -178,11 +182,13 @@ def _panel_cost(judges: Sequence[Any]) -> float | None:
     return sum(known) if known else None
 
 
-def counts(history: Sequence[RoundLog]) -> dict[str, int]:
+def counts(history: Sequence[RoundLog], *, scores_alone: bool = False) -> dict[str, int]:
     """The run's counts straight from its stored history (no result objects built).
 
     The same figures as `Statistics`, less the wall time and cost, which the graph cannot
-    know; for LangGraph Studio and the API server, whose output is plain data.
+    know; for LangGraph Studio and the API server, whose output is plain data. A text
+    scored alone is no match, except in a pointwise run (`scores_alone`), whose
+    `Statistics.total_matches` counts its calls.
     """
     totals = dict.fromkeys(("total_matches", "total_api_calls", "cache_hits", "failed_calls",
                             "draws", "input_tokens", "output_tokens", "tied_calls"), 0)
@@ -190,7 +196,7 @@ def counts(history: Sequence[RoundLog]) -> dict[str, int]:
     for entry in history:
         scores = round_scores(entry)
         matches = round_matches(entry)
-        totals["total_matches"] += len(matches) + len(scores)
+        totals["total_matches"] += len(matches) + (len(scores) if scores_alone else 0)
         totals["draws"] += sum(winner is None for _a, _b, winner, _calls in matches)
         for *_, stored in matches:
             _count_calls(totals, read_calls(stored))
@@ -220,7 +226,7 @@ def _count_calls(totals: dict[str, int], calls: list[CallRecord]) -> None:
 
 def _cost(
     paid_tokens: tuple[int, int],
-    batch: Sequence[RoundResult | RankingCall],
+    batch: Sequence[RoundResult | RankingCall | ScoredCall],
     estimate_cost: CostEstimate | None,
     batch_discount: float,
 ) -> float | None:
@@ -267,9 +273,11 @@ def sort_result(
                                 batch_discount=batch_discount, prompt=prompt, rate=rate)
     items: list[str] = values["items"]
     history: list[RoundLog] = values.get("history", [])
-    # A Swiss pre-pass's virtual calls and its ranking calls' pairs are read before
-    # `release` empties the history.
-    extra, weight = extra_calls(history, len(items), getattr(settings, "prepass", None))
+    # A Swiss pre-pass's scores and virtual calls and its ranking calls' pairs are read
+    # before `release` empties the history.
+    prepass = getattr(settings, "prepass", None)
+    extra, weight = extra_calls(history, len(items), prepass)
+    scored = prepass_scores(items, history, prepass)
     ranked = ranking_calls(items, history)
     matches = history_matches(items, history, release=release)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
@@ -282,9 +290,9 @@ def sort_result(
                        batch_discount=batch_discount, rankings=rankings, judge=judge,
                        judge_costs=judge_costs, strengths=rating.scores,
                        early_stop=_early_stop(values.get("early_stop")), rate=rate,
-                       ranked=ranked)
+                       ranked=ranked, scored=[call for s in scored for call in s.calls])
     result = SortResult(rankings, matches, stats, run_id, prompt, verdicts,
-                        ranking_calls=ranked)
+                        ranking_calls=ranked, prepass=scored)
     result.__dict__["_rating"] = rating  # the fits made so far are kept, not made again
     if scores is not None:
         result.__dict__["scores"] = scores

@@ -10,20 +10,18 @@ from llm_qualitative_sort.models import SortResult
 def phases(result: SortResult) -> dict[str, Any] | None:
     """The calls of each phase of a run with a pre-pass (None: the run had none).
 
-    A pre-pass match is a text with itself (one call scoring it alone).
-
     Example:
         >>> from llm_qualitative_sort import SortResult, Statistics
         >>> phases(SortResult([(1, ["x"])], [], Statistics(0, 0, 0, 0.0))) is None
         True
     """
-    alone = [m for m in result.match_history if m.item_a == m.item_b]
+    alone = result.prepass
     if not alone:
         return None
-    pairs = [m for m in result.match_history if m.item_a != m.item_b]
+    pairs = result.match_history
     return {
-        "prepass": {"texts": len(alone), "calls": sum(len(m.rounds) for m in alone),
-                    "scored": sum(any(c.winner is not None for c in m.rounds) for m in alone)},
+        "prepass": {"texts": len(alone), "calls": sum(len(s.calls) for s in alone),
+                    "scored": sum(any(c.label is not None for c in s.calls) for s in alone)},
         "swiss": {"matches": len(pairs), "calls": sum(len(m.rounds) for m in pairs)},
     }
 

@@ -1,4 +1,7 @@
-"""The result of a pointwise run: each item's score, its calls' labels, reasons and spread."""
+"""Texts scored alone in a result: a pointwise run's scores, labels, reasons and spread.
+
+`scored_items` also reads a Swiss pre-pass's scores (`SortResult.prepass`).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from llm_qualitative_sort.rating.scoring import (
     ItemScore,
     Scale,
     ScoredCall,
+    ScoreQuestion,
     call_score,
     stored_value,
 )
@@ -29,12 +33,16 @@ SAMPLES = 2000
 
 
 def scored_items(items: Sequence[str], history: Sequence[Mapping[str, Any]],
-                 settings: Pointwise) -> list[ItemScore]:
-    """Every item's calls (labels, distributions, reasons) and mean score, in item order."""
+                 question: ScoreQuestion) -> list[ItemScore]:
+    """Every item's calls (labels, distributions, reasons) and mean score, in item order.
+
+    `question` is what the calls asked: their scale and direction, which turn a label into
+    a score.
+    """
     calls: list[list[ScoredCall]] = [[] for _ in items]
     for entry in history:
         for item, call in round_scores(entry):
-            calls[item].append(_scored_call(call, settings.scale, settings.inverse))
+            calls[item].append(_scored_call(call, question.scale, question.inverse))
     found = []
     for text, own in zip(items, calls, strict=True):
         scores = [c.score for c in own if c.score is not None]
@@ -115,7 +123,7 @@ def pointwise_result(values: Mapping[str, Any], run_id: str, elapsed: float,
     assert isinstance(settings, Pointwise)
     items: list[str] = values["items"]
     history = values.get("history", [])
-    scored = scored_items(items, history, settings)
+    scored = scored_items(items, history, settings.question)
     rankings = [(rank, list(group)) for rank, group in values["rankings"]]
     calls = [c for s in scored for c in s.calls]
     paid = [c for c in calls if not c.cached]

@@ -37,7 +37,9 @@ async def main(config: dict[str, Any]) -> None:
              for m in result.match_history]
     with open(config["out"], "w", encoding="utf-8") as out:
         scores = [[s.item, s.score, [c.label for c in s.calls]] for s in result.pointwise]
+        prepass = [[s.item, s.score, [c.label for c in s.calls]] for s in result.prepass]
         json.dump({"rankings": result.rankings, "calls": calls, "scores": scores,
+                   "prepass": prepass,
                    "rounds": result.statistics.rounds,
                    "paid": result.statistics.total_api_calls}, out)
 

@@ -113,9 +113,12 @@ def kill_and_resume(kind: str, held_round: int, tmp_path: Path, checkpoint: str,
     assert result["rankings"] == json.loads(json.dumps(reference.rankings))
     scores = [[s.item, s.score, [c.label for c in s.calls]] for s in reference.pointwise]
     assert result["scores"] == json.loads(json.dumps(scores))
+    prepass = [[s.item, s.score, [c.label for c in s.calls]] for s in reference.prepass]
+    assert result["prepass"] == json.loads(json.dumps(prepass))
     if strategy == "pointwise":
         assert len(rounds) == 1 and len(submitted) == len(ITEMS) and result["calls"] == []
     if prepass_budget:
         assert len(submitted) == prepass_budget and len(rounds) > held_round
-        alone = sorted(a for a, b, _, _ in result["calls"] if a == b)  # a text scored alone
+        alone = sorted(item for item, _, labels in result["prepass"] if len(labels) == 1)
         assert alone == sorted(ITEMS)  # the pre-pass scored every text once
+        assert all(a != b for a, b, _, _ in result["calls"])

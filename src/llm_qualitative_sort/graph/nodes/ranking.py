@@ -48,6 +48,7 @@ async def rank(state: TournamentState, runtime: Runtime[TournamentContext]) -> d
     return {
         "rankings": rankings,
         "early_stop": None if stop is None else asdict(stop),
-        "statistics": counts(state.get("history", [])),
+        "statistics": counts(state.get("history", []),
+                             scores_alone=strategy.settings.scores_alone),
         "run_id": str(get_config().get("configurable", {}).get("thread_id", "")),
     }
