@@ -163,6 +163,10 @@ class SortResult:
     order was asked for (`order == "judge"`); `people_length_preference` is people's own
     preference for longer texts, read from their verdicts, to set beside the judge's.
 
+    `strategy` names the strategy that played the run ("elimination", "swiss",
+    "pointwise"), so a report written from the result alone draws what fits it (a Swiss run
+    has no loss brackets).
+
     A Swiss run with a pre-pass (`Swiss(prepass="pointwise")`) holds in `prepass` the
     score each text got alone, in the records a pointwise run's `pointwise` holds (its
     label, reason and label distribution), in the order the texts were asked. These calls
@@ -201,6 +205,9 @@ class SortResult:
     ranking_calls: tuple[RankingCall, ...] = ()
     # A Swiss run with a pre-pass: each text's score from its call alone (empty without one).
     prepass: tuple[ItemScore, ...] = ()
+    # The strategy that played the run ("elimination", "swiss", "pointwise"); "" for a
+    # result built by hand.
+    strategy: str = ""
 
     def __repr__(self) -> str:
         """A summary, not every call: a run's history can hold hundreds of thousands.

@@ -140,3 +140,23 @@ def test_a_swiss_report_has_no_loss_brackets_and_says_it_ranks_by_score() -> Non
     assert EN["brackets"] in elimination and EN["ranking_note"] in elimination
     assert EN["brackets"] not in swiss and EN["ranking_note_score"] in swiss
     assert "elimination count" in elimination and "elimination count" not in swiss
+
+
+def test_a_swiss_result_reports_as_swiss_without_settings_given() -> None:
+    """The result knows its strategy: a report written from it alone shows no loss brackets."""
+    import asyncio
+
+    from llm_qualitative_sort import MockLLMProvider, QualitativeSorter, Swiss
+    from llm_qualitative_sort.reports import from_json_dict, to_json_dict
+    from llm_qualitative_sort.reports._words import EN
+
+    sorter = QualitativeSorter(MockLLMProvider(seed=1), criteria="c", strategy=Swiss(),
+                               checkpointer=None, seed=1)
+    result = asyncio.run(sorter.sort([str(i) for i in range(8)]))
+    assert result.strategy == "swiss"
+    assert EN["brackets"] not in to_html(result) and EN["ranking_note_score"] in to_html(result)
+    data = to_json_dict(result)
+    assert data["settings"] == {"strategy": "swiss"}
+    assert from_json_dict(json.loads(json.dumps(data))).strategy == "swiss"
+    assert to_json_dict(result, {"strategy": "swiss", "criteria": "c"})["settings"] == {
+        "strategy": "swiss", "criteria": "c"}

@@ -95,7 +95,8 @@ def to_html(
     words = words_in(lang)
     if result.pointwise:  # the trust section speaks of scores, not of a fit
         words = pointwise_words(words)
-    swiss = settings.get("strategy") == "swiss"
+    # The result knows its strategy; settings written by hand may name it, or not.
+    swiss = (settings.get("strategy") or result.strategy) == "swiss"
     by_score = swiss or settings.get("ranking") == "bradley_terry"
     table = standings(result)
     title = str(settings.get("criteria") or words["title"])

@@ -64,7 +64,9 @@ def to_json_dict(
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "run_id": result.run_id,
-        "settings": dict(settings or {}),
+        # The run's strategy, as the result knows it, unless the settings given name one.
+        "settings": ({"strategy": result.strategy} if result.strategy else {}) | dict(
+            settings or {}),
         "rankings": [{"rank": rank, "items": list(group)} for rank, group in result.rankings],
         "uncertainty": {"level": 0.95, "top_k": k, "method": method_of(result)},
         "standings": [_standing(s, ids, figures.get(s.item)) for s in table],
@@ -131,6 +133,7 @@ def from_json_dict(data: Mapping[str, Any]) -> SortResult:
         adjusted=adjusted_from_json(data["adjusted"]) if data.get("adjusted") else None,
         ranking_calls=tuple(_ranking_call(entry) for entry in data.get("ranking_calls", ())),
         prepass=tuple(item_from_json(entry) for entry in data.get("prepass", ())),
+        strategy=str((data.get("settings") or {}).get("strategy") or ""),
     )
     _restore_uncertainty(result, data)
     if "length_preference" in data:  # as the report gave it, not fitted again

@@ -292,7 +292,7 @@ def sort_result(
                        early_stop=_early_stop(values.get("early_stop")), rate=rate,
                        ranked=ranked, scored=[call for s in scored for call in s.calls])
     result = SortResult(rankings, matches, stats, run_id, prompt, verdicts,
-                        ranking_calls=ranked, prepass=scored)
+                        ranking_calls=ranked, prepass=scored, strategy=settings.name)
     result.__dict__["_rating"] = rating  # the fits made so far are kept, not made again
     if scores is not None:
         result.__dict__["scores"] = scores

@@ -148,7 +148,8 @@ def pointwise_result(values: Mapping[str, Any], run_id: str, elapsed: float,
     # its seeded draws depend.
     place = {item: n for n, item in enumerate(item for _, group in rankings for item in group)}
     shown = tuple(sorted(scored, key=lambda s: place.get(s.item, len(place))))
-    result = SortResult(rankings, [], stats, run_id, prompt, pointwise=shown)
+    result = SortResult(rankings, [], stats, run_id, prompt, pointwise=shown,
+                        strategy="pointwise")
     rating = PointwiseRating(scored)
     result.__dict__["_rating"] = rating
     result.__dict__["scores"] = rating.scores()
