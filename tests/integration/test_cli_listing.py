@@ -129,3 +129,25 @@ def test_runs_list_names_a_swiss_runs_group_size_and_token_budget(
     asyncio.run(sorter.sort([str(i) for i in range(8)], run_id="g"))
     out, _ = _run(["runs", "list", "--checkpoint", str(store)], capsys)
     assert "mock seed=5 swiss K=1 budget_tokens=20000 groups=4" in out
+
+
+def test_runs_show_names_ranking_calls_and_counts_labelled_pairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    store = tmp_path / "runs.sqlite3"
+    sorter = QualitativeSorter(MockLLMProvider(seed=5), criteria="larger", checkpointer=store,
+                               strategy=Swiss(group_size=3), seed=1)
+    asyncio.run(sorter.sort([str(i) for i in range(8)], run_id="g"))
+    out, _ = _run(["runs", "show", "g", "--checkpoint", str(store)], capsys)
+    assert "ranking calls:" in out and "\nmatches:" not in out
+    items = tmp_path / "items.txt"
+    items.write_text("".join(f"story {'x' * i}\n" for i in range(4)))
+    labels = tmp_path / "labels.csv"
+    labels.write_text("a,b,winner\n2,3,B\n4,1,A\n")
+    _run(["calibrate", str(items), "--human", str(labels), "--judge", "mock",
+          "--criteria", "longer", "--checkpoint", str(store)], capsys)
+    out, _ = _run(["runs", "list", "--json", "--checkpoint", str(store)], capsys)
+    calibration = next(json.loads(line)["run_id"] for line in out.splitlines()
+                       if json.loads(line)["run_id"].startswith("calibrate-"))
+    out, _ = _run(["runs", "show", calibration, "--checkpoint", str(store)], capsys)
+    assert "pairs:               2 labelled pairs" in out

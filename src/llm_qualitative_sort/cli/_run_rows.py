@@ -100,7 +100,9 @@ def _played(s: RunSummary) -> list[tuple[str, Any]]:
     if s.scorings:
         calls = "" if s.scorings == s.texts_scored else f" ({s.scorings} calls)"
         rows.append(("scored alone", f"{plural(s.texts_scored, 'text')}{calls}"))
-    if not scores_alone(s.settings.get("strategy")):
+    if (s.settings.get("group_size") or 2) > 2:  # each "match" is one call ranking a group
+        rows.append(("ranking calls", s.matches - s.scorings))
+    elif not scores_alone(s.settings.get("strategy")):
         rows.append(("matches", s.matches - s.scorings))
     return rows
 
@@ -108,6 +110,8 @@ def _played(s: RunSummary) -> list[tuple[str, Any]]:
 def _setting_text(name: str, value: Any) -> Any:
     if name == "scale":
         return _scale_shown(value)
+    if name == "pairs" and isinstance(value, list):  # a calibration's labelled pairs
+        return plural(len(value), "labelled pair")
     if name == "elapsed_time" and isinstance(value, int | float):
         return f"{value:.1f} s"
     return _value_text(value)
