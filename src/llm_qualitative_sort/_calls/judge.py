@@ -309,7 +309,7 @@ class Judge:
         finally:
             if deadlines is not None and watch is not None:
                 deadlines.end(watch)
-        if type(result) is ComparisonResult or isinstance(result, ComparisonResult):
+        if isinstance(result, ComparisonResult):
             problem = answer_problem(result)
             if problem:
                 raise PermanentProviderError(f"{judge!r} answered badly: {problem}")
